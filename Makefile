@@ -1,0 +1,30 @@
+# Two commands for a new user: `make demo` and `make test`. Everything installs into .venv.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/manytask demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+
+test: lint
+	MPLBACKEND=Agg $(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) manytask-report .pytest_cache

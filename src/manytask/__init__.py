@@ -1,0 +1,11 @@
+"""manytask: learn and optimise many related tasks at once.
+
+Submodules: :mod:`manytask.kernels` (scalar, task and operator-valued kernels),
+:mod:`manytask.linalg` (factorisations), :mod:`manytask.posterior` (multi-task posteriors).
+"""
+
+from . import kernels, linalg, posterior
+
+__version__ = "0.1.0"
+
+__all__ = ["kernels", "linalg", "posterior", "__version__"]

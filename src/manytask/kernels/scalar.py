@@ -1,0 +1,390 @@
+"""Scalar kernels k(x, x') and, for a 1-D task variable θ, their θ-derivatives.
+
+A kernel is called as ``k(X, Y) -> (N, M)``; ``k.diag(X) -> (N,)``; kernels compose with
+``+`` and ``*`` (numbers become :class:`Constant` kernels). For inputs in one dimension,
+``k.dk_dy(X, Y)`` is ∂k(x, y)/∂y and ``k.d2k_dxdy(X, Y)`` is ∂²k(x, y)/∂x∂y: infinite task
+learning needs them for the non-crossing penalty and the RKHS norm of h(x)(θ) =
+Σ α k(θ, θ_j) + β ∂₂k(θ, θ_j) (``infinite-task-learning.txt``, Prop. 3.1).
+
+Task kernels (matrices B) and operator-valued kernels live in :mod:`manytask.kernels.task`
+and :mod:`manytask.kernels.operator`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from .._validation import as_points, check_positive, check_random_state
+
+__all__ = [
+    "Kernel",
+    "RBF",
+    "Matern",
+    "Laplacian",
+    "ExpChi2",
+    "Linear",
+    "Constant",
+    "Sum",
+    "Product",
+    "median_heuristic",
+]
+
+
+class Kernel:
+    """Base class of scalar kernels; subclasses implement ``_evaluate`` and ``_diag``.
+
+    Subclasses that support θ-derivatives also implement ``_dk_dy`` and ``_d2k_dxdy``,
+    which receive (N, 1) and (M, 1) arrays.
+    """
+
+    def __call__(self, X, Y=None) -> np.ndarray:
+        X = as_points(X, "X")
+        Y = X if Y is None else as_points(Y, "Y", n_features=X.shape[1])
+        return self._evaluate(X, Y)
+
+    def diag(self, X) -> np.ndarray:
+        """k(x, x) for every row of X, without forming the (N, N) matrix."""
+        return self._diag(as_points(X, "X"))
+
+    def dk_dy(self, X, Y) -> np.ndarray:
+        """∂k(x, y)/∂y for 1-D inputs, as an (N, M) array."""
+        X, Y = _one_dimensional(X, "X"), _one_dimensional(Y, "Y")
+        return self._dk_dy(X, Y)
+
+    def dk_dx(self, X, Y) -> np.ndarray:
+        """∂k(x, y)/∂x for 1-D inputs (kernels are symmetric: ∂₁k(x, y) = ∂₂k(y, x))."""
+        return self.dk_dy(Y, X).T
+
+    def d2k_dxdy(self, X, Y) -> np.ndarray:
+        """∂²k(x, y)/∂x∂y for 1-D inputs, as an (N, M) array."""
+        X, Y = _one_dimensional(X, "X"), _one_dimensional(Y, "Y")
+        return self._d2k_dxdy(X, Y)
+
+    def _evaluate(self, X, Y):
+        raise NotImplementedError
+
+    def _diag(self, X):
+        return np.diag(self._evaluate(X, X)).copy()
+
+    def _dk_dy(self, X, Y):
+        raise NotImplementedError(f"{self!r} has no θ-derivative")
+
+    def _d2k_dxdy(self, X, Y):
+        raise NotImplementedError(f"{self!r} has no θ-derivative")
+
+    def __add__(self, other):
+        return Sum(self, _as_kernel(other))
+
+    def __radd__(self, other):
+        return Sum(_as_kernel(other), self)
+
+    def __mul__(self, other):
+        return Product(self, _as_kernel(other))
+
+    def __rmul__(self, other):
+        return Product(_as_kernel(other), self)
+
+
+def _as_kernel(value) -> Kernel:
+    if isinstance(value, Kernel):
+        return value
+    return Constant(check_positive(value, "constant", strict=False))
+
+
+def _one_dimensional(X, name: str) -> np.ndarray:
+    points = as_points(X, name)
+    if points.shape[1] != 1:
+        raise ValueError(f"θ-derivatives need 1-D inputs; {name} has shape {points.shape}")
+    return points
+
+
+class RBF(Kernel):
+    """Squared exponential kernel k(x, y) = exp(−‖x − y‖² / (2 l²)).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> k = RBF(lengthscale=0.5)
+    >>> float(k(np.array([[0.0]]), np.array([[0.5]]))[0, 0])  # exp(-1/2)
+    0.6065306597126334
+    """
+
+    def __init__(self, lengthscale: float = 1.0):
+        self.lengthscale = check_positive(lengthscale, "lengthscale")
+
+    def __repr__(self):
+        return f"RBF(lengthscale={self.lengthscale!r})"
+
+    def _evaluate(self, X, Y):
+        return np.exp(-0.5 * cdist(X, Y, "sqeuclidean") / self.lengthscale**2)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def _dk_dy(self, X, Y):
+        diff = X - Y.T
+        return self._evaluate(X, Y) * diff / self.lengthscale**2
+
+    def _d2k_dxdy(self, X, Y):
+        diff2 = (X - Y.T) ** 2
+        l2 = self.lengthscale**2
+        return self._evaluate(X, Y) * (1.0 / l2 - diff2 / l2**2)
+
+
+class Matern(Kernel):
+    """Matérn kernel with smoothness ``nu`` ∈ {0.5, 1.5, 2.5} and unit variance.
+
+    nu = 0.5 is exp(−r/l); 1.5 is (1 + √3 r/l) e^{−√3 r/l}; 2.5 is
+    (1 + √5 r/l + 5r²/(3l²)) e^{−√5 r/l}, with r = ‖x − y‖₂. θ-derivatives exist for
+    nu ≥ 1.5 only (nu = 0.5 is not differentiable at x = y).
+
+    Example
+    -------
+    >>> k = Matern(lengthscale=1.0, nu=1.5)
+    >>> round(float(k([[0.0]], [[1.0]])[0, 0]), 6)
+    0.483436
+    """
+
+    def __init__(self, lengthscale: float = 1.0, nu: float = 1.5):
+        self.lengthscale = check_positive(lengthscale, "lengthscale")
+        if nu not in (0.5, 1.5, 2.5):
+            raise ValueError(f"nu must be one of 0.5, 1.5, 2.5, got {nu!r}")
+        self.nu = float(nu)
+
+    def __repr__(self):
+        return f"Matern(lengthscale={self.lengthscale!r}, nu={self.nu!r})"
+
+    def _rate(self):
+        return np.sqrt(2.0 * self.nu) / self.lengthscale
+
+    def _evaluate(self, X, Y):
+        ar = self._rate() * cdist(X, Y, "euclidean")
+        if self.nu == 0.5:
+            return np.exp(-ar)
+        if self.nu == 1.5:
+            return (1.0 + ar) * np.exp(-ar)
+        return (1.0 + ar + ar**2 / 3.0) * np.exp(-ar)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def _check_differentiable(self):
+        if self.nu == 0.5:
+            raise NotImplementedError(
+                "Matern(nu=0.5) is not differentiable at x = y; use nu=1.5 or 2.5 or RBF"
+            )
+
+    def _dk_dy(self, X, Y):
+        self._check_differentiable()
+        a, diff = self._rate(), X - Y.T
+        ar = a * np.abs(diff)
+        if self.nu == 1.5:
+            return a**2 * diff * np.exp(-ar)
+        return a**2 / 3.0 * diff * (1.0 + ar) * np.exp(-ar)
+
+    def _d2k_dxdy(self, X, Y):
+        self._check_differentiable()
+        a = self._rate()
+        ar = a * np.abs(X - Y.T)
+        if self.nu == 1.5:
+            return a**2 * (1.0 - ar) * np.exp(-ar)
+        return a**2 / 3.0 * (1.0 + ar - ar**2) * np.exp(-ar)
+
+
+class Laplacian(Kernel):
+    """Laplacian kernel k(x, y) = exp(−‖x − y‖₁ / l) (L1 distance; not differentiable)."""
+
+    def __init__(self, lengthscale: float = 1.0):
+        self.lengthscale = check_positive(lengthscale, "lengthscale")
+
+    def __repr__(self):
+        return f"Laplacian(lengthscale={self.lengthscale!r})"
+
+    def _evaluate(self, X, Y):
+        return np.exp(-cdist(X, Y, "cityblock") / self.lengthscale)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+
+class ExpChi2(Kernel):
+    """Exponential χ² kernel k(x, y) = exp(−γ Σ_j (x_j − y_j)² / (x_j + y_j)), inputs ≥ 0.
+
+    Terms with x_j + y_j = 0 count as 0 (their limit along x = y).
+
+    Example
+    -------
+    >>> round(float(ExpChi2(gamma=1.0)([[1.0, 0.0]], [[3.0, 0.0]])[0, 0]), 6)  # exp(-4/4)
+    0.367879
+    """
+
+    def __init__(self, gamma: float = 1.0):
+        self.gamma = check_positive(gamma, "gamma")
+
+    def __repr__(self):
+        return f"ExpChi2(gamma={self.gamma!r})"
+
+    @staticmethod
+    def _check_nonnegative(X, name):
+        if np.any(X < 0):
+            raise ValueError(f"ExpChi2 needs non-negative inputs; {name} has min {X.min()!r}")
+
+    def _evaluate(self, X, Y):
+        self._check_nonnegative(X, "X")
+        self._check_nonnegative(Y, "Y")
+        chi2 = np.zeros((len(X), len(Y)))
+        for j in range(X.shape[1]):  # loop over features keeps memory at (N, M)
+            total = X[:, j][:, None] + Y[:, j][None, :]
+            diff2 = (X[:, j][:, None] - Y[:, j][None, :]) ** 2
+            chi2 += np.divide(diff2, total, out=np.zeros_like(total), where=total > 0)
+        return np.exp(-self.gamma * chi2)
+
+    def _diag(self, X):
+        self._check_nonnegative(X, "X")
+        return np.ones(len(X))
+
+    def _chi2_parts(self, X, Y):
+        """f = (x−y)²/(x+y), ∂f/∂x, ∂f/∂y, ∂²f/∂x∂y for 1-D inputs (0 where x + y = 0)."""
+        self._check_nonnegative(X, "X")
+        self._check_nonnegative(Y, "Y")
+        x, y = X, Y.T
+        total = x + y
+        safe = np.where(total > 0, total, 1.0)
+        f = (x - y) ** 2 / safe
+        f_x = (x - y) * (x + 3 * y) / safe**2
+        f_y = -(x - y) * (3 * x + y) / safe**2
+        f_xy = -8 * x * y / safe**3
+        zero = total <= 0
+        for part in (f, f_x, f_y, f_xy):
+            part[zero] = 0.0
+        return f, f_x, f_y, f_xy
+
+    def _dk_dy(self, X, Y):
+        f, _, f_y, _ = self._chi2_parts(X, Y)
+        return -self.gamma * f_y * np.exp(-self.gamma * f)
+
+    def _d2k_dxdy(self, X, Y):
+        f, f_x, f_y, f_xy = self._chi2_parts(X, Y)
+        g = self.gamma
+        return (g**2 * f_x * f_y - g * f_xy) * np.exp(-g * f)
+
+
+class Linear(Kernel):
+    """Linear kernel k(x, y) = xᵀy + offset (offset ≥ 0)."""
+
+    def __init__(self, offset: float = 0.0):
+        self.offset = check_positive(offset, "offset", strict=False)
+
+    def __repr__(self):
+        return f"Linear(offset={self.offset!r})"
+
+    def _evaluate(self, X, Y):
+        return X @ Y.T + self.offset
+
+    def _diag(self, X):
+        return np.einsum("ij,ij->i", X, X) + self.offset
+
+    def _dk_dy(self, X, Y):
+        return np.repeat(X, len(Y), axis=1)
+
+    def _d2k_dxdy(self, X, Y):
+        return np.ones((len(X), len(Y)))
+
+
+class Constant(Kernel):
+    """Constant kernel k(x, y) = value (value ≥ 0); ``c * k`` builds ``Product(Constant(c), k)``."""
+
+    def __init__(self, value: float = 1.0):
+        self.value = check_positive(value, "value", strict=False)
+
+    def __repr__(self):
+        return f"Constant(value={self.value!r})"
+
+    def _evaluate(self, X, Y):
+        return np.full((len(X), len(Y)), self.value)
+
+    def _diag(self, X):
+        return np.full(len(X), self.value)
+
+    def _dk_dy(self, X, Y):
+        return np.zeros((len(X), len(Y)))
+
+    def _d2k_dxdy(self, X, Y):
+        return np.zeros((len(X), len(Y)))
+
+
+class Sum(Kernel):
+    """k₁ + k₂."""
+
+    def __init__(self, left: Kernel, right: Kernel):
+        self.left, self.right = left, right
+
+    def __repr__(self):
+        return f"({self.left!r} + {self.right!r})"
+
+    def _evaluate(self, X, Y):
+        return self.left._evaluate(X, Y) + self.right._evaluate(X, Y)
+
+    def _diag(self, X):
+        return self.left._diag(X) + self.right._diag(X)
+
+    def _dk_dy(self, X, Y):
+        return self.left._dk_dy(X, Y) + self.right._dk_dy(X, Y)
+
+    def _d2k_dxdy(self, X, Y):
+        return self.left._d2k_dxdy(X, Y) + self.right._d2k_dxdy(X, Y)
+
+
+class Product(Kernel):
+    """k₁ · k₂ (the derivatives follow the product rule)."""
+
+    def __init__(self, left: Kernel, right: Kernel):
+        self.left, self.right = left, right
+
+    def __repr__(self):
+        return f"({self.left!r} * {self.right!r})"
+
+    def _evaluate(self, X, Y):
+        return self.left._evaluate(X, Y) * self.right._evaluate(X, Y)
+
+    def _diag(self, X):
+        return self.left._diag(X) * self.right._diag(X)
+
+    def _dk_dy(self, X, Y):
+        a, b = self.left, self.right
+        return a._dk_dy(X, Y) * b._evaluate(X, Y) + a._evaluate(X, Y) * b._dk_dy(X, Y)
+
+    def _d2k_dxdy(self, X, Y):
+        a, b = self.left, self.right
+        a_x, b_x = a._dk_dy(Y, X).T, b._dk_dy(Y, X).T  # ∂₁k(x, y) = ∂₂k(y, x)
+        return (
+            a._d2k_dxdy(X, Y) * b._evaluate(X, Y)
+            + a._dk_dy(X, Y) * b_x
+            + a_x * b._dk_dy(X, Y)
+            + a._evaluate(X, Y) * b._d2k_dxdy(X, Y)
+        )
+
+
+def median_heuristic(X, max_samples: int = 1000, random_state=None) -> float:
+    """Median of the pairwise Euclidean distances between distinct rows of X.
+
+    The usual bandwidth for RBF-type kernels (Gretton et al.). With more than
+    ``max_samples`` rows, a random subset of that size (drawn with ``random_state``) is used.
+
+    Example
+    -------
+    >>> median_heuristic([[0.0], [1.0], [3.0]])  # distances 1, 2, 3
+    2.0
+    """
+    X = as_points(X, "X")
+    if len(X) < 2:
+        raise ValueError(f"median_heuristic needs at least 2 points, got {len(X)}")
+    if len(X) > max_samples:
+        rows = check_random_state(random_state).choice(len(X), max_samples, replace=False)
+        X = X[rows]
+    distances = cdist(X, X, "euclidean")[np.triu_indices(len(X), k=1)]
+    median = float(np.median(distances))
+    if median <= 0:
+        raise ValueError("median_heuristic: more than half of the pairs of X coincide")
+    return median

@@ -1,0 +1,96 @@
+"""Dense linear algebra the posteriors share: factorise, never invert.
+
+- ``cholesky``: lower Cholesky factor, adding jitter in growing steps when the matrix is
+  numerically singular and raising :class:`NotPositiveDefiniteError` if that fails too.
+- ``solve_lower``: batched triangular solves L⁻¹B.
+- ``psd_inverse_sqrt``: the factor E with E Eᵀ = K⁺, for Nyström embeddings.
+
+Posterior formulas live in :mod:`manytask.posterior`, not here.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+__all__ = ["NotPositiveDefiniteError", "cholesky", "solve_lower", "psd_inverse_sqrt"]
+
+#: Jitter tried, relative to the mean of the diagonal, before giving up.
+JITTER_STEPS = (1e-10, 1e-8, 1e-6, 1e-4)
+
+
+class NotPositiveDefiniteError(np.linalg.LinAlgError, ValueError):
+    """A matrix that should be positive definite is not, even after adding jitter."""
+
+
+def cholesky(A, name: str = "matrix") -> np.ndarray:
+    """Lower Cholesky factor of a symmetric matrix or a stack of them (shape (..., m, m)).
+
+    When a factorisation fails, jitter ε·mean(diag) is added for ε in ``JITTER_STEPS`` and a
+    ``RuntimeWarning`` says how much was needed.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> L = cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    >>> np.allclose(L @ L.T, [[4.0, 2.0], [2.0, 2.0]])
+    True
+    """
+    A = np.asarray(A, dtype=float)
+    try:
+        return np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        pass
+    if A.ndim > 2:
+        return np.stack([cholesky(block, name) for block in A])
+    size = A.shape[-1]
+    scale = float(np.mean(np.diag(A))) if size else 1.0
+    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+    for step in JITTER_STEPS:
+        try:
+            factor = np.linalg.cholesky(A + step * scale * np.eye(size))
+        except np.linalg.LinAlgError:
+            continue
+        warnings.warn(
+            f"{name} ({size}x{size}) is numerically singular; added jitter {step * scale:.3g} "
+            "to its diagonal",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return factor
+    smallest = float(np.linalg.eigvalsh(0.5 * (A + A.T))[0])
+    raise NotPositiveDefiniteError(
+        f"{name} ({size}x{size}) is not positive definite: smallest eigenvalue {smallest:.3g}, "
+        f"and Cholesky failed even with jitter {JITTER_STEPS[-1] * scale:.3g}. The kernel is "
+        "ill-conditioned or not PSD; increase noise or check the kernel."
+    )
+
+
+def solve_lower(L, B) -> np.ndarray:
+    """L⁻¹B for a lower-triangular L (m, m) or a stack (b, m, m) with B of matching batch."""
+    L, B = np.asarray(L), np.asarray(B)
+    if L.ndim == 2:
+        return solve_triangular(L, B, lower=True, check_finite=False)
+    return np.stack([solve_triangular(Li, Bi, lower=True, check_finite=False) for Li, Bi in zip(L, B)])
+
+
+def psd_inverse_sqrt(K, rtol: float = 1e-10) -> np.ndarray:
+    """E of shape (m, r) with E Eᵀ = K⁺ and Eᵀ K E = I_r, r = numerical rank of K.
+
+    Eigenvalues below ``rtol`` times the largest are treated as zero: this is the
+    pseudo-inverse square root (K^{1/2})⁺ up to a rotation of the embedding space, which
+    leaves Nyström posteriors unchanged.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 0.0], [0.0, 0.0]])
+    >>> psd_inverse_sqrt(K).shape
+    (2, 1)
+    """
+    values, vectors = np.linalg.eigh(np.asarray(K, dtype=float))
+    keep = values > rtol * max(float(values[-1]), 0.0) if values.size else values > 0
+    keep &= values > 0
+    return vectors[:, keep] / np.sqrt(values[keep])

@@ -1,0 +1,143 @@
+"""What every multi-task posterior shares: input checks and the map between task outputs and
+the independent problems of a :class:`~manytask.kernels.Decomposition`.
+
+Outputs y ∈ Rⁿ become problem coordinates z = Rᵀy; a posterior computed per problem maps
+back as μ = R μ_z and Γ = R blockdiag(Γ_z) Rᵀ. Subclasses compute the per-problem posterior.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_finite_array, as_points, check_positive
+from ..kernels import Kernel, OperatorKernel, Separable
+
+SOLVERS = ("auto", "split", "full")
+
+
+class MultiTaskPosterior:
+    """Base class: subclasses implement ``_problem_posterior(X, with_cov)``."""
+
+    def __init__(self, kernel, noise: float, solver: str = "auto"):
+        if isinstance(kernel, Kernel):  # a scalar kernel is a one-task separable kernel
+            kernel = Separable(kernel, np.ones((1, 1)))
+        if not isinstance(kernel, OperatorKernel):
+            raise ValueError(
+                f"kernel must be a manytask kernel (Separable, Diagonal, …), got {kernel!r}"
+            )
+        if solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+        self.kernel = kernel
+        self.noise = check_positive(noise, "noise")
+        self.solver = solver
+        self.n_tasks = kernel.n_tasks
+        if solver == "full":
+            self.decomposition = kernel.full_decomposition()
+        else:
+            self.decomposition = kernel.decompose()
+            if solver == "split" and self.decomposition.block != 1:
+                raise ValueError(
+                    f"solver='split' needs a Separable or Diagonal kernel, got {kernel!r}"
+                )
+        self.candidates = None
+        self.n_features = None
+
+    @property
+    def uses_split(self) -> bool:
+        """True when the posterior is computed as independent scalar problems (Appendix A)."""
+        return self.decomposition.block == 1
+
+    # ---- input checks --------------------------------------------------------------------
+    def _check_data(self, X, Y):
+        X = as_finite_array(X, "X")
+        if X.ndim == 2 and X.shape[0] == 0:
+            X = X.reshape(0, X.shape[1])
+        else:
+            X = as_points(X, "X")
+        Y = self._check_outputs(Y, "Y", len(X))
+        return X, Y
+
+    def _check_outputs(self, Y, name, n_rows):
+        Y = as_finite_array(Y, name)
+        if Y.ndim == 1 and self.n_tasks == 1:
+            Y = Y[:, None]
+        if Y.ndim != 2 or Y.shape[1] != self.n_tasks:
+            raise ValueError(
+                f"{name} must have shape (n_samples, {self.n_tasks}) for a kernel with "
+                f"n_tasks={self.n_tasks}, got shape {Y.shape}"
+            )
+        if Y.shape[0] != n_rows:
+            raise ValueError(f"X has {n_rows} rows but {name} has {Y.shape[0]}")
+        return Y
+
+    def _check_point(self, x, y):
+        x = as_finite_array(x, "x").reshape(-1)
+        if self.n_features is not None and x.shape[0] != self.n_features:
+            raise ValueError(f"x must have {self.n_features} features, got shape {x.shape}")
+        y = as_finite_array(y, "y").reshape(-1)
+        if y.shape[0] != self.n_tasks:
+            raise ValueError(
+                f"y must have {self.n_tasks} values (n_tasks), got shape {y.shape}"
+            )
+        return x, y
+
+    def _check_query(self, X):
+        if self.n_features is None:
+            raise ValueError(f"{type(self).__name__} is not fitted yet: call fit or add first")
+        return as_points(X, "X", n_features=self.n_features)
+
+    def _check_candidates(self, candidates, n_features):
+        if candidates is None:
+            return None
+        return as_points(candidates, "candidates", n_features=n_features)
+
+    # ---- coordinates ---------------------------------------------------------------------
+    def _to_problems(self, Y):
+        """Outputs (t, n) → problem coordinates (t, batch, block)."""
+        d = self.decomposition
+        return (Y @ d.rotation).reshape(len(Y), d.batch, d.block)
+
+    def _from_problems(self, mean, cov):
+        """Per-problem mean (b, N, p) and cov (b, N, p, p) → task mean (N, n), cov (N, n, n)."""
+        R = self.decomposition.rotation
+        N = mean.shape[1]
+        out_mean = mean.transpose(1, 0, 2).reshape(N, -1) @ R.T
+        if cov is None:
+            return out_mean, None
+        if self.uses_split:
+            out_cov = np.einsum("ib,bN,jb->Nij", R, cov[:, :, 0, 0], R)
+        else:
+            out_cov = R @ cov[0] @ R.T
+        return out_mean, out_cov
+
+    # ---- public queries ------------------------------------------------------------------
+    def _problem_posterior(self, X, with_cov):
+        raise NotImplementedError
+
+    def _query(self, X, with_cov):
+        if X is None or X is self.candidates:
+            if self.candidates is None:
+                raise ValueError("X is required: no candidates were given to fit")
+            X = self.candidates
+        else:
+            X = self._check_query(X)
+        return self._problem_posterior(X, with_cov)
+
+    def mean(self, X=None) -> np.ndarray:
+        """Posterior mean μ_t(x), shape (N, n_tasks); X=None means the candidates."""
+        mean, _ = self._query(X, with_cov=False)
+        return self._from_problems(mean, None)[0]
+
+    def cov(self, X=None) -> np.ndarray:
+        """Posterior covariance Γ_t(x, x), shape (N, n_tasks, n_tasks)."""
+        mean, cov = self._query(X, with_cov=True)
+        return self._from_problems(mean, cov)[1]
+
+    def variance_norm(self, X=None) -> np.ndarray:
+        """Operator norm ‖Γ_t(x, x)‖ (largest eigenvalue), shape (N,)."""
+        _, cov = self._query(X, with_cov=True)
+        if self.uses_split:  # Γ_t(x, x) = R diag(var) Rᵀ with orthonormal R (eq. 6)
+            norms = cov[:, :, 0, 0].max(axis=0)
+        else:
+            norms = np.linalg.eigvalsh(cov[0])[:, -1]
+        return np.maximum(norms, 0.0)

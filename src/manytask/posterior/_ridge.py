@@ -1,0 +1,178 @@
+"""Incremental kernel ridge regression for a batch of independent problems.
+
+This is where the posterior of ``multitask-bayesian-optimization.txt`` §3.1 is computed:
+μ_t(x) = G_t(x)ᵀ(G_t + ηI)⁻¹Y_t and Γ_t(x, x) = Γ(x, x) − G_t(x)ᵀ(G_t + ηI)⁻¹G_t(x),
+for ``batch`` problems that share their inputs and have ``block`` outputs per point (see
+:class:`manytask.kernels.Decomposition`). With L Lᵀ = G_t + ηI, w = L⁻¹Y_t and
+V = L⁻¹G_t(C) over a fixed candidate set C,
+
+    μ_t(C) = Vᵀw,     Γ_t(C, C) = Γ(C, C) − VᵀV (block diagonal part).
+
+A new observation appends one block row to L, to w and to V (a bordered Cholesky
+factorisation), so a round costs O(batch·block²·t·N) over N candidates, not a refit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..linalg import cholesky, solve_lower
+
+__all__ = ["IncrementalRidge"]
+
+
+def _solve_small(D, B):
+    """D⁻¹B for lower-triangular blocks D of shape (b, p, p); B of shape (b, p, k)."""
+    if D.shape[-1] == 1:
+        return B / D
+    return solve_lower(D, B)
+
+
+def _block_gram(A, block):
+    """Diagonal blocks of AᵀA: A of shape (b, r, N·p) → (b, N, p, p)."""
+    b, r, width = A.shape
+    A = A.reshape(b, r, width // block, block)
+    if block == 1:
+        return np.einsum("brn,brn->bn", A[..., 0], A[..., 0])[..., None, None]
+    return np.einsum("brna,brnc->bnac", A, A)
+
+
+class IncrementalRidge:
+    """``batch`` kernel ridge problems on shared inputs, grown one observation at a time.
+
+    Parameters
+    ----------
+    decomposition : Decomposition
+        Kernels of the problems (their Gram matrices and prior blocks).
+    noise : float
+        The ridge η > 0.
+    """
+
+    def __init__(self, decomposition, noise: float):
+        self.decomposition = decomposition
+        self.noise = noise
+        self.batch, self.block = decomposition.batch, decomposition.block
+        self.n_observations = 0
+        self.log_det = 0.0
+        self.candidates = None
+        self._capacity = 0
+        self._X = None
+
+    # ---- storage -------------------------------------------------------------------------
+    def _reserve(self, n_points: int, n_features: int):
+        """Grow the buffers (doubling) so that they hold ``n_points`` observations."""
+        if n_points <= self._capacity:
+            return
+        capacity = max(n_points, 2 * self._capacity, 16)
+        b, p, t = self.batch, self.block, self.n_observations
+        size = capacity * p
+
+        def grown(old, shape):
+            new = np.zeros(shape)
+            if old is not None and t:
+                new[tuple(slice(0, s) for s in old.shape)] = old
+            return new
+
+        keep = t * p
+        self._X = grown(self._X[:t] if t else None, (capacity, n_features))
+        self._L = grown(self._L[:, :keep, :keep] if t else None, (b, size, size))
+        self._w = grown(self._w[:, :keep] if t else None, (b, size))
+        if self.candidates is not None:
+            width = len(self.candidates) * p
+            self._V = grown(self._V[:, :keep] if t else None, (b, size, width))
+        self._capacity = capacity
+
+    @property
+    def X(self):
+        return self._X[: self.n_observations]
+
+    # ---- fitting -------------------------------------------------------------------------
+    def fit(self, X, Z, candidates=None):
+        """Factorise G_t + ηI for inputs X (t, d) and problem outputs Z (t, batch, block)."""
+        t, d = X.shape
+        b, p = self.batch, self.block
+        self.candidates = candidates
+        self._capacity, self._X = 0, None
+        self.n_observations = 0
+        self._reserve(t, d)
+        self._X[:t] = X
+        self.n_observations = t
+        tp = t * p
+        if t:
+            gram = self.decomposition.gram(X, X) + self.noise * np.eye(tp)
+            L = cholesky(gram, name="G_t + ηI")
+            self._L[:, :tp, :tp] = L
+            self._w[:, :tp] = solve_lower(L, Z.transpose(1, 0, 2).reshape(b, tp, 1))[..., 0]
+            diagonals = np.diagonal(L, axis1=1, axis2=2)
+            self.log_det = float(np.sum(2.0 * np.log(diagonals)) - b * tp * np.log(self.noise))
+        else:
+            self.log_det = 0.0
+        if candidates is not None:
+            prior = self.decomposition.prior_blocks(candidates)
+            if t:
+                V = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(X, candidates))
+                self._V[:, :tp] = V
+                self._candidate_mean = np.einsum("brn,br->bn", V, self._w[:, :tp])
+                self._candidate_cov = prior - _block_gram(V, p)
+            else:
+                self._candidate_mean = np.zeros((b, len(candidates) * p))
+                self._candidate_cov = prior
+        return self
+
+    def add(self, x, z, candidate_index=None):
+        """Append one observation: x (d,), z (batch, block). O(batch·block²·t·N) with a cache.
+
+        ``candidate_index`` (x = candidates[j]) lets the cached column L⁻¹G_t(x) = V[:, j]
+        replace a triangular solve.
+        """
+        t, b, p = self.n_observations, self.batch, self.block
+        self._reserve(t + 1, len(x))
+        tp = t * p
+        x2 = x[None, :]
+        decomposition = self.decomposition
+        if candidate_index is not None and t:
+            columns = slice(candidate_index * p, (candidate_index + 1) * p)
+            cross = self._V[:, :tp, columns]  # L⁻¹ G_t(x), already cached
+        elif t:
+            cross = solve_lower(self._L[:, :tp, :tp], decomposition.gram(self.X, x2))
+        else:
+            cross = np.zeros((b, 0, p))
+        cross_t = cross.transpose(0, 2, 1)  # (b, p, tp)
+        schur = decomposition.gram(x2, x2) + self.noise * np.eye(p) - cross_t @ cross
+        D = cholesky(schur, name="Schur complement of G_t + ηI")
+        w_new = _solve_small(D, z[..., None] - cross_t @ self._w[:, :tp, None])[..., 0]
+        if self.candidates is not None:
+            residual = decomposition.gram(x2, self.candidates)  # (b, p, N·p)
+            if t:
+                residual -= np.matmul(cross_t, self._V[:, :tp])
+            R = _solve_small(D, residual)
+            self._V[:, tp : tp + p] = R
+            self._candidate_mean += np.einsum("bpn,bp->bn", R, w_new)
+            self._candidate_cov -= _block_gram(R, p)
+        self._L[:, tp : tp + p, :tp] = cross_t
+        self._L[:, tp : tp + p, tp : tp + p] = D
+        self._w[:, tp : tp + p] = w_new
+        self._X[t] = x
+        diagonals = np.diagonal(D, axis1=1, axis2=2)
+        self.log_det += float(np.sum(2.0 * np.log(diagonals)) - b * p * np.log(self.noise))
+        self.n_observations = t + 1
+        return self
+
+    # ---- prediction ----------------------------------------------------------------------
+    def candidate_posterior(self):
+        """Cached (mean (b, N, p), cov (b, N, p, p)) over the candidate set."""
+        b, p = self.batch, self.block
+        return self._candidate_mean.reshape(b, -1, p), self._candidate_cov
+
+    def posterior(self, X, with_cov=True):
+        """(mean (b, N, p), cov (b, N, p, p) or None) at arbitrary inputs X (N, d)."""
+        b, p, t = self.batch, self.block, self.n_observations
+        tp = t * p
+        if t == 0:
+            mean = np.zeros((b, len(X), p))
+            return mean, (self.decomposition.prior_blocks(X) if with_cov else None)
+        A = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, X))
+        mean = np.einsum("brn,br->bn", A, self._w[:, :tp]).reshape(b, len(X), p)
+        if not with_cov:
+            return mean, None
+        return mean, self.decomposition.prior_blocks(X) - _block_gram(A, p)
