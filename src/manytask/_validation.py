@@ -27,10 +27,8 @@ def as_finite_array(value, name: str, ndim: int | None = None) -> np.ndarray:
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        bad = np.argwhere(~np.isfinite(array))[0]
-        raise ValueError(
-            f"{name} must be finite, found {array[tuple(bad)]} at index {tuple(int(i) for i in bad)}"
-        )
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{name} must be finite, found {array[bad]} at index {bad}")
     return array
 
 

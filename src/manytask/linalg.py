@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from scipy.linalg.lapack import dpotrf
 
 __all__ = ["NotPositiveDefiniteError", "cholesky", "solve_lower", "psd_inverse_sqrt"]
 
@@ -25,11 +26,13 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError, ValueError):
     """A matrix that should be positive definite is not, even after adding jitter."""
 
 
-def cholesky(A, name: str = "matrix") -> np.ndarray:
+def cholesky(A, name: str = "matrix", scale=None) -> np.ndarray:
     """Lower Cholesky factor of a symmetric matrix or a stack of them (shape (..., m, m)).
 
-    When a factorisation fails, jitter ε·mean(diag) is added for ε in ``JITTER_STEPS`` and a
-    ``RuntimeWarning`` says how much was needed.
+    When a factorisation fails, jitter ε·scale is added for ε in ``JITTER_STEPS`` and a
+    ``RuntimeWarning`` says how much was needed. ``scale`` defaults to the mean of the
+    diagonal; a Schur complement passes the diagonal of the matrix it was bordered from, so
+    that its jitter is on the same scale as a full factorisation's.
 
     Example
     -------
@@ -39,19 +42,19 @@ def cholesky(A, name: str = "matrix") -> np.ndarray:
     True
     """
     A = np.asarray(A, dtype=float)
-    try:
-        return np.linalg.cholesky(A)
-    except np.linalg.LinAlgError:
-        pass
-    if A.ndim > 2:
-        return np.stack([cholesky(block, name) for block in A])
+    if A.ndim > 2:  # LAPACK per matrix: numpy's batched cholesky is unblocked and slow
+        scales = np.broadcast_to(np.nan if scale is None else scale, A.shape[:1])
+        return np.stack([cholesky(block, name, s) for block, s in zip(A, scales)])
+    factor = _lapack_cholesky(A)
+    if factor is not None:
+        return factor
     size = A.shape[-1]
-    scale = float(np.mean(np.diag(A))) if size else 1.0
+    if scale is None or not np.isfinite(scale):
+        scale = float(np.mean(np.diag(A))) if size else 1.0
     scale = scale if np.isfinite(scale) and scale > 0 else 1.0
     for step in JITTER_STEPS:
-        try:
-            factor = np.linalg.cholesky(A + step * scale * np.eye(size))
-        except np.linalg.LinAlgError:
+        factor = _lapack_cholesky(A + step * scale * np.eye(size))
+        if factor is None:
             continue
         warnings.warn(
             f"{name} ({size}x{size}) is numerically singular; added jitter {step * scale:.3g} "
@@ -68,12 +71,20 @@ def cholesky(A, name: str = "matrix") -> np.ndarray:
     )
 
 
+def _lapack_cholesky(A):
+    """Lower Cholesky factor by LAPACK's blocked dpotrf, or None if A is not PD."""
+    if A.shape[-1] == 0:
+        return np.zeros_like(A)
+    factor, info = dpotrf(A, lower=1, clean=1)
+    return factor if info == 0 else None
+
+
 def solve_lower(L, B) -> np.ndarray:
     """L⁻¹B for a lower-triangular L (m, m) or a stack (b, m, m) with B of matching batch."""
     L, B = np.asarray(L), np.asarray(B)
     if L.ndim == 2:
         return solve_triangular(L, B, lower=True, check_finite=False)
-    return np.stack([solve_triangular(Li, Bi, lower=True, check_finite=False) for Li, Bi in zip(L, B)])
+    return np.stack([solve_lower(Li, Bi) for Li, Bi in zip(L, B)])
 
 
 def psd_inverse_sqrt(K, rtol: float = 1e-10) -> np.ndarray:

@@ -12,6 +12,8 @@ and :mod:`manytask.kernels.operator`.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from scipy.spatial.distance import cdist
 
@@ -378,6 +380,8 @@ def median_heuristic(X, max_samples: int = 1000, random_state=None) -> float:
     2.0
     """
     X = as_points(X, "X")
+    if not isinstance(max_samples, numbers.Integral) or max_samples < 2:
+        raise ValueError(f"max_samples must be an integer >= 2, got {max_samples!r}")
     if len(X) < 2:
         raise ValueError(f"median_heuristic needs at least 2 points, got {len(X)}")
     if len(X) > max_samples:

@@ -39,8 +39,8 @@ class MultiTaskPosterior:
                 raise ValueError(
                     f"solver='split' needs a Separable or Diagonal kernel, got {kernel!r}"
                 )
-        self.candidates = None
-        self.n_features = None
+        self.candidates_ = None
+        self.n_features_in_ = None
 
     @property
     def uses_split(self) -> bool:
@@ -72,24 +72,23 @@ class MultiTaskPosterior:
 
     def _check_point(self, x, y):
         x = as_finite_array(x, "x").reshape(-1)
-        if self.n_features is not None and x.shape[0] != self.n_features:
-            raise ValueError(f"x must have {self.n_features} features, got shape {x.shape}")
+        if self.n_features_in_ is not None and x.shape[0] != self.n_features_in_:
+            raise ValueError(f"x must have {self.n_features_in_} features, got shape {x.shape}")
         y = as_finite_array(y, "y").reshape(-1)
         if y.shape[0] != self.n_tasks:
-            raise ValueError(
-                f"y must have {self.n_tasks} values (n_tasks), got shape {y.shape}"
-            )
+            raise ValueError(f"y must have {self.n_tasks} values (n_tasks), got shape {y.shape}")
         return x, y
 
     def _check_query(self, X):
-        if self.n_features is None:
+        if self.n_features_in_ is None:
             raise ValueError(f"{type(self).__name__} is not fitted yet: call fit or add first")
-        return as_points(X, "X", n_features=self.n_features)
+        return as_points(X, "X", n_features=self.n_features_in_)
 
     def _check_candidates(self, candidates, n_features):
         if candidates is None:
             return None
-        return as_points(candidates, "candidates", n_features=n_features)
+        # a copy: the caller may change their array, the cache must not change with it
+        return as_points(candidates, "candidates", n_features=n_features).copy()
 
     # ---- coordinates ---------------------------------------------------------------------
     def _to_problems(self, Y):
@@ -115,12 +114,14 @@ class MultiTaskPosterior:
         raise NotImplementedError
 
     def _query(self, X, with_cov):
-        if X is None or X is self.candidates:
-            if self.candidates is None:
+        if X is None:
+            if self.candidates_ is None:
                 raise ValueError("X is required: no candidates were given to fit")
-            X = self.candidates
-        else:
+            X = self.candidates_
+        elif X is not self.candidates_:
             X = self._check_query(X)
+            if self.candidates_ is not None and np.array_equal(X, self.candidates_):
+                X = self.candidates_  # an equal copy of the candidates uses their cache
         return self._problem_posterior(X, with_cov)
 
     def mean(self, X=None) -> np.ndarray:
@@ -132,6 +133,16 @@ class MultiTaskPosterior:
         """Posterior covariance Γ_t(x, x), shape (N, n_tasks, n_tasks)."""
         mean, cov = self._query(X, with_cov=True)
         return self._from_problems(mean, cov)[1]
+
+    def variance(self, X=None) -> np.ndarray:
+        """Per-task posterior variances, the diagonal of Γ_t(x, x), shape (N, n_tasks)."""
+        _, cov = self._query(X, with_cov=True)
+        R = self.decomposition.rotation
+        if self.uses_split:
+            variances = cov[:, :, 0, 0].T @ (R**2).T
+        else:
+            variances = np.diagonal(R @ cov[0] @ R.T, axis1=1, axis2=2)
+        return np.maximum(variances, 0.0)
 
     def variance_norm(self, X=None) -> np.ndarray:
         """Operator norm ‖Γ_t(x, x)‖ (largest eigenvalue), shape (N,)."""

@@ -63,7 +63,7 @@ class IncrementalRidge:
         """Grow the buffers (doubling) so that they hold ``n_points`` observations."""
         if n_points <= self._capacity:
             return
-        capacity = max(n_points, 2 * self._capacity, 16)
+        capacity = max(n_points, self._capacity + self._capacity // 4, 16)  # grow by 25 %
         b, p, t = self.batch, self.block, self.n_observations
         size = capacity * p
 
@@ -94,29 +94,34 @@ class IncrementalRidge:
         self.candidates = candidates
         self._capacity, self._X = 0, None
         self.n_observations = 0
-        self._reserve(t, d)
+        self._reserve(t + max(16, t // 4), d)  # room for later `add`s without a copy
         self._X[:t] = X
         self.n_observations = t
         tp = t * p
-        if t:
-            gram = self.decomposition.gram(X, X) + self.noise * np.eye(tp)
-            L = cholesky(gram, name="G_t + ηI")
-            self._L[:, :tp, :tp] = L
-            self._w[:, :tp] = solve_lower(L, Z.transpose(1, 0, 2).reshape(b, tp, 1))[..., 0]
-            diagonals = np.diagonal(L, axis1=1, axis2=2)
+        d = self.decomposition
+        if t:  # one problem at a time: the stacked Gram matrices would double peak memory
+            grams = [d.group_gram(X, X, g) for g in range(len(d.kernels))]
+            outputs = Z.transpose(1, 0, 2).reshape(b, tp)
+            ridge = self.noise * np.eye(tp)
+            for beta, (g, scale) in enumerate(zip(d.groups, d.scales)):
+                L = cholesky(scale * grams[g] + ridge, name="G_t + ηI")
+                self._L[beta, :tp, :tp] = L
+                self._w[beta, :tp] = solve_lower(L, outputs[beta])
+            diagonals = np.diagonal(self._L[:, :tp, :tp], axis1=1, axis2=2)
             self.log_det = float(np.sum(2.0 * np.log(diagonals)) - b * tp * np.log(self.noise))
         else:
             self.log_det = 0.0
         if candidates is not None:
-            prior = self.decomposition.prior_blocks(candidates)
+            prior = d.prior_blocks(candidates)
+            self._candidate_mean = np.zeros((b, len(candidates) * p))
+            self._candidate_cov = prior
             if t:
-                V = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(X, candidates))
-                self._V[:, :tp] = V
+                cross = [d.group_gram(X, candidates, g) for g in range(len(d.kernels))]
+                for beta, (g, scale) in enumerate(zip(d.groups, d.scales)):
+                    self._V[beta, :tp] = solve_lower(self._L[beta, :tp, :tp], scale * cross[g])
+                V = self._V[:, :tp]
                 self._candidate_mean = np.einsum("brn,br->bn", V, self._w[:, :tp])
                 self._candidate_cov = prior - _block_gram(V, p)
-            else:
-                self._candidate_mean = np.zeros((b, len(candidates) * p))
-                self._candidate_cov = prior
         return self
 
     def add(self, x, z, candidate_index=None):
@@ -138,8 +143,12 @@ class IncrementalRidge:
         else:
             cross = np.zeros((b, 0, p))
         cross_t = cross.transpose(0, 2, 1)  # (b, p, tp)
-        schur = decomposition.gram(x2, x2) + self.noise * np.eye(p) - cross_t @ cross
-        D = cholesky(schur, name="Schur complement of G_t + ηI")
+        block = decomposition.gram(x2, x2) + self.noise * np.eye(p)
+        D = cholesky(
+            block - cross_t @ cross,
+            name="Schur complement of G_t + ηI",
+            scale=np.diagonal(block, axis1=1, axis2=2).mean(axis=1),
+        )
         w_new = _solve_small(D, z[..., None] - cross_t @ self._w[:, :tp, None])[..., 0]
         if self.candidates is not None:
             residual = decomposition.gram(x2, self.candidates)  # (b, p, N·p)

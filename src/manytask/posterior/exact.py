@@ -34,6 +34,10 @@ class ExactPosterior(MultiTaskPosterior):
     ----------
     n_observations : int
         Number of observations t.
+    candidates_ : ndarray or None
+        A copy of the candidates given to ``fit``, whose posterior is cached.
+    n_features_in_ : int
+        Input dimension d.
 
     Example
     -------
@@ -57,10 +61,11 @@ class ExactPosterior(MultiTaskPosterior):
         and variance over the candidates after each new observation cost O(n·t·N).
         """
         X, Y = self._check_data(X, Y)
-        self.n_features = X.shape[1]
-        self.candidates = self._check_candidates(candidates, self.n_features)
-        self._ridge = IncrementalRidge(self.decomposition, self.noise)
-        self._ridge.fit(X, self._to_problems(Y), candidates=self.candidates)
+        candidates = self._check_candidates(candidates, X.shape[1])
+        ridge = IncrementalRidge(self.decomposition, self.noise)
+        ridge.fit(X, self._to_problems(Y), candidates=candidates)
+        # assign only after success: a failed fit leaves the previous posterior intact
+        self.n_features_in_, self.candidates_, self._ridge = X.shape[1], candidates, ridge
         return self
 
     def add(self, x, y):
@@ -68,27 +73,27 @@ class ExactPosterior(MultiTaskPosterior):
 
         If x is one of the candidates, its cached column replaces a triangular solve.
         """
-        if self.n_features is None:
+        if self.n_features_in_ is None:
             x = np.asarray(x, dtype=float).reshape(-1)
             self.fit(np.zeros((0, x.shape[0])), np.zeros((0, self.n_tasks)))
         x, y = self._check_point(x, y)
         index = None
-        if self.candidates is not None:
-            matches = np.flatnonzero(np.all(self.candidates == x, axis=1))
+        if self.candidates_ is not None:
+            matches = np.flatnonzero(np.all(self.candidates_ == x, axis=1))
             index = int(matches[0]) if matches.size else None
         self._ridge.add(x, self._to_problems(y[None, :])[0], candidate_index=index)
         return self
 
     @property
     def n_observations(self) -> int:
-        return self._ridge.n_observations if self.n_features is not None else 0
+        return self._ridge.n_observations if self.n_features_in_ is not None else 0
 
     def log_det(self) -> float:
         """log det(I + G_t/η), the information gain term of β_t (Theorem 1, 2)."""
-        return self._ridge.log_det if self.n_features is not None else 0.0
+        return self._ridge.log_det if self.n_features_in_ is not None else 0.0
 
     def _problem_posterior(self, X, with_cov):
-        if X is self.candidates:
+        if X is self.candidates_:
             mean, cov = self._ridge.candidate_posterior()
             return mean, (cov if with_cov else None)
         return self._ridge.posterior(X, with_cov)

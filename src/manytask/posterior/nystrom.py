@@ -1,7 +1,7 @@
 """The Nyström posterior of MT-BKB (``multitask-bayesian-optimization.txt`` §3.2, Algorithm 2).
 
 After each observation the dictionary D_t is resampled from all points seen so far, x_i
-kept with probability p_{t,i} = min(q‖Γ̃_{t−1}(x_i, x_i)‖, 1). With the reweighted Gram
+kept with probability p_{t,i} = min(q‖Γ̃_{t−1}(x_i, x_i)‖/η, 1). With the reweighted Gram
 G̃_t and embedding Φ̃_t(x) = (G̃_t^{1/2})⁺ G̃_t(x), and Ṽ_t = Σ_s Φ̃_t(x_s)Φ̃_t(x_s)ᵀ,
 
     μ̃_t(x)     = Φ̃_t(x)ᵀ(Ṽ_t + ηI)⁻¹ Σ_s Φ̃_t(x_s) y_s,
@@ -9,6 +9,12 @@ G̃_t and embedding Φ̃_t(x) = (G̃_t^{1/2})⁺ G̃_t(x), and Ṽ_t = Σ_s Φ̃
 
 Separable kernels use the scalar embedding φ̃ of k once and scale it by √ξ_i per
 eigenvalue of B (Appendix A, eqs. 7–8); diagonal kernels share the dictionary across tasks.
+
+On the 1/η: Algorithm 2 prints p = min(q‖Γ̃‖, 1), but Theorem 3's proof (which follows
+Calandriello et al. 2019) samples by ridge leverage scores, ‖Γ̃(x_i, x_i)‖/η: the spectral
+bound (1 − ε)ΦᵀΦ − εηI ⪯ Φ_DᵀΦ_D needs them. Without the 1/η a small η undersamples and the
+bound Γ_t/ρ ⪯ Γ̃_t ⪯ ρΓ_t fails (e.g. η = 10⁻³: largest eigenvalue of Γ_t⁻¹Γ̃_t in the
+hundreds instead of ≤ ρ = 3). ``leverage=False`` gives Algorithm 2 as printed.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ class NystromPosterior(MultiTaskPosterior):
         Seed of the Bernoulli draws that choose the dictionary.
     solver : {"auto", "split", "full"}
         As for :class:`~manytask.posterior.ExactPosterior`.
+    leverage : bool
+        True (default): p = min(q‖Γ̃‖/η, 1), the ridge leverage score for which Theorem 3
+        holds. False: p = min(q‖Γ̃‖, 1) as printed in Algorithm 2 (identical when η = 1).
 
     Attributes
     ----------
@@ -49,6 +58,10 @@ class NystromPosterior(MultiTaskPosterior):
         Indices (into the observations) of the current dictionary.
     dictionary_sizes_ : list of int
         Dictionary size m_t after every observation t = 1, 2, …
+    candidates_ : ndarray or None
+        A copy of the candidates given to ``fit``.
+    n_features_in_ : int
+        Input dimension d.
 
     Example
     -------
@@ -62,8 +75,11 @@ class NystromPosterior(MultiTaskPosterior):
     True
     """
 
-    def __init__(self, kernel, noise: float, q: float, random_state=None, solver="auto"):
+    def __init__(
+        self, kernel, noise: float, q: float, random_state=None, solver="auto", leverage=True
+    ):
         super().__init__(kernel, noise, solver)
+        self.leverage = bool(leverage)
         if not isinstance(q, numbers.Real) or isinstance(q, bool) or not q > 0:
             raise ValueError(f"q must be a positive number (np.inf allowed), got {q!r}")
         self.q = float(q)
@@ -73,14 +89,19 @@ class NystromPosterior(MultiTaskPosterior):
     def fit(self, X, Y, candidates=None):
         """Replay Algorithm 2 over the observations in order (one dictionary draw each)."""
         X, Y = self._check_data(X, Y)
-        self._reset(X.shape[1], candidates)
-        for x, y in zip(X, Y):
-            self.add(x, y)
+        previous = dict(self.__dict__)
+        try:
+            self._reset(X.shape[1], candidates)
+            for x, y in zip(X, Y):
+                self.add(x, y)
+        except Exception:
+            self.__dict__.update(previous)  # a failed fit leaves the previous state intact
+            raise
         return self
 
     def _reset(self, n_features, candidates=None):
-        self.n_features = n_features
-        self.candidates = self._check_candidates(candidates, n_features)
+        self.n_features_in_ = n_features
+        self.candidates_ = self._check_candidates(candidates, n_features)
         self._rng = check_random_state(self.random_state)
         self._X = np.zeros((0, n_features))
         self._Z = np.zeros((0, self.decomposition.batch, self.decomposition.block))
@@ -92,28 +113,36 @@ class NystromPosterior(MultiTaskPosterior):
 
     def add(self, x, y):
         """Observe (x, y), resample the dictionary from all points, rebuild the embedding."""
-        if self.n_features is None:
+        if self.n_features_in_ is None:
             self._reset(np.asarray(x, dtype=float).reshape(-1).shape[0])
         x, y = self._check_point(x, y)
         _, cov = self._problem_posterior(x[None, :], with_cov=True)  # Γ̃_{t−1}(x_t, x_t)
+        norms = np.append(self._norms, self._norm(cov))
+        X = np.vstack([self._X, x])
+        Z = np.concatenate([self._Z, self._to_problems(y[None, :])])
+        probabilities = self._inclusion_probabilities(norms)
+        rng_state = self._rng.bit_generator.state
+        try:
+            keep = self._rng.random(len(probabilities)) < probabilities
+            embedding, solutions = self._build(X, Z, np.flatnonzero(keep), probabilities[keep])
+        except Exception:
+            self._rng.bit_generator.state = rng_state
+            raise
+        # commit only now: an error above leaves the posterior as it was
         self._log_det += self._log_det_term(cov)
-        self._norms = np.append(self._norms, self._norm(cov))
-        self._X = np.vstack([self._X, x])
-        self._Z = np.concatenate([self._Z, self._to_problems(y[None, :])])
-        probabilities = self._inclusion_probabilities(self._norms)
-        keep = self._rng.random(len(probabilities)) < probabilities
+        self._X, self._Z, self._embedding, self._solutions = X, Z, embedding, solutions
         self.dictionary_ = np.flatnonzero(keep)
         self.dictionary_sizes_.append(int(keep.sum()))
-        self._build(self.dictionary_, probabilities[keep])
-        _, cov = self._problem_posterior(self._X, with_cov=True)  # Γ̃_t at x_1 … x_t
+        _, cov = self._problem_posterior(X, with_cov=True)  # Γ̃_t at x_1 … x_t, for round t + 1
         self._norms = self._norm(cov)
         return self
 
     def _inclusion_probabilities(self, norms):
-        """p_{t,i} = min(q‖Γ̃_{t−1}(x_i, x_i)‖, 1) (Algorithm 2)."""
+        """p_{t,i} = min(q‖Γ̃_{t−1}(x_i, x_i)‖/η, 1), or without /η (Algorithm 2 as printed)."""
         if np.isinf(self.q):
             return np.ones_like(norms)
-        return np.minimum(self.q * norms, 1.0)
+        scores = norms / self.noise if self.leverage else norms
+        return np.minimum(self.q * scores, 1.0)
 
     def _norm(self, cov):
         if self.uses_split:
@@ -125,47 +154,44 @@ class NystromPosterior(MultiTaskPosterior):
         eigenvalues = cov[:, 0, 0, 0] if self.uses_split else np.linalg.eigvalsh(cov[0, 0])
         return float(np.sum(np.log1p(np.maximum(eigenvalues, 0.0) / self.noise)))
 
-    def _build(self, dictionary, probabilities):
-        """Embeddings, Ṽ_t + ηI factors and (Ṽ_t + ηI)⁻¹ Σ Φ̃(x_s) y_s for every problem."""
+    def _build(self, X, Z, dictionary, probabilities):
+        """Embedding of D_t, and per problem the factor of Ṽ_t + ηI and
+        (Ṽ_t + ηI)⁻¹ Σ_s Φ̃_t(x_s) y_s, for observations X (t, d) and Z (t, batch, block)."""
         d, p = self.decomposition, self.decomposition.block
-        points = self._X[dictionary]
+        points = X[dictionary]
         weights = np.repeat(1.0 / np.sqrt(probabilities), p)
         factors = []
         for g in range(len(d.kernels)):
             reweighted = d.group_gram(points, points, g) * np.outer(weights, weights)
             factors.append(psd_inverse_sqrt(reweighted))
-        self._embedding = (points, weights, factors)
-        features = self._features(self._X)
-        t = len(self._X)
-        self._solutions = []
-        for beta, F in enumerate(features):
-            gram = F.T @ F + self.noise * np.eye(F.shape[1])
-            L = cholesky(gram, name="Ṽ_t + ηI")
-            rhs = F.T @ self._Z[:, beta, :].reshape(t * p)
-            self._solutions.append((L, cho_solve((L, True), rhs)))
+        embedding = (points, weights, factors)
+        solutions = []
+        for beta, F in enumerate(self._features(X, embedding)):
+            L = cholesky(F.T @ F + self.noise * np.eye(F.shape[1]), name="Ṽ_t + ηI")
+            rhs = F.T @ Z[:, beta, :].reshape(-1)
+            solutions.append((L, cho_solve((L, True), rhs)))
+        return embedding, solutions
 
-    def _features(self, X):
+    def _features(self, X, embedding):
         """Φ̃_t of every problem at X: list of (N·block, r) arrays (√ξ_β times its group's)."""
         d = self.decomposition
-        points, weights, factors = self._embedding
-        base = [
-            (d.group_gram(X, points, g) * weights) @ factors[g] for g in range(len(factors))
-        ]
+        points, weights, factors = embedding
+        base = [(d.group_gram(X, points, g) * weights) @ factors[g] for g in range(len(factors))]
         return [np.sqrt(s) * base[g] for g, s in zip(d.groups, d.scales)]
 
     # ---- prediction ----------------------------------------------------------------------
     @property
     def n_observations(self) -> int:
-        return 0 if self.n_features is None else len(self._X)
+        return 0 if self.n_features_in_ is None else len(self._X)
 
     @property
     def dictionary_size(self) -> int:
         """m_t, the number of points in the current dictionary."""
-        return len(self.dictionary_) if self.n_features is not None else 0
+        return len(self.dictionary_) if self.n_features_in_ is not None else 0
 
     def log_det(self) -> float:
         """Σ_s log det(Iₙ + η⁻¹Γ̃_{s−1}(x_s, x_s)), the sum in β̃_t of Theorem 3."""
-        return self._log_det if self.n_features is not None else 0.0
+        return self._log_det if self.n_features_in_ is not None else 0.0
 
     def _problem_posterior(self, X, with_cov):
         d = self.decomposition
@@ -173,7 +199,7 @@ class NystromPosterior(MultiTaskPosterior):
         if self._embedding is None:
             mean = np.zeros((b, N, p))
             return mean, (d.prior_blocks(X) if with_cov else None)
-        features = self._features(X)
+        features = self._features(X, self._embedding)
         mean = np.stack([F @ alpha for F, (_, alpha) in zip(features, self._solutions)])
         mean = mean.reshape(b, N, p)
         if not with_cov:

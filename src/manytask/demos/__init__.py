@@ -1,0 +1,46 @@
+"""Demos run by ``manytask demo``: each one computes something, prints a short table and adds
+one section to the HTML report (:mod:`manytask.report`).
+
+:data:`DEMOS` is the registry the command line walks through, in order. A demo is a
+:class:`Demo` whose ``run(report, seed=..., progress=...)`` adds its section to ``report``
+and returns the text to print. Later demos (Bayesian optimisation, boosting, infinite task
+learning) append their own entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import posterior
+
+__all__ = ["Demo", "DEMOS", "posterior"]
+
+
+@dataclass(frozen=True)
+class Demo:
+    """One entry of the demo registry.
+
+    Attributes
+    ----------
+    name : str
+        Short identifier (``"posterior"``).
+    description : str
+        One line saying what the demo shows.
+    run : callable
+        ``run(report, *, seed, progress) -> str``: add a section to ``report`` and return
+        the text to print.
+    """
+
+    name: str
+    description: str
+    run: Callable[..., str]
+
+
+DEMOS: list[Demo] = [
+    Demo(
+        name="posterior",
+        description="multi-task vs independent GP posteriors on the perturbed sine tasks",
+        run=posterior.run_section,
+    ),
+]
