@@ -145,7 +145,7 @@ class Matern(Kernel):
     -------
     >>> k = Matern(lengthscale=1.0, nu=1.5)
     >>> round(float(k([[0.0]], [[1.0]])[0, 0]), 6)
-    0.483436
+    0.483358
     """
 
     def __init__(self, lengthscale: float = 1.0, nu: float = 1.5):

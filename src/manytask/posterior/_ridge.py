@@ -137,13 +137,14 @@ class IncrementalRidge:
         decomposition = self.decomposition
         if candidate_index is not None and t:
             columns = slice(candidate_index * p, (candidate_index + 1) * p)
-            cross = self._V[:, :tp, columns]  # L⁻¹ G_t(x), already cached
+            # L⁻¹ G_t(x), already cached; contiguous so that the products below use BLAS
+            cross = np.ascontiguousarray(self._V[:, :tp, columns])
         elif t:
             cross = solve_lower(self._L[:, :tp, :tp], decomposition.gram(self.X, x2))
         else:
             cross = np.zeros((b, 0, p))
-        cross_t = cross.transpose(0, 2, 1)  # (b, p, tp)
-        block = decomposition.gram(x2, x2) + self.noise * np.eye(p)
+        cross_t = np.ascontiguousarray(cross.transpose(0, 2, 1))  # (b, p, tp)
+        block = decomposition.prior_blocks(x2)[:, 0] + self.noise * np.eye(p)  # Γ(x, x) + ηI
         D = cholesky(
             block - cross_t @ cross,
             name="Schur complement of G_t + ηI",
