@@ -8,6 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.linalg import solve_triangular
 
+from _helpers import random_psd
 from manytask.kernels import RBF
 from manytask.linalg import NotPositiveDefiniteError, cholesky, psd_inverse_sqrt, solve_lower
 
@@ -15,11 +16,6 @@ from manytask.linalg import NotPositiveDefiniteError, cholesky, psd_inverse_sqrt
 def _random_pd(seed, m):
     factor = np.random.default_rng(seed).normal(size=(m, m))
     return factor @ factor.T + m * np.eye(m)
-
-
-def _random_psd(seed, m, rank):
-    factor = np.random.default_rng(seed).normal(size=(m, rank))
-    return factor @ factor.T
 
 
 def _singular_rbf_gram():
@@ -153,7 +149,7 @@ def test_psd_inverse_sqrt_of_full_rank_matrix_gives_inverse():
 
 
 def test_psd_inverse_sqrt_of_rank_deficient_matrix_gives_pseudo_inverse():
-    K = _random_psd(17, 7, rank=3)
+    K = random_psd(17, 7, rank=3)
     E = psd_inverse_sqrt(K)
     assert E.shape == (7, 3)
     # The same relative eigenvalue cut-off (1e-10) as psd_inverse_sqrt's default rtol.
@@ -163,7 +159,7 @@ def test_psd_inverse_sqrt_of_rank_deficient_matrix_gives_pseudo_inverse():
 
 @pytest.mark.parametrize("rank", [7, 3, 1])
 def test_psd_inverse_sqrt_whitens_the_matrix(rank):
-    K = _random_psd(18, 7, rank=rank) + (np.eye(7) if rank == 7 else 0.0)
+    K = random_psd(18, 7, rank=rank) + (np.eye(7) if rank == 7 else 0.0)
     E = psd_inverse_sqrt(K)
     assert_allclose(E.T @ K @ E, np.eye(rank), atol=1e-9)
 

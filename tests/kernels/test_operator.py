@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from _helpers import random_psd
 from manytask.kernels import (
     RBF,
     Diagonal,
@@ -19,11 +20,6 @@ from manytask.kernels import (
 )
 
 
-def _random_psd(seed, n, rank=None):
-    factor = np.random.default_rng(seed).normal(size=(n, rank or n))
-    return factor @ factor.T
-
-
 def _points(seed, n, d=2):
     return np.random.default_rng(seed).uniform(-1, 1, size=(n, d))
 
@@ -31,14 +27,14 @@ def _points(seed, n, d=2):
 def _operator_kernels():
     n = 3
     return [
-        pytest.param(Separable(RBF(0.6), _random_psd(0, n)), id="Separable"),
+        pytest.param(Separable(RBF(0.6), random_psd(0, n)), id="Separable"),
         pytest.param(Diagonal([RBF(0.3), Matern(0.8, nu=2.5), Laplacian(1.0)]), id="Diagonal"),
         pytest.param(
             SumOfSeparable(
                 [
-                    (RBF(0.4), _random_psd(1, n)),
+                    (RBF(0.4), random_psd(1, n)),
                     (Matern(1.2, nu=1.5), uniform_task_similarity(n, 0.3)),
-                    (Linear(0.5), _random_psd(2, n, rank=1)),
+                    (Linear(0.5), random_psd(2, n, rank=1)),
                 ]
             ),
             id="SumOfSeparable",
@@ -54,13 +50,13 @@ def _block(gram, i, j, n):
 
 
 def test_separable_gram_equals_kronecker_product():
-    k, B = RBF(0.5), _random_psd(3, 3)
+    k, B = RBF(0.5), random_psd(3, 3)
     X, Y = _points(4, 5), _points(5, 4)
     assert_allclose(Separable(k, B).gram(X, Y), np.kron(k(X, Y), B), rtol=1e-12)
 
 
 def test_separable_gram_blocks_are_kernel_times_task_matrix():
-    k, B = Matern(0.7, nu=1.5), _random_psd(6, 3)
+    k, B = Matern(0.7, nu=1.5), random_psd(6, 3)
     X, Y = _points(7, 4), _points(8, 5)
     gram = Separable(k, B).gram(X, Y)
     n = 3
@@ -72,7 +68,7 @@ def test_separable_gram_blocks_are_kernel_times_task_matrix():
 
 
 def test_separable_gram_without_y_is_gram_of_x_with_itself():
-    G = Separable(RBF(0.5), _random_psd(9, 2))
+    G = Separable(RBF(0.5), random_psd(9, 2))
     X = _points(10, 4)
     assert_allclose(G.gram(X), G.gram(X, X))
 
@@ -142,14 +138,14 @@ def test_diagonal_rejects_non_kernel_entry_naming_its_index():
 
 
 def test_sum_of_separable_gram_equals_sum_of_separable_grams():
-    terms = [(RBF(0.4), _random_psd(15, 3)), (Matern(1.0, nu=2.5), _random_psd(16, 3, rank=1))]
+    terms = [(RBF(0.4), random_psd(15, 3)), (Matern(1.0, nu=2.5), random_psd(16, 3, rank=1))]
     X, Y = _points(17, 5), _points(18, 4)
     expected = sum(Separable(k, B).gram(X, Y) for k, B in terms)
     assert_allclose(SumOfSeparable(terms).gram(X, Y), expected, rtol=1e-12)
 
 
 def test_sum_of_separable_gram_equals_sum_of_kronecker_products():
-    terms = [(RBF(0.4), _random_psd(19, 2)), (Linear(0.3), _random_psd(20, 2))]
+    terms = [(RBF(0.4), random_psd(19, 2)), (Linear(0.3), random_psd(20, 2))]
     X, Y = _points(21, 3), _points(22, 6)
     expected = sum(np.kron(k(X, Y), B) for k, B in terms)
     assert_allclose(SumOfSeparable(terms).gram(X, Y), expected, rtol=1e-12)
@@ -217,7 +213,7 @@ def test_n_tasks_is_three(kernel):
 
 
 def test_separable_decomposition_reconstructs_full_rank_task_matrix():
-    B = _random_psd(29, 4)
+    B = random_psd(29, 4)
     decomposition = Separable(RBF(), B).decompose()
     R, scales = decomposition.rotation, decomposition.scales
     assert R.shape == (4, 4)
@@ -227,7 +223,7 @@ def test_separable_decomposition_reconstructs_full_rank_task_matrix():
 
 
 def test_separable_decomposition_of_rank_deficient_task_matrix_drops_null_directions():
-    B = _random_psd(30, 5, rank=2)
+    B = random_psd(30, 5, rank=2)
     decomposition = Separable(RBF(), B).decompose()
     R, scales = decomposition.rotation, decomposition.scales
     assert R.shape == (5, 2)
@@ -238,7 +234,7 @@ def test_separable_decomposition_of_rank_deficient_task_matrix_drops_null_direct
 
 
 def test_separable_decomposition_grams_are_scaled_scalar_grams():
-    k, B = Matern(0.6, nu=2.5), _random_psd(31, 3)
+    k, B = Matern(0.6, nu=2.5), random_psd(31, 3)
     X, Y = _points(32, 5), _points(33, 4)
     decomposition = Separable(k, B).decompose()
     grams = decomposition.gram(X, Y)
@@ -249,7 +245,7 @@ def test_separable_decomposition_grams_are_scaled_scalar_grams():
 
 def test_separable_decomposition_rebuilds_full_gram():
     # Σ_β kron(s_β K, r_β r_βᵀ) = kron(K, R diag(s) Rᵀ) = kron(K, B).
-    k, B = RBF(0.5), _random_psd(34, 3, rank=2)
+    k, B = RBF(0.5), random_psd(34, 3, rank=2)
     X, Y = _points(35, 4), _points(36, 3)
     decomposition = Separable(k, B).decompose()
     grams = decomposition.gram(X, Y)
@@ -260,7 +256,7 @@ def test_separable_decomposition_rebuilds_full_gram():
 
 
 def test_separable_decomposition_prior_blocks_are_scaled_kernel_diagonal():
-    k, B = Linear(0.3), _random_psd(37, 3)
+    k, B = Linear(0.3), random_psd(37, 3)
     X = _points(38, 5)
     decomposition = Separable(k, B).decompose()
     blocks = decomposition.prior_blocks(X)
@@ -287,7 +283,7 @@ def test_diagonal_decomposition_groups_tasks_sharing_a_kernel_object():
 
 
 def test_sum_of_separable_decomposition_is_one_problem_with_all_tasks():
-    G = SumOfSeparable([(RBF(0.4), _random_psd(41, 3)), (Linear(0.3), _random_psd(42, 3))])
+    G = SumOfSeparable([(RBF(0.4), random_psd(41, 3)), (Linear(0.3), random_psd(42, 3))])
     X, Y = _points(43, 4), _points(44, 3)
     decomposition = G.decompose()
     assert decomposition.batch == 1

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from _helpers import random_psd
 from manytask.kernels import (
     RBF,
     check_task_matrix,
@@ -14,22 +15,16 @@ from manytask.kernels import (
     uniform_task_similarity,
 )
 
-
-def _random_psd(seed, n, rank=None):
-    factor = np.random.default_rng(seed).normal(size=(n, rank or n))
-    return factor @ factor.T
-
-
 # --- check_task_matrix ----------------------------------------------------------------------
 
 
 def test_check_task_matrix_accepts_symmetric_psd_matrix():
-    B = _random_psd(0, 4)
+    B = random_psd(0, 4)
     assert_allclose(check_task_matrix(B), B)
 
 
 def test_check_task_matrix_accepts_rank_deficient_psd_matrix():
-    B = _random_psd(1, 4, rank=2)
+    B = random_psd(1, 4, rank=2)
     assert_allclose(check_task_matrix(B), B)
 
 
@@ -41,7 +36,7 @@ def test_check_task_matrix_accepts_nested_lists():
 
 
 def test_check_task_matrix_symmetrises_rounding_level_asymmetry():
-    B = _random_psd(2, 3)
+    B = random_psd(2, 3)
     B[0, 1] += 1e-13
     checked = check_task_matrix(B)
     assert_allclose(checked, checked.T, rtol=0, atol=0)
@@ -143,7 +138,7 @@ def test_estimate_task_matrix_equals_dense_solve():
 def test_estimate_task_matrix_equals_dense_solve_for_random_spd_matrix():
     m, n = 12, 4
     R = np.random.default_rng(12).normal(size=(m, n))
-    K = _random_psd(13, m) + m * np.eye(m)
+    K = random_psd(13, m) + m * np.eye(m)
     expected = R.T @ np.linalg.solve(K, R) / m
     assert_allclose(estimate_task_matrix(R, K), expected, rtol=1e-10)
 

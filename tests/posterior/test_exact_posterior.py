@@ -11,6 +11,7 @@ import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as sk_kernels
 
+from _helpers import assert_close
 from manytask.kernels import RBF, Diagonal, Matern, Separable, SumOfSeparable
 from manytask.posterior import ExactPosterior
 
@@ -76,12 +77,6 @@ def dense_log_det(kernel, noise, X):
     sign, value = np.linalg.slogdet(np.eye(len(G)) + G / noise)
     assert sign > 0
     return value
-
-
-def assert_close(actual, expected, rtol):
-    """Entrywise agreement relative to the largest entry of ``expected``."""
-    scale = max(float(np.max(np.abs(expected))), 1e-300)
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)
 
 
 # ---- §3.1: the posterior is the dense formula ----------------------------------------------

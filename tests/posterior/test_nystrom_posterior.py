@@ -8,6 +8,7 @@ with q as Theorem 3 sets it, Γ_t/ρ ⪯ Γ̃_t ⪯ ρΓ_t at the candidates.
 import numpy as np
 import pytest
 
+from _helpers import assert_close
 from manytask.kernels import RBF, Diagonal, Matern, Separable, SumOfSeparable
 from manytask.posterior import ExactPosterior, NystromPosterior
 
@@ -52,11 +53,6 @@ def well_separated_problem(seed, n_observations=30, n_queries=8):
     Y = rng.standard_normal((n_observations, N_TASKS))
     queries = rng.uniform(-0.1, 1.35, (n_queries, 2))
     return X, Y, queries
-
-
-def assert_close(actual, expected, rtol):
-    scale = max(float(np.max(np.abs(expected))), 1e-300)
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)
 
 
 # ---- q = ∞: every point in the dictionary ---------------------------------------------------
