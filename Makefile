@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,7 +24,13 @@ lint: $(STAMP)
 test: lint
 	MPLBACKEND=Agg $(BIN)/python -m pytest
 
-bench: $(STAMP)
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:

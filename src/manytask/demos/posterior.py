@@ -20,6 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..bo.problems import (
+    NOISE_VARIANCE,
+    PERTURBATION_CENTRES,
+    PERTURBATION_WEIGHTS,
+    PERTURBATION_WIDTH,
+)
+from ..bo.problems import perturbed_sine_values as perturbed_sine
 from ..kernels import RBF, Separable, uniform_task_similarity
 from ..posterior import ExactPosterior
 from ..report import Report, Section
@@ -36,48 +43,6 @@ __all__ = [
     "posterior_section",
     "run_section",
 ]
-
-PERTURBATION_CENTRES = np.array([0.05, 0.4, 0.7])  # §5: x_1, x_2, x_3
-PERTURBATION_WIDTH = 0.1  # §5: standard deviation of each Gaussian bump
-# Task-specific weights of the three bumps (rows: tasks, columns: centres). The paper does not
-# list its weights; these were fixed before any run. Every task keeps the common sine and
-# gets its own local difference: a bump of a different sign or place, so no two tasks agree
-# everywhere and no centre is perturbed the same way in all tasks.
-PERTURBATION_WEIGHTS = np.array(
-    [
-        [1.0, 0.0, 0.5],
-        [0.0, 1.0, 0.0],
-        [-0.5, 0.0, 1.0],
-        [0.0, -1.0, -0.5],
-    ]
-)
-NOISE_VARIANCE = 0.01  # §5: Gaussian observation noise of variance 0.01
-
-
-def perturbed_sine(x, weights=PERTURBATION_WEIGHTS) -> np.ndarray:
-    """Noise-free tasks f_i(x) = sin(2πx) + 0.6 Σ_j w_ij exp(−(x − c_j)² / (2·0.1²)) (§5).
-
-    Parameters
-    ----------
-    x : array of shape (N,) or (N, 1)
-        Inputs in [0, 1].
-    weights : array of shape (n_tasks, 3)
-        Weights of the Gaussian bumps centred at 0.05, 0.4 and 0.7.
-
-    Returns
-    -------
-    values : array of shape (N, n_tasks)
-
-    Example
-    -------
-    >>> perturbed_sine([0.25, 0.4]).round(3)
-    array([[ 1.081,  1.195,  0.959,  0.805],
-           [ 0.592,  1.188,  0.594, -0.016]])
-    """
-    x = np.asarray(x, dtype=float).reshape(-1)
-    weights = np.asarray(weights, dtype=float)
-    bumps = np.exp(-0.5 * ((x[:, None] - PERTURBATION_CENTRES) / PERTURBATION_WIDTH) ** 2)
-    return np.sin(2 * np.pi * x)[:, None] + 0.6 * bumps @ weights.T
 
 
 @dataclass(frozen=True)

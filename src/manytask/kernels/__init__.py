@@ -8,7 +8,15 @@
 (4, 3, 3)
 """
 
-from .operator import Decomposition, Diagonal, OperatorKernel, Separable, SumOfSeparable
+from .config import kernel_from_config, kernel_to_config
+from .operator import (
+    Decomposition,
+    Diagonal,
+    OperatorKernel,
+    Separable,
+    SumOfSeparable,
+    diagonal_part,
+)
 from .scalar import (
     RBF,
     Constant,
@@ -42,4 +50,7 @@ __all__ = [
     "Diagonal",
     "SumOfSeparable",
     "Decomposition",
+    "diagonal_part",
+    "kernel_to_config",
+    "kernel_from_config",
 ]

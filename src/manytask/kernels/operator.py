@@ -21,7 +21,14 @@ import numpy as np
 from .scalar import Kernel
 from .task import check_task_matrix
 
-__all__ = ["OperatorKernel", "Separable", "Diagonal", "SumOfSeparable", "Decomposition"]
+__all__ = [
+    "OperatorKernel",
+    "Separable",
+    "Diagonal",
+    "SumOfSeparable",
+    "Decomposition",
+    "diagonal_part",
+]
 
 
 @dataclass(frozen=True)
@@ -222,3 +229,30 @@ class SumOfSeparable(OperatorKernel):
 
     def diag_blocks(self, X):
         return sum(term.diag_blocks(X) for term in self.terms)
+
+
+def diagonal_part(kernel: OperatorKernel) -> OperatorKernel:
+    """diag(Γ(x, x')): the same marginal kernel per task, without the correlation between
+    tasks (the kernel of the independent baselines IT-KB, IT-BKB and MOBO).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from manytask.kernels import RBF
+    >>> diagonal_part(Separable(RBF(0.2), [[2.0, 1.0], [1.0, 2.0]])).B
+    array([[2., 0.],
+           [0., 2.]])
+    """
+    if isinstance(kernel, Separable):
+        return Separable(kernel.kernel, np.diag(np.diag(kernel.B)))
+    if isinstance(kernel, Diagonal):
+        return kernel
+    if isinstance(kernel, SumOfSeparable):
+        per_task = []
+        for i in range(kernel.n_tasks):
+            parts = [float(t.B[i, i]) * t.kernel for t in kernel.terms if t.B[i, i] > 0]
+            per_task.append(sum(parts[1:], parts[0]) if parts else 0.0 * kernel.terms[0].kernel)
+        return Diagonal(per_task)
+    raise ValueError(
+        f"diagonal_part needs a Separable, Diagonal or SumOfSeparable kernel, got {kernel!r}"
+    )

@@ -6,6 +6,10 @@ A kernel is called as ``k(X, Y) -> (N, M)``; ``k.diag(X) -> (N,)``; kernels comp
 learning needs them for the non-crossing penalty and the RKHS norm of h(x)(θ) =
 Σ α k(θ, θ_j) + β ∂₂k(θ, θ_j) (``infinite-task-learning.txt``, Prop. 3.1).
 
+``RBF`` and ``Matern`` take a scalar ``lengthscale`` or a 1-D array of per-dimension
+lengthscales (automatic relevance determination, ARD): inputs are divided by the
+lengthscales before the distance, as scikit-learn's anisotropic kernels do.
+
 Task kernels (matrices B) and operator-valued kernels live in :mod:`manytask.kernels.task`
 and :mod:`manytask.kernels.operator`.
 """
@@ -17,7 +21,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import as_points, check_positive, check_random_state
+from .._validation import as_finite_array, as_points, check_positive, check_random_state
 
 __all__ = [
     "Kernel",
@@ -101,8 +105,51 @@ def _one_dimensional(X, name: str) -> np.ndarray:
     return points
 
 
+def _check_lengthscale(value):
+    """A positive float, or a non-empty 1-D float array of positive per-dimension lengthscales."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return check_positive(value, "lengthscale")
+    lengthscale = as_finite_array(value, "lengthscale", ndim=1).copy()
+    if lengthscale.size == 0:
+        raise ValueError("lengthscale must hold at least one entry, got an empty array")
+    if np.any(lengthscale <= 0):
+        bad = int(np.argmin(lengthscale))
+        raise ValueError(
+            f"lengthscale must be > 0 in every dimension, got {lengthscale[bad]!r} at index {bad}"
+        )
+    return lengthscale
+
+
+def _lengthscale_repr(lengthscale) -> str:
+    return repr(lengthscale) if np.ndim(lengthscale) == 0 else repr(lengthscale.tolist())
+
+
+def _scaled_points(lengthscale, X, Y):
+    """X / l and Y / l, checking that per-dimension lengthscales match the inputs."""
+    if np.ndim(lengthscale) == 1 and lengthscale.shape[0] != X.shape[1]:
+        raise ValueError(
+            f"lengthscale has {lengthscale.shape[0]} entries but the inputs have "
+            f"{X.shape[1]} features (X shape {X.shape})"
+        )
+    return X / lengthscale, Y / lengthscale
+
+
+def _scalar_lengthscale(lengthscale) -> float:
+    """The lengthscale of 1-D inputs (θ-derivatives): a float, or a length-1 array's entry."""
+    if np.ndim(lengthscale) == 0:
+        return lengthscale
+    if lengthscale.shape[0] != 1:
+        raise ValueError(
+            f"θ-derivatives need 1-D inputs, but lengthscale has {lengthscale.shape[0]} entries"
+        )
+    return float(lengthscale[0])
+
+
 class RBF(Kernel):
-    """Squared exponential kernel k(x, y) = exp(−‖x − y‖² / (2 l²)).
+    """Squared exponential kernel k(x, y) = exp(−‖(x − y) / l‖² / 2).
+
+    ``lengthscale`` is a positive number, or a 1-D array of per-dimension lengthscales
+    (ARD; its length must equal the inputs' dimension d).
 
     Example
     -------
@@ -110,58 +157,68 @@ class RBF(Kernel):
     >>> k = RBF(lengthscale=0.5)
     >>> float(k(np.array([[0.0]]), np.array([[0.5]]))[0, 0])  # exp(-1/2)
     0.6065306597126334
+    >>> k = RBF(lengthscale=[0.5, 2.0])  # ARD: the second input matters less
+    >>> round(float(k([[0.0, 0.0]], [[0.5, 2.0]])[0, 0]), 6)  # exp(-(1 + 1)/2)
+    0.367879
     """
 
-    def __init__(self, lengthscale: float = 1.0):
-        self.lengthscale = check_positive(lengthscale, "lengthscale")
+    def __init__(self, lengthscale=1.0):
+        self.lengthscale = _check_lengthscale(lengthscale)
 
     def __repr__(self):
-        return f"RBF(lengthscale={self.lengthscale!r})"
+        return f"RBF(lengthscale={_lengthscale_repr(self.lengthscale)})"
 
     def _evaluate(self, X, Y):
-        return np.exp(-0.5 * cdist(X, Y, "sqeuclidean") / self.lengthscale**2)
+        X, Y = _scaled_points(self.lengthscale, X, Y)
+        return np.exp(-0.5 * cdist(X, Y, "sqeuclidean"))
 
     def _diag(self, X):
+        _scaled_points(self.lengthscale, X, X)
         return np.ones(len(X))
 
     def _dk_dy(self, X, Y):
         diff = X - Y.T
-        return self._evaluate(X, Y) * diff / self.lengthscale**2
+        return self._evaluate(X, Y) * diff / _scalar_lengthscale(self.lengthscale) ** 2
 
     def _d2k_dxdy(self, X, Y):
         diff2 = (X - Y.T) ** 2
-        l2 = self.lengthscale**2
+        l2 = _scalar_lengthscale(self.lengthscale) ** 2
         return self._evaluate(X, Y) * (1.0 / l2 - diff2 / l2**2)
 
 
 class Matern(Kernel):
     """Matérn kernel with smoothness ``nu`` ∈ {0.5, 1.5, 2.5} and unit variance.
 
-    nu = 0.5 is exp(−r/l); 1.5 is (1 + √3 r/l) e^{−√3 r/l}; 2.5 is
-    (1 + √5 r/l + 5r²/(3l²)) e^{−√5 r/l}, with r = ‖x − y‖₂. θ-derivatives exist for
-    nu ≥ 1.5 only (nu = 0.5 is not differentiable at x = y).
+    With s = ‖(x − y) / l‖₂, nu = 0.5 is exp(−s); 1.5 is (1 + √3 s) e^{−√3 s}; 2.5 is
+    (1 + √5 s + 5s²/3) e^{−√5 s}. ``lengthscale`` is a positive number or a 1-D array of
+    per-dimension lengthscales (ARD). θ-derivatives exist for nu ≥ 1.5 only (nu = 0.5 is
+    not differentiable at x = y).
 
     Example
     -------
     >>> k = Matern(lengthscale=1.0, nu=1.5)
     >>> round(float(k([[0.0]], [[1.0]])[0, 0]), 6)
     0.483358
+    >>> round(float(Matern([2.0, 0.5], nu=1.5)([[0.0, 0.0]], [[0.0, 0.5]])[0, 0]), 6)
+    0.483358
     """
 
-    def __init__(self, lengthscale: float = 1.0, nu: float = 1.5):
-        self.lengthscale = check_positive(lengthscale, "lengthscale")
+    def __init__(self, lengthscale=1.0, nu: float = 1.5):
+        self.lengthscale = _check_lengthscale(lengthscale)
         if nu not in (0.5, 1.5, 2.5):
             raise ValueError(f"nu must be one of 0.5, 1.5, 2.5, got {nu!r}")
         self.nu = float(nu)
 
     def __repr__(self):
-        return f"Matern(lengthscale={self.lengthscale!r}, nu={self.nu!r})"
+        return f"Matern(lengthscale={_lengthscale_repr(self.lengthscale)}, nu={self.nu!r})"
 
     def _rate(self):
-        return np.sqrt(2.0 * self.nu) / self.lengthscale
+        """√(2ν)/l for 1-D inputs (the θ-derivatives)."""
+        return np.sqrt(2.0 * self.nu) / _scalar_lengthscale(self.lengthscale)
 
     def _evaluate(self, X, Y):
-        ar = self._rate() * cdist(X, Y, "euclidean")
+        X, Y = _scaled_points(self.lengthscale, X, Y)
+        ar = np.sqrt(2.0 * self.nu) * cdist(X, Y, "euclidean")
         if self.nu == 0.5:
             return np.exp(-ar)
         if self.nu == 1.5:
@@ -169,6 +226,7 @@ class Matern(Kernel):
         return (1.0 + ar + ar**2 / 3.0) * np.exp(-ar)
 
     def _diag(self, X):
+        _scaled_points(self.lengthscale, X, X)
         return np.ones(len(X))
 
     def _check_differentiable(self):

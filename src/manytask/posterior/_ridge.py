@@ -53,7 +53,7 @@ class IncrementalRidge:
         self.noise = noise
         self.batch, self.block = decomposition.batch, decomposition.block
         self.n_observations = 0
-        self.log_det = 0.0
+        self.log_dets = np.zeros(self.batch)  # log det(I + G_t/η) of every problem
         self.candidates = None
         self._capacity = 0
         self._X = None
@@ -83,6 +83,24 @@ class IncrementalRidge:
         self._capacity = capacity
 
     @property
+    def log_det(self) -> float:
+        return float(np.sum(self.log_dets))
+
+    def snapshot(self):
+        """What :meth:`restore` needs to undo later ``add`` calls (O(batch·N) copies)."""
+        cache = None
+        if self.candidates is not None:
+            cache = (self._candidate_mean.copy(), self._candidate_cov.copy())
+        return (self.n_observations, self.log_dets.copy(), cache)
+
+    def restore(self, snapshot):
+        """Forget the observations added since ``snapshot`` (rows past it are ignored)."""
+        self.n_observations, log_dets, cache = snapshot
+        self.log_dets = log_dets.copy()
+        if cache is not None:
+            self._candidate_mean, self._candidate_cov = cache[0].copy(), cache[1].copy()
+
+    @property
     def X(self):
         return self._X[: self.n_observations]
 
@@ -108,9 +126,9 @@ class IncrementalRidge:
                 self._L[beta, :tp, :tp] = L
                 self._w[beta, :tp] = solve_lower(L, outputs[beta])
             diagonals = np.diagonal(self._L[:, :tp, :tp], axis1=1, axis2=2)
-            self.log_det = float(np.sum(2.0 * np.log(diagonals)) - b * tp * np.log(self.noise))
+            self.log_dets = np.sum(2.0 * np.log(diagonals), axis=1) - tp * np.log(self.noise)
         else:
-            self.log_det = 0.0
+            self.log_dets = np.zeros(b)
         if candidates is not None:
             prior = d.prior_blocks(candidates)
             self._candidate_mean = np.zeros((b, len(candidates) * p))
@@ -164,7 +182,9 @@ class IncrementalRidge:
         self._w[:, tp : tp + p] = w_new
         self._X[t] = x
         diagonals = np.diagonal(D, axis1=1, axis2=2)
-        self.log_det += float(np.sum(2.0 * np.log(diagonals)) - b * p * np.log(self.noise))
+        self.log_dets = (
+            self.log_dets + np.sum(2.0 * np.log(diagonals), axis=1) - p * np.log(self.noise)
+        )
         self.n_observations = t + 1
         return self
 

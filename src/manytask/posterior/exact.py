@@ -92,6 +92,28 @@ class ExactPosterior(MultiTaskPosterior):
         """log det(I + G_t/η), the information gain term of β_t (Theorem 1, 2)."""
         return self._ridge.log_det if self.n_features_in_ is not None else 0.0
 
+    def log_det_terms(self) -> np.ndarray:
+        """log det(I + G_t/η) of every independent problem (per task for a diagonal kernel,
+        per eigenvalue of B for a separable one); they sum to :meth:`log_det`."""
+        if self.n_features_in_ is None:
+            return np.zeros(self.decomposition.batch)
+        return self._ridge.log_dets.copy()
+
+    def snapshot(self):
+        """A token for :meth:`restore`: later ``add`` calls (e.g. hallucinated observations
+        of pending points in a batch) can be undone in O(n·N), without a refit."""
+        if self.n_features_in_ is None:
+            return None
+        return self._ridge.snapshot()
+
+    def restore(self, token) -> ExactPosterior:
+        """Undo every ``add`` since :meth:`snapshot` returned ``token``."""
+        if token is None:
+            self.n_features_in_, self.candidates_ = None, None
+            return self
+        self._ridge.restore(token)
+        return self
+
     def _problem_posterior(self, X, with_cov):
         if X is self.candidates_:
             mean, cov = self._ridge.candidate_posterior()

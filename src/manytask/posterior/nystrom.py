@@ -106,7 +106,7 @@ class NystromPosterior(MultiTaskPosterior):
         self._X = np.zeros((0, n_features))
         self._Z = np.zeros((0, self.decomposition.batch, self.decomposition.block))
         self._norms = np.zeros(0)
-        self._log_det = 0.0
+        self._log_dets = np.zeros(self.decomposition.batch)
         self.dictionary_ = np.zeros(0, dtype=int)
         self.dictionary_sizes_ = []
         self._embedding = None
@@ -129,7 +129,7 @@ class NystromPosterior(MultiTaskPosterior):
             self._rng.bit_generator.state = rng_state
             raise
         # commit only now: an error above leaves the posterior as it was
-        self._log_det += self._log_det_term(cov)
+        self._log_dets = self._log_dets + self._log_det_terms(cov)
         self._X, self._Z, self._embedding, self._solutions = X, Z, embedding, solutions
         self.dictionary_ = np.flatnonzero(keep)
         self.dictionary_sizes_.append(int(keep.sum()))
@@ -149,10 +149,12 @@ class NystromPosterior(MultiTaskPosterior):
             return np.maximum(cov[:, :, 0, 0].max(axis=0), 0.0)
         return np.maximum(np.linalg.eigvalsh(cov[0])[:, -1], 0.0)
 
-    def _log_det_term(self, cov):
-        """log det(Iₙ + η⁻¹Γ̃_{t−1}(x_t, x_t)) for the single point in ``cov``."""
-        eigenvalues = cov[:, 0, 0, 0] if self.uses_split else np.linalg.eigvalsh(cov[0, 0])
-        return float(np.sum(np.log1p(np.maximum(eigenvalues, 0.0) / self.noise)))
+    def _log_det_terms(self, cov):
+        """log det(I + η⁻¹Γ̃_{t−1}(x_t, x_t)) of every problem, for the point in ``cov``."""
+        if self.uses_split:
+            return np.log1p(np.maximum(cov[:, 0, 0, 0], 0.0) / self.noise)
+        eigenvalues = np.linalg.eigvalsh(cov[0, 0])
+        return np.array([np.sum(np.log1p(np.maximum(eigenvalues, 0.0) / self.noise))])
 
     def _build(self, X, Z, dictionary, probabilities):
         """Embedding of D_t, and per problem the factor of Ṽ_t + ηI and
@@ -191,7 +193,32 @@ class NystromPosterior(MultiTaskPosterior):
 
     def log_det(self) -> float:
         """Σ_s log det(Iₙ + η⁻¹Γ̃_{s−1}(x_s, x_s)), the sum in β̃_t of Theorem 3."""
-        return self._log_det if self.n_features_in_ is not None else 0.0
+        return float(np.sum(self.log_det_terms()))
+
+    def log_det_terms(self) -> np.ndarray:
+        """The sum of :meth:`log_det` split by independent problem (per task for a
+        diagonal kernel)."""
+        if self.n_features_in_ is None:
+            return np.zeros(self.decomposition.batch)
+        return self._log_dets.copy()
+
+    def snapshot(self):
+        """A token for :meth:`restore`, which undoes later ``add`` calls (and their draws)."""
+        state = dict(self.__dict__)
+        if "dictionary_sizes_" in state:
+            state["dictionary_sizes_"] = list(state["dictionary_sizes_"])
+        rng_state = self._rng.bit_generator.state if "_rng" in state else None
+        return state, rng_state
+
+    def restore(self, token) -> NystromPosterior:
+        """Undo every ``add`` since :meth:`snapshot` returned ``token``."""
+        state, rng_state = token
+        self.__dict__.clear()
+        self.__dict__.update(state)
+        self.dictionary_sizes_ = list(state.get("dictionary_sizes_", []))
+        if rng_state is not None:
+            self._rng.bit_generator.state = rng_state
+        return self
 
     def _problem_posterior(self, X, with_cov):
         d = self.decomposition

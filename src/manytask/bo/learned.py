@@ -1,0 +1,76 @@
+"""``kernel="auto"`` in :class:`~manytask.bo.MultiTaskBO`: when to refit the ICM kernel, and
+the units it works in (beyond the paper, which assumes the kernel is known).
+
+Inputs are mapped to the unit cube of the domain's box for the fit, and the fitted ARD
+lengthscales mapped back, so the posterior works in the user's units. Outputs are
+standardised per task (mean 0, standard deviation 1) at every refit, and the posterior and
+the scalarisations act on standardised outputs: a per-objective increasing affine map leaves
+the Pareto front unchanged, and it makes an isotropic noise η sensible when the objectives
+have different units. The Chebyshev reference point is mapped the same way.
+
+The theory radii assume a known kernel; with a learned kernel the default radius is the
+practical GP-UCB choice β_t = √(0.2 d log(2t)) of Kandasamy et al. (2017) (a user ``beta``
+still wins). The math of the fit is in :mod:`.kernel_learning`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import RBF, Separable
+from .kernel_learning import fit_icm_kernel, normalize_inputs, standardize_outputs
+from .scalarization import Chebyshev
+
+__all__ = ["LearnedKernel"]
+
+
+class LearnedKernel:
+    """Refit schedule and output standardisation of a learned ICM kernel.
+
+    The first fit happens once ``n_initial = max(3, d + 1)`` observations exist (until
+    then the optimiser proposes random points of the domain); later fits every
+    ``refit_every`` observations, warm-started from the previous one.
+    """
+
+    def __init__(self, n_features, n_tasks, box, seed, refit_every):
+        if refit_every < 1:
+            raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
+        self.n_features, self.n_tasks = n_features, n_tasks
+        self.box, self.seed, self.refit_every = np.asarray(box, dtype=float), seed, refit_every
+        width = self.box[:, 1] - self.box[:, 0]
+        self.box[:, 1] = np.where(width > 0, self.box[:, 1], self.box[:, 0] + 1.0)
+        self.n_initial = max(3, n_features + 1)
+        self.fit_ = None
+        self._fitted_at = 0
+        self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
+
+    def update(self, X, Y):
+        """After a new observation: (kernel, noise) in the user's input units if it is time
+        to refit, else None."""
+        t = len(X)
+        if t < self.n_initial or (self.fit_ is not None and t - self._fitted_at < self.refit_every):
+            return None
+        X_unit, _ = normalize_inputs(X, self.box)
+        Y_standard, self.mean_, self.scale_ = standardize_outputs(Y)
+        seed = np.random.SeedSequence([0 if self.seed is None else self.seed, 2, t])
+        restarts = 3 if self.fit_ is None else 1
+        self.fit_ = fit_icm_kernel(
+            X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
+            init=self.fit_,
+        )  # fmt: skip
+        self._fitted_at = t
+        lengthscales = self.fit_.lengthscales * (self.box[:, 1] - self.box[:, 0])
+        return Separable(RBF(lengthscales), self.fit_.B), float(self.fit_.noise)
+
+    def standardize(self, Y):
+        return (np.asarray(Y) - self.mean_) / self.scale_
+
+    def scalarization(self, scalarization):
+        """The scalarisation on standardised outputs (the reference point mapped along)."""
+        if isinstance(scalarization, Chebyshev) and scalarization.reference is not None:
+            return Chebyshev(self.standardize(scalarization.reference))
+        return scalarization
+
+    def practical_beta(self, t):
+        """√(0.2 d log(2t)), Kandasamy et al. (2017)'s practical GP-UCB radius."""
+        return float(np.sqrt(0.2 * self.n_features * np.log(2 * max(t, 1))))

@@ -1,0 +1,118 @@
+"""``run``: the evaluation loop of a Bayesian-optimisation experiment, and its ``RunResult``.
+
+Sequentially, a round is ask → evaluate → tell. With an ``executor`` (any
+:class:`concurrent.futures.Executor`; Dask's ``Client.get_executor()`` works too), up to
+``n_workers`` evaluations stay in flight: whenever one finishes, it is told and a new point
+is asked for the freed worker. Every evaluation draws its noise from its own generator,
+spawned from ``seed`` by evaluation index, so results do not depend on completion order.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from . import metrics
+
+__all__ = ["RunResult", "run"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of an optimiser on a problem.
+
+    Attributes
+    ----------
+    points : (T, d) array
+        x_t in the order they were told.
+    observations : (T, n) array
+        Noisy y_t.
+    weights : (T, n) array
+        λ_t drawn for each point.
+    round_times : (T,) array
+        Seconds spent in the optimiser (ask + tell) for each point, evaluation excluded.
+    cumulative_regret : (T,) array
+        R_C(t) for t = 1..T with the λ_t drawn, on the problem's noise-free values.
+    """
+
+    points: np.ndarray
+    observations: np.ndarray
+    weights: np.ndarray
+    round_times: np.ndarray
+    cumulative_regret: np.ndarray
+
+    @property
+    def time_average_regret(self) -> np.ndarray:
+        """R_C(t)/t."""
+        return self.cumulative_regret / np.arange(1, len(self.cumulative_regret) + 1)
+
+
+def run(problem, optimizer, budget, executor=None, n_workers=None, seed=None, progress=True):
+    """Optimise ``problem`` with ``optimizer`` for ``budget`` evaluations.
+
+    Parameters
+    ----------
+    problem : Problem
+        Has ``evaluate(x, rng)`` and noise-free ``f(X)`` (see :mod:`.problems`).
+    optimizer : MultiTaskBO
+    budget : int
+        Number of evaluations T.
+    executor : concurrent.futures.Executor, optional
+        Keeps ``n_workers`` evaluations in flight (default: the executor's worker count).
+    seed : int or None
+        Seed of the evaluation noise.
+    progress : bool
+        Show a tqdm progress bar.
+    """
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget!r}")
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(budget)]
+    told_times = []
+    bar = tqdm(total=budget, desc=f"{optimizer.algorithm} on {problem.name}", disable=not progress)
+    if executor is None:
+        for index in range(budget):
+            start = time.perf_counter()
+            x = optimizer.ask()
+            asked = time.perf_counter() - start
+            y = problem.evaluate(x, streams[index])
+            start = time.perf_counter()
+            optimizer.tell(x, y)
+            told_times.append(asked + time.perf_counter() - start)
+            bar.update()
+    else:
+        workers = n_workers or getattr(executor, "_max_workers", 2)
+        in_flight, submitted = {}, 0
+        while len(told_times) < budget:
+            free = min(workers - len(in_flight), budget - submitted)
+            if free > 0:
+                start = time.perf_counter()
+                points = optimizer.ask(free)
+                share = (time.perf_counter() - start) / free
+                for x in points:
+                    future = executor.submit(problem.evaluate, x, streams[submitted])
+                    in_flight[future] = (x, share)
+                    submitted += 1
+            done, _ = concurrent.futures.wait(
+                in_flight, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                x, share = in_flight.pop(future)
+                start = time.perf_counter()
+                optimizer.tell(x, future.result())
+                told_times.append(share + time.perf_counter() - start)
+                bar.update()
+    bar.close()
+    points, weights = optimizer.X_[-budget:], optimizer.weights_[-budget:]
+    values = problem.f(points)
+    regret = metrics.cumulative_regret(problem.values, values, weights, optimizer.scalarization)
+    return RunResult(
+        points=points,
+        observations=optimizer.Y_[-budget:],
+        weights=weights,
+        round_times=np.array(told_times),
+        cumulative_regret=regret,
+    )

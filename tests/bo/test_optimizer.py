@@ -1,0 +1,194 @@
+"""MultiTaskBO: ask/tell, batches, checkpoints, bad input, and the run loop."""
+
+import concurrent.futures
+import json
+
+import numpy as np
+import pytest
+
+from manytask.bo import MultiTaskBO, run
+from manytask.bo.problems import perturbed_sine
+from manytask.kernels import RBF, Separable, uniform_task_similarity
+
+CANDIDATES = np.linspace(0, 1, 101)[:, None]
+KERNEL = Separable(RBF(0.2), uniform_task_similarity(2, omega=0.4))
+
+
+def objective(x):
+    x = float(np.asarray(x).reshape(-1)[0])
+    return np.array([np.sin(6 * x), np.cos(5 * x)])
+
+
+def drive(optimizer, rounds, rng):
+    for _ in range(rounds):
+        x = optimizer.ask()
+        optimizer.tell(x, objective(x) + 0.05 * rng.normal(size=2))
+    return optimizer
+
+
+@pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo"])
+def test_every_algorithm_runs_and_records_its_weights(algorithm):
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, algorithm=algorithm, seed=1)
+    drive(optimizer, 8, np.random.default_rng(0))
+    assert optimizer.X_.shape == (8, 1) and optimizer.Y_.shape == (8, 2)
+    np.testing.assert_allclose(optimizer.weights_.sum(axis=1), 1.0)
+    assert all(any(np.array_equal(x, c) for c in CANDIDATES) for x in optimizer.X_)
+
+
+def test_same_seed_gives_the_same_run():
+    first = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=3), 10, np.random.default_rng(0)
+    )
+    second = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=3), 10, np.random.default_rng(0)
+    )
+    np.testing.assert_array_equal(first.X_, second.X_)
+
+
+def test_batch_points_differ_and_stay_pending():
+    optimizer = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=0), 3, np.random.default_rng(0)
+    )
+    batch = optimizer.ask(4)
+    assert batch.shape == (4, 1)
+    assert len({float(x[0]) for x in batch}) == 4
+    assert optimizer.pending_.shape == (4, 1)
+    optimizer.tell(batch[2], objective(batch[2]))
+    assert optimizer.pending_.shape == (3, 1)
+
+
+def test_pending_points_shrink_the_variance_the_next_ask_sees():
+    # with a fixed λ, asking twice without telling must not propose the same point twice
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, weights=[0.5, 0.5], seed=0)
+    drive(optimizer, 3, np.random.default_rng(0))
+    first, second = optimizer.ask(), optimizer.ask()
+    assert not np.array_equal(first, second)
+
+
+def test_tell_accepts_points_that_were_not_asked():
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=0)
+    optimizer.tell([0.123], [0.1, 0.2])  # not even a candidate
+    assert np.isnan(optimizer.weights_[0]).all()
+    assert optimizer.ask().shape == (1,)
+
+
+@pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb", "mobo"])
+def test_resume_from_state_proposes_what_the_uninterrupted_run_would(algorithm):
+    rng = np.random.default_rng(7)
+    noise = 0.05 * rng.normal(size=(30, 2))
+
+    def continue_run(optimizer, start, stop):
+        for t in range(start, stop):
+            x = optimizer.ask()
+            optimizer.tell(x, objective(x) + noise[t])
+        return optimizer
+
+    settings = dict(candidates=CANDIDATES, kernel=KERNEL, algorithm=algorithm, seed=11)
+    straight = continue_run(MultiTaskBO(**settings), 0, 20)
+    half = continue_run(MultiTaskBO(**settings), 0, 9)
+    half.ask(2)  # pending points travel in the checkpoint too
+    state = json.loads(json.dumps(half.state_dict()))  # really JSON-serialisable
+    resumed = MultiTaskBO.from_state_dict(state)
+    np.testing.assert_array_equal(resumed.pending_, half.pending_)
+    reference = continue_run(MultiTaskBO(**settings), 0, 9)
+    reference.ask(2)
+    continue_run(reference, 9, 20)
+    continue_run(resumed, 9, 20)
+    np.testing.assert_array_equal(resumed.X_, reference.X_)
+    assert straight.X_.shape == resumed.X_.shape
+
+
+def test_save_is_atomic_and_load_resumes(tmp_path):
+    optimizer = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=2), 5, np.random.default_rng(0)
+    )
+    path = optimizer.save(tmp_path / "run.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no temporary left
+    resumed = MultiTaskBO.load(path)
+    assert np.array_equal(resumed.ask(), optimizer.ask())
+
+
+def test_truncated_checkpoint_raises_a_clear_error(tmp_path):
+    optimizer = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=2), 3, np.random.default_rng(0)
+    )
+    path = optimizer.save(tmp_path / "run.json")
+    path.write_text(path.read_text()[:-40])
+    with pytest.raises(ValueError, match="truncated or not valid JSON"):
+        MultiTaskBO.load(path)
+
+
+def test_box_domain_with_a_known_kernel_stays_in_bounds():
+    bounds = np.array([[0.0, 1.0], [-1.0, 2.0]])
+    kernel = Separable(RBF(0.3), np.eye(2))
+    optimizer = MultiTaskBO(bounds=bounds, kernel=kernel, seed=0, n_sobol=128, n_restarts=2)
+    for _ in range(4):
+        x = optimizer.ask()
+        assert np.all(x >= bounds[:, 0]) and np.all(x <= bounds[:, 1])
+        optimizer.tell(x, [np.sin(x.sum()), np.cos(x[0])])
+
+
+def test_auto_kernel_learns_and_resumes_identically():
+    bounds = np.array([[0.0, 1.0]])
+    settings = dict(bounds=bounds, kernel="auto", n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
+    rng = np.random.default_rng(0)
+    optimizer = MultiTaskBO(**settings)
+    drive(optimizer, 9, rng)
+    assert optimizer._learned.fit_ is not None  # fitted once it had enough data
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    np.testing.assert_allclose(resumed.ask(), optimizer.ask())
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(candidates=np.zeros((0, 1)), kernel=KERNEL), "at least one point"),
+        (dict(bounds=[[1.0, 0.0]], kernel=KERNEL), "low < high"),
+        (dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="ucb"), "mt-kb, mt-bkb"),
+        (dict(candidates=CANDIDATES, kernel=KERNEL, scalarization="max"), "chebyshev, linear"),
+        (dict(candidates=CANDIDATES, bounds=[[0, 1]], kernel=KERNEL), "exactly one"),
+        (dict(candidates=CANDIDATES, kernel="auto"), "n_tasks"),
+        (dict(candidates=CANDIDATES, kernel=KERNEL, noise=0.0), "noise must be > 0"),
+    ],
+)
+def test_bad_configuration_raises_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MultiTaskBO(**kwargs)
+
+
+def test_bad_observations_raise_and_lose_nothing():
+    optimizer = drive(
+        MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=0), 3, np.random.default_rng(0)
+    )
+    before = optimizer.state_dict()
+    with pytest.raises(ValueError, match="2 values"):
+        optimizer.tell([0.5], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="finite"):
+        optimizer.tell([0.5], [np.nan, 1.0])
+    with pytest.raises(ValueError, match="1 coordinates"):
+        optimizer.tell([0.5, 0.5], [1.0, 1.0])
+    assert optimizer.state_dict() == before
+
+
+def test_pareto_front_of_the_observations():
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=0)
+    for x, y in [(0.1, [1.0, 0.0]), (0.2, [0.0, 1.0]), (0.3, [0.5, 0.5]), (0.4, [0.2, 0.2])]:
+        optimizer.tell([x], y)
+    X_front, Y_front = optimizer.pareto_front()
+    assert sorted(X_front[:, 0].tolist()) == [0.1, 0.2, 0.3]
+    # union of [0,1]x[0,0] ... : rectangles from the reference (0, 0): 0.5·0.5 + 0.5·0 + ...
+    assert optimizer.hypervolume([0.0, 0.0]) == pytest.approx(0.25)
+
+
+def test_run_loop_returns_curves_and_works_with_an_executor():
+    problem = perturbed_sine()
+    optimizer = MultiTaskBO.from_problem(problem, algorithm="mt-kb", seed=0)
+    result = run(problem, optimizer, budget=6, seed=0, progress=False)
+    assert result.points.shape == (6, 1) and result.weights.shape == (6, 4)
+    assert result.cumulative_regret.shape == (6,) and np.all(
+        np.diff(result.cumulative_regret) >= -1e-12
+    )
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as executor:
+        parallel = MultiTaskBO.from_problem(problem, algorithm="mt-kb", seed=0)
+        result = run(problem, parallel, budget=7, executor=executor, seed=0, progress=False)
+    assert result.points.shape == (7, 1) and result.round_times.shape == (7,)
