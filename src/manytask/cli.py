@@ -1,8 +1,9 @@
-"""The ``manytask`` command line: ``manytask demo`` (later also ``reproduce`` and ``bench``).
+"""The ``manytask`` command line: ``manytask demo``, ``manytask reproduce`` (later ``bench``).
 
 Subcommands are entries of :data:`COMMANDS`; each one adds its options to an argparse
 sub-parser and runs with the parsed namespace, returning an exit code. The demo walks the
-registry :data:`manytask.demos.DEMOS`, so a new demo section needs no change here.
+registry :data:`manytask.demos.DEMOS`, so a new demo section needs no change here;
+``reproduce NAME`` runs a paper reproduction of :data:`manytask.experiments.EXPERIMENTS`.
 """
 
 from __future__ import annotations
@@ -81,12 +82,82 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- manytask reproduce -------------------------------------------------------------------
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1 (numbers of seeds, horizons)."""
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
+    from .experiments import EXPERIMENTS
+
+    parser.add_argument(
+        "experiment", choices=sorted(EXPERIMENTS), help="which paper result to reproduce"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer seeds and a shorter horizon (minutes instead of hours)",
+    )
+    parser.add_argument(
+        "--seeds", type=positive_int, metavar="S", help="seeds per configuration (overrides)"
+    )
+    parser.add_argument(
+        "--horizon", type=positive_int, metavar="T", help="rounds per run (overrides)"
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for the figures, CSV and results.md (default: ./manytask-reproduce/NAME)",
+    )
+    parser.add_argument(
+        "--panels", metavar="P,...", help="comma-separated panel ids (default: all)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+
+
+def _run_reproduce(args: argparse.Namespace) -> int:
+    from .experiments import load_experiment
+
+    experiment = load_experiment(args.experiment)
+    out = args.out if args.out is not None else experiment.DEFAULT_OUT
+    if args.panels is not None:
+        try:
+            experiment.parse_panels(args.panels)
+        except ValueError as error:
+            print(f"manytask reproduce: error: {error}", file=sys.stderr)
+            return 2
+    try:
+        text = experiment.run_from_cli(
+            out,
+            quick=args.quick,
+            seeds=args.seeds,
+            horizon=args.horizon,
+            panels=args.panels,
+            progress=not args.quiet,
+        )
+    except OSError as error:
+        print(f"manytask reproduce: error: cannot write to {out!r}: {error}", file=sys.stderr)
+        return 1
+    print(text if not args.quiet else f"Results written to {out}")
+    return 0
+
+
 COMMANDS: list[Command] = [
     Command(
         name="demo",
         help="fit the demos, print their tables and write an HTML report",
         configure=_configure_demo,
         run=_run_demo,
+    ),
+    Command(
+        name="reproduce",
+        help="reproduce a figure of a paper: PNGs, a CSV of all curves and results.md",
+        configure=_configure_reproduce,
+        run=_run_reproduce,
     ),
 ]
 

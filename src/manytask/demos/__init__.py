@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import posterior
+from . import bo, posterior
 
-__all__ = ["Demo", "DEMOS", "posterior"]
+__all__ = ["Demo", "DEMOS", "bo", "posterior"]
 
 
 @dataclass(frozen=True)
@@ -42,5 +42,10 @@ DEMOS: list[Demo] = [
         name="posterior",
         description="multi-task vs independent GP posteriors on the perturbed sine tasks",
         run=posterior.run_section,
+    ),
+    Demo(
+        name="bo",
+        description="MT-KB vs IT-KB Bayesian optimisation on the perturbed sine tasks",
+        run=bo.run_section,
     ),
 ]
