@@ -292,11 +292,12 @@ def test_theorem_3_variances_within_rho_of_exact_with_subsampled_dictionary():
     assert_within_rho(nystrom.cov(), exact.cov())
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0])
 def test_theorem_3_bound_holds_for_small_noise_with_leverage_scores(seed):
     # η = 1e-3: sampling by q‖Γ̃‖ without the 1/η (Algorithm 2 as printed) undersamples and
-    # the largest eigenvalue of Γ_t⁻¹Γ̃_t reached 91–431 on these seeds; by leverage scores
-    # q‖Γ̃‖/η, which Theorem 3's proof uses, the bound holds.
+    # the largest eigenvalue of Γ_t⁻¹Γ̃_t reached 91–431 on seeds 0–2; by leverage scores
+    # q‖Γ̃‖/η, which Theorem 3's proof uses, the bound holds (at this T the leverage scores
+    # keep every point: a regression guard against dropping the 1/η again).
     T, noise = 150, 1e-3
     kernel, X, Y, candidates = icm_problem(T, seed=seed)
     nystrom = NystromPosterior(kernel, noise, q=theorem_3_q(T), random_state=seed)
