@@ -18,6 +18,8 @@ from manytask.bo.kernel_learning import (
     ICMFit,
     fit_icm_kernel,
     icm_log_marginal_likelihood,
+)
+from manytask.bo.transforms import (
     normalize_inputs,
     standardize_outputs,
     unnormalize_inputs,

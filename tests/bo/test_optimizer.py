@@ -143,7 +143,7 @@ def test_auto_kernel_learns_and_resumes_identically():
     "kwargs, message",
     [
         (dict(candidates=np.zeros((0, 1)), kernel=KERNEL), "at least one point"),
-        (dict(bounds=[[1.0, 0.0]], kernel=KERNEL), "low < high"),
+        (dict(bounds=[[1.0, 0.0]], kernel=KERNEL), "lower < upper"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="ucb"), "mt-kb, mt-bkb"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, scalarization="max"), "chebyshev, linear"),
         (dict(candidates=CANDIDATES, bounds=[[0, 1]], kernel=KERNEL), "exactly one"),

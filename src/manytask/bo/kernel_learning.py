@@ -9,8 +9,8 @@ follows from those of K (t × t) and B (n × n): the likelihood and its gradient
 O(t³ + n³ + t²(n + d)) per evaluation, never an (nt)³ factorisation
 (:func:`icm_log_marginal_likelihood`, derivation in its docstring).
 
-Conventions: inputs are normalised by the caller to the unit cube (:func:`normalize_inputs`)
-and outputs standardised per task (:func:`standardize_outputs`); the bounds of
+Conventions: inputs are normalised by the caller to the unit cube and outputs standardised
+per task (:mod:`manytask.bo.transforms`); the bounds of
 :func:`fit_icm_kernel` are stated in those units. What lives elsewhere: the posterior that
 uses the fitted kernel (:mod:`manytask.posterior`) and the BO loop that decides when to
 refit.
@@ -28,15 +28,12 @@ from scipy.spatial.distance import cdist
 from .._validation import as_finite_array, as_points, check_positive, check_random_state
 from ..kernels.operator import Separable
 from ..kernels.scalar import RBF, Matern
+from .transforms import _as_outputs
 
 __all__ = [
     "ICMFit",
     "fit_icm_kernel",
     "icm_log_marginal_likelihood",
-    "normalize_inputs",
-    "unnormalize_inputs",
-    "standardize_outputs",
-    "unstandardize_outputs",
     "KERNELS",
     "LENGTHSCALE_BOUNDS",
     "TASK_DIAGONAL_BOUNDS",
@@ -56,131 +53,6 @@ NOISE_BOUNDS = (1e-6, 10.0)
 W_BOUND = 10.0
 
 _LOG_2PI = np.log(2.0 * np.pi)
-
-
-# ---------------------------------------------------------------------------------------------
-# Normalisation helpers
-
-
-def _check_bounds(bounds, n_features=None) -> np.ndarray:
-    bounds = as_finite_array(bounds, "bounds")
-    if bounds.ndim == 1 and bounds.shape == (2,):
-        bounds = bounds[None, :]
-    if bounds.ndim != 2 or bounds.shape[1] != 2 or bounds.shape[0] == 0:
-        raise ValueError(
-            f"bounds must have shape (d, 2) of (lower, upper) rows, got {bounds.shape}"
-        )
-    bad = np.flatnonzero(bounds[:, 0] >= bounds[:, 1])
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(
-            f"bounds must have lower < upper in every dimension, got {bounds[i].tolist()} "
-            f"in row {i}"
-        )
-    if n_features is not None and bounds.shape[0] != n_features:
-        raise ValueError(
-            f"bounds has {bounds.shape[0]} rows but X has {n_features} features; "
-            "give one (lower, upper) row per input dimension"
-        )
-    return bounds
-
-
-def normalize_inputs(X, bounds):
-    """Map inputs from the box ``bounds`` to the unit cube: (X − lower) / (upper − lower).
-
-    Parameters
-    ----------
-    X : array-like of shape (t, d)
-        Inputs in the original units.
-    bounds : array-like of shape (d, 2)
-        One (lower, upper) row per dimension, lower < upper.
-
-    Returns
-    -------
-    X_unit : ndarray of shape (t, d)
-        The normalised inputs (in [0, 1]^d when X lies in the box).
-    bounds : ndarray of shape (d, 2)
-        The validated bounds, all :func:`unnormalize_inputs` needs to map back.
-
-    Example
-    -------
-    >>> X_unit, bounds = normalize_inputs([[0.0, 10.0], [5.0, 20.0]], [[0, 10], [10, 20]])
-    >>> X_unit
-    array([[0. , 0. ],
-           [0.5, 1. ]])
-    """
-    X = as_points(X, "X")
-    bounds = _check_bounds(bounds, X.shape[1])
-    return (X - bounds[:, 0]) / (bounds[:, 1] - bounds[:, 0]), bounds
-
-
-def unnormalize_inputs(X_unit, bounds) -> np.ndarray:
-    """The inverse of :func:`normalize_inputs`: lower + X_unit · (upper − lower).
-
-    Example
-    -------
-    >>> unnormalize_inputs([[0.5]], [[-1.0, 1.0]])
-    array([[0.]])
-    """
-    X_unit = as_points(X_unit, "X_unit")
-    bounds = _check_bounds(bounds, X_unit.shape[1])
-    return bounds[:, 0] + X_unit * (bounds[:, 1] - bounds[:, 0])
-
-
-def standardize_outputs(Y):
-    """Centre and scale every task (column) of Y to mean 0 and standard deviation 1.
-
-    A task whose observations are all equal (or a single observation) keeps scale 1, so
-    nothing is divided by zero.
-
-    Parameters
-    ----------
-    Y : array-like of shape (t, n)
-        Observations, one column per task.
-
-    Returns
-    -------
-    Y_standard : ndarray of shape (t, n)
-    mean, scale : ndarray of shape (n,)
-        Y = Y_standard · scale + mean (:func:`unstandardize_outputs`).
-
-    Example
-    -------
-    >>> Y_standard, mean, scale = standardize_outputs([[1.0, 10.0], [3.0, 10.0]])
-    >>> Y_standard, mean, scale
-    (array([[-1.,  0.],
-           [ 1.,  0.]]), array([ 2., 10.]), array([1., 1.]))
-    """
-    Y = _as_outputs(Y)
-    if len(Y) == 0:
-        raise ValueError("Y must hold at least one observation, got shape (0, n)")
-    mean = Y.mean(axis=0)
-    scale = Y.std(axis=0)
-    scale = np.where(scale > 1e-12 * np.maximum(np.abs(mean), 1.0), scale, 1.0)
-    return (Y - mean) / scale, mean, scale
-
-
-def unstandardize_outputs(Y_standard, mean, scale) -> np.ndarray:
-    """The inverse of :func:`standardize_outputs`: Y_standard · scale + mean.
-
-    Example
-    -------
-    >>> unstandardize_outputs([[-1.0, 0.0]], [2.0, 10.0], [1.0, 1.0])
-    array([[ 1., 10.]])
-    """
-    Y_standard = _as_outputs(Y_standard, "Y_standard")
-    mean = as_finite_array(mean, "mean", ndim=1)
-    scale = as_finite_array(scale, "scale", ndim=1)
-    return Y_standard * scale + mean
-
-
-def _as_outputs(Y, name="Y") -> np.ndarray:
-    Y = as_finite_array(Y, name)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if Y.ndim != 2:
-        raise ValueError(f"{name} must be 1- or 2-dimensional (t, n), got shape {Y.shape}")
-    return Y
 
 
 # ---------------------------------------------------------------------------------------------
@@ -529,6 +401,7 @@ def fit_icm_kernel(X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=Non
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1))
     >>> f = np.sin(6 * X)
+    >>> from manytask.bo.transforms import standardize_outputs
     >>> Y, mean, scale = standardize_outputs(np.c_[f, -f] + 0.05 * rng.normal(size=(30, 2)))
     >>> fit = fit_icm_kernel(X, Y, n_restarts=1, random_state=0)
     >>> bool(fit.correlation[0, 1] < -0.9)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import RBF, Separable
-from .kernel_learning import fit_icm_kernel, normalize_inputs, standardize_outputs
+from .kernel_learning import fit_icm_kernel
 from .scalarization import Chebyshev
+from .transforms import normalize_inputs, standardize_outputs
 
 __all__ = ["LearnedKernel"]
 

@@ -31,21 +31,12 @@ from . import metrics
 from .learned import LearnedKernel
 from .policies import Policy, check_beta
 from .scalarization import make_scalarization
+from .transforms import check_bounds
 
 __all__ = ["MultiTaskBO"]
 
 FORMAT = "manytask.MultiTaskBO"
 VERSION = 1
-
-
-def _check_bounds(bounds):
-    bounds = as_finite_array(bounds, "bounds", ndim=2)
-    if bounds.shape[1] != 2 or bounds.shape[0] == 0:
-        raise ValueError(f"bounds must have shape (d, 2) of [low, high] rows, got {bounds.shape}")
-    bad = np.flatnonzero(bounds[:, 0] >= bounds[:, 1])
-    if bad.size:
-        raise ValueError(f"bounds must have low < high; dimension {bad[0]} has {bounds[bad[0]]}")
-    return bounds
 
 
 class MultiTaskBO:
@@ -131,7 +122,7 @@ class MultiTaskBO:
                 raise ValueError("candidates must hold at least one point, got an empty array")
             self.n_features = candidates.shape[1]
         else:
-            bounds = _check_bounds(bounds)
+            bounds = check_bounds(bounds)
             self.n_features = bounds.shape[0]
         if isinstance(kernel, str):
             if kernel != "auto":
@@ -226,12 +217,13 @@ class MultiTaskBO:
                 radius = self._policy.radius()  # from the real observations only
                 for x, _ in self._pending:
                     self._hallucinate(x)
-                for _ in range(count):
+                for j in range(count):
                     weights = self._sample_weights(self._rng, self.n_tasks)
                     busy = [x for x, _ in self._pending] + [x for x, _ in proposals]
                     x = self._maximize(weights, radius, busy)
                     proposals.append((x, weights))
-                    self._hallucinate(x)
+                    if j < count - 1:  # the last pick shapes nothing after it
+                        self._hallucinate(x)
             finally:
                 self._policy.restore(token)
         self._pending.extend(proposals)
