@@ -17,7 +17,7 @@ Panels (ids as accepted by ``--panels``):
 - ``E3a``, ``E3b`` — Bayes regret R_B(t) of the Chebyshev runs of ``b`` and ``d``, over one
   fixed Monte-Carlo set of 1000 Paria weights (Appendix E, Fig. 3).
 
-η = 0.1, δ = 0.1, ε = 0.5 everywhere (§5). The paper gives no horizon: T = 200 here (40 with
+η = 0.1, δ = 0.1, ε = 0.5 everywhere (§5). The paper gives no horizon: T = 100 here (40 with
 ``--quick``), also passed to the optimiser as the T of Theorem 3's Nyström oversampling q.
 The RKHS functions are drawn once (seed 0); the seeds vary the weights λ_t, the
 observation noise and the Nyström dictionaries.
@@ -373,7 +373,7 @@ def reproduce(
 
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 200 (quick: 3 and 40)."""
+    """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 100 (quick: 3 and 40)."""
     seeds = seeds if seeds is not None else (SEEDS_QUICK if quick else SEEDS)
     horizon = horizon if horizon is not None else (HORIZON_QUICK if quick else HORIZON)
     reproduction = reproduce(out, seeds=seeds, horizon=horizon, panels=panels, progress=progress)

@@ -23,7 +23,7 @@ from ..kernels import RBF, Separable, uniform_task_similarity
 
 __all__ = ["PANELS", "Panel", "build_problem", "parse_panels", "run_curves"]
 
-HORIZON, HORIZON_QUICK = 200, 40  # the paper does not state its T
+HORIZON, HORIZON_QUICK = 100, 40  # the paper does not state its T
 SEEDS, SEEDS_QUICK = 10, 3  # §5: 10 independent trials
 DELTA, EPSILON = 0.1, 0.5  # §5 (η = 0.1 is each problem's `noise`)
 N_BAYES_WEIGHTS, BAYES_SEED = 1000, 0  # one fixed Monte-Carlo set of λ for every R_B curve
