@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Report", "Section"]
+__all__ = ["Report", "Section", "text_table"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -100,6 +100,34 @@ class _Figure:
         source = html.escape(section.figure_filename(self.name))
         caption = f"<figcaption>{html.escape(self.caption)}</figcaption>" if self.caption else ""
         return f'<figure><img src="{source}" alt="{html.escape(self.alt)}">{caption}</figure>'
+
+
+def text_table(columns, rows, total_row: bool = False) -> str:
+    """Rows of strings as an aligned plain-text table for the terminal: first column left,
+    the others right-aligned, a rule under the header (and above the last row if
+    ``total_row``).
+
+    Example
+    -------
+    >>> print(text_table(["task", "error"], [["a", "0.1"], ["mean", "0.1"]], total_row=True))
+    task  error
+    ----  -----
+    a       0.1
+    ----  -----
+    mean    0.1
+    """
+    cells = [list(map(str, columns))] + [list(map(str, row)) for row in rows]
+    widths = [max(len(line[j]) for line in cells) for j in range(len(cells[0]))]
+    rule = "  ".join("-" * w for w in widths)
+
+    def render(line):
+        rest = [value.rjust(width) for value, width in zip(line[1:], widths[1:])]
+        return "  ".join([line[0].ljust(widths[0]), *rest])
+
+    body = [render(line) for line in cells[1:]]
+    if total_row and body:
+        body.insert(len(body) - 1, rule)
+    return "\n".join([render(cells[0]), rule, *body])
 
 
 def slugify(text: str) -> str:

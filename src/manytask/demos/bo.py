@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 from ..bo import MultiTaskBO, run
 from ..bo.problems import perturbed_sine
-from ..report import Report, Section
+from ..report import Report, Section, text_table
 
 __all__ = ["BODemoResult", "run_bo_demo", "plot_bo_demo", "bo_section", "run_section"]
 
@@ -66,18 +66,8 @@ class BODemoResult:
 
     def table(self) -> str:
         """The rows as an aligned plain-text table."""
-        cells = [list(self.COLUMNS)] + [
-            [row[0], f"{row[1]:.4f}", f"{row[2]:.4f}", str(row[3])] for row in self.rows()
-        ]
-        widths = [max(len(line[j]) for line in cells) for j in range(len(self.COLUMNS))]
-        lines = [
-            "  ".join(
-                [line[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(line[1:], widths[1:])]
-            )
-            for line in cells
-        ]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(lines)
+        rows = [[row[0], f"{row[1]:.4f}", f"{row[2]:.4f}", str(row[3])] for row in self.rows()]
+        return text_table(self.COLUMNS, rows)
 
 
 def run_bo_demo(

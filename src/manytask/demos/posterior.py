@@ -29,7 +29,7 @@ from ..bo.problems import (
 from ..bo.problems import perturbed_sine_values as perturbed_sine
 from ..kernels import RBF, Separable, uniform_task_similarity
 from ..posterior import ExactPosterior
-from ..report import Report, Section
+from ..report import Report, Section, text_table
 
 __all__ = [
     "PERTURBATION_CENTRES",
@@ -159,21 +159,11 @@ class PosteriorDemoResult:
 
     def table(self) -> str:
         """The rows as an aligned plain-text table."""
-        cells = [list(self.COLUMNS)] + [
+        rows = [
             [row[0], f"{row[1]:.4f}", f"{row[2]:.4f}", f"{row[3]:.3f}", row[4]]
             for row in self.rows()
         ]
-        widths = [max(len(line[j]) for line in cells) for j in range(len(self.COLUMNS))]
-
-        def render(line):
-            first = line[0].ljust(widths[0])
-            rest = [value.rjust(width) for value, width in zip(line[1:], widths[1:], strict=True)]
-            return "  ".join([first, *rest])
-
-        lines = [render(cells[0]), "  ".join("-" * w for w in widths)]
-        lines += [render(line) for line in cells[1:-1]]
-        lines += ["  ".join("-" * w for w in widths), render(cells[-1])]
-        return "\n".join(lines)
+        return text_table(self.COLUMNS, rows, total_row=True)
 
 
 def _fit_both(x_train, y_train, lengthscale, omega, noise):
