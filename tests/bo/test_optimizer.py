@@ -192,3 +192,12 @@ def test_run_loop_returns_curves_and_works_with_an_executor():
         parallel = MultiTaskBO.from_problem(problem, algorithm="mt-kb", seed=0)
         result = run(problem, parallel, budget=7, executor=executor, seed=0, progress=False)
     assert result.points.shape == (7, 1) and result.round_times.shape == (7,)
+
+
+def test_resume_is_exact_without_an_explicit_seed():
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, algorithm="mt-bkb")
+    drive(optimizer, 6, np.random.default_rng(0))
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    assert isinstance(optimizer.seed, int)
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    np.testing.assert_array_equal(drive(resumed, 5, rng_a).X_, drive(optimizer, 5, rng_b).X_)

@@ -53,7 +53,7 @@ class LearnedKernel:
             return None
         X_unit, _ = normalize_inputs(X, self.box)
         Y_standard, self.mean_, self.scale_ = standardize_outputs(Y)
-        seed = np.random.SeedSequence([0 if self.seed is None else self.seed, 2, t])
+        seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else 1
         self.fit_ = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),

@@ -64,7 +64,8 @@ class MultiTaskBO:
         Overrides the theoretical radius (the multiplier of the posterior standard
         deviation): a number or ``beta(t)``. The theory radii are conservative.
     seed : int or None
-        Seed of every random choice (weights, Sobol points, Nyström dictionaries).
+        Seed of every random choice (weights, Sobol points, Nyström dictionaries); None
+        draws one (kept in ``seed`` and in checkpoints).
     reference : array of shape (n,), optional
         Chebyshev reference point z (default 0).
     q, horizon : float, int
@@ -146,6 +147,8 @@ class MultiTaskBO:
         self.epsilon = check_positive(epsilon, "epsilon")
         if not self.epsilon < 1:
             raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
+        if seed is None:  # draw one, so that a checkpoint can still resume exactly
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         self.beta, self.seed, self.q, self.horizon = check_beta(beta), seed, q, int(horizon)
         self.n_sobol, self.n_restarts = int(n_sobol), int(n_restarts)
         self.refit_every = int(refit_every)
@@ -180,7 +183,7 @@ class MultiTaskBO:
             horizon=self.horizon,
             beta=beta,
             n_points=n_points,
-            random_state=None if self.seed is None else np.random.SeedSequence([self.seed, 1]),
+            random_state=np.random.SeedSequence([self.seed, 1]),
         )
         return policy.start(self.n_features, self.candidates)
 
