@@ -1,0 +1,53 @@
+"""Infinite Task Learning (``infinite-task-learning.txt``): pieces for a continuum of tasks.
+
+- :mod:`~manytask.itl.quadrature`: anchors θ_j and weights w_j on the hyperparameter interval.
+- :mod:`~manytask.itl.losses`: the pinball (eq. 3), cost-sensitive hinge (eq. 4) and one-class
+  losses with their gradients and Huber smoothing, and the paper's pinball and crossing metrics.
+- :mod:`~manytask.itl.model`: the decomposable model of Prop. 3.1, h(x)(θ) = K_X A K_Θ +
+  K_X B ∂₂K_Θ (+ bias), its RKHS norm and gradients, never as an (nm × nm) Kronecker matrix.
+
+The estimators (∞-QR, ∞-CSC, ∞-DLSE) and baselines (JQR, IND-QR) are still to come (issue 4).
+
+>>> import manytask.itl as itl
+>>> anchors, weights = itl.sobol_anchors(8)
+>>> float(itl.pinball(1.0, 0.0, theta=0.9))
+0.9
+"""
+
+from .losses import (
+    cost_sensitive_hinge,
+    cost_sensitive_hinge_gradient,
+    crossing_loss,
+    one_class,
+    one_class_gradient,
+    pinball,
+    pinball_gradient,
+    pinball_loss,
+    smooth_abs,
+    smooth_abs_gradient,
+    smooth_positive_part,
+    smooth_positive_part_gradient,
+)
+from .model import DecomposableModel
+from .quadrature import Quadrature, custom, gauss_legendre, sobol_anchors, uniform_grid
+
+__all__ = [
+    "DecomposableModel",
+    "Quadrature",
+    "sobol_anchors",
+    "gauss_legendre",
+    "uniform_grid",
+    "custom",
+    "smooth_abs",
+    "smooth_abs_gradient",
+    "smooth_positive_part",
+    "smooth_positive_part_gradient",
+    "pinball",
+    "pinball_gradient",
+    "cost_sensitive_hinge",
+    "cost_sensitive_hinge_gradient",
+    "one_class",
+    "one_class_gradient",
+    "pinball_loss",
+    "crossing_loss",
+]
