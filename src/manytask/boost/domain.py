@@ -1,0 +1,257 @@
+"""The domain classifier Q(k|x) of MULTIBOOST (§3): the probability that x comes from source k.
+
+:class:`DomainClassifier` fits (by default) a multinomial logistic regression on standardised
+inputs to predict the source index, optionally on extra unlabelled inputs whose source is
+known, or wraps a classifier the user has already fitted. The Q-ensemble (eq. 3) and the
+Q-weighted errors need Q(k|x) > 0 on the training points, so the probabilities are clipped
+from below and renormalised. The boosters that use Q live elsewhere.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import as_points, check_positive
+
+__all__ = ["DomainClassifier", "clip_probabilities"]
+
+
+def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
+    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one.
+
+    The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
+    is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.
+
+    Returns
+    -------
+    clipped : ndarray of shape (N, K)
+    n_clipped : int
+        How many entries were raised to ``clip``.
+
+    Examples
+    --------
+    >>> clipped, n_clipped = clip_probabilities([[1.0, 0.0]], clip=0.01)
+    >>> clipped.tolist(), n_clipped
+    ([[0.99, 0.01]], 1)
+    """
+    probabilities = np.asarray(probabilities, dtype=float)
+    n_classes = probabilities.shape[1]
+    clipped_mask = probabilities < clip
+    for _ in range(n_classes):
+        free_mass = 1.0 - clip * clipped_mask.sum(axis=1, keepdims=True)
+        free_total = np.where(clipped_mask, 0.0, probabilities).sum(axis=1, keepdims=True)
+        scale = free_mass / np.where(free_total > 0, free_total, 1.0)
+        clipped = np.where(clipped_mask, clip, probabilities * scale)
+        newly_clipped = clipped < clip
+        if not np.any(newly_clipped & ~clipped_mask):
+            break
+        clipped_mask |= newly_clipped
+    # Rounding may leave a rescaled entry an ulp below clip.
+    return np.maximum(clipped, clip), int(clipped_mask.sum())
+
+
+def _as_domain_labels(domains, name: str, n_samples: int) -> np.ndarray:
+    """Return the source labels as a 1-D array of length ``n_samples``, rejecting NaN/None."""
+    labels = np.asarray(domains)
+    if labels.ndim != 1 or labels.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {labels.shape}")
+    if labels.dtype.kind == "f":
+        missing = ~np.isfinite(labels)
+    elif labels.dtype.kind == "O":
+        missing = np.array([label is None or label != label for label in labels], dtype=bool)
+    else:
+        missing = np.zeros(n_samples, dtype=bool)
+    if np.any(missing):
+        index = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{name} must not contain NaN or None, found {labels[index]!r} at {index}")
+    return labels
+
+
+class DomainClassifier(BaseEstimator):
+    """Q(k|x): probabilities of the source domains given the input, bounded below by ``clip``.
+
+    Parameters
+    ----------
+    estimator : classifier or None
+        None (default): ``StandardScaler`` followed by a multinomial ``LogisticRegression``,
+        fitted in :meth:`fit` to predict the source label. Otherwise an already fitted
+        scikit-learn classifier with ``predict_proba`` whose ``classes_`` are exactly the
+        source labels; it is used as is (never refitted).
+    clip : float
+        Lower bound on every probability, in (0, 1/K]; entries below it are raised to it and
+        the rows renormalised (:func:`clip_probabilities`).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The sorted source labels: column k of :meth:`predict_proba` is Q(classes_[k] | x).
+    estimator_ : classifier or None
+        The fitted classifier; None with a single source, where Q ≡ 1.
+    n_features_in_ : int
+    n_clipped_ : int
+        Entries of Q on the (labelled) training points raised to ``clip`` during :meth:`fit`;
+        a ``UserWarning`` reports them when there are any.
+
+    Notes
+    -----
+    With a single source, Q(1|x) = 1 for every x (§2: Q-ensembles then coincide with ordinary
+    combinations and MULTIBOOST with AdaBoost), so no classifier is fitted.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-3, 1, (20, 2)), rng.normal(3, 1, (20, 2))])
+    >>> domains = np.repeat(["a", "b"], 20)
+    >>> Q = DomainClassifier().fit(X, domains)
+    >>> Q.classes_.tolist(), Q.predict([[-3.0, -3.0], [3.0, 3.0]]).tolist()
+    (['a', 'b'], ['a', 'b'])
+    >>> Q.predict_proba([[-3.0, -3.0]]).shape
+    (1, 2)
+    """
+
+    def __init__(self, estimator=None, clip: float = 1e-6):
+        self.estimator = estimator
+        self.clip = clip
+
+    def fit(self, X, domains, X_unlabeled=None, domains_unlabeled=None):
+        """Fit Q on the inputs ``X`` of known source ``domains`` (plus extra unlabelled ones).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            The (labelled) training inputs of all sources.
+        domains : array-like of shape (N,)
+            Source label of each row of ``X`` (ints or strings).
+        X_unlabeled : array-like of shape (N', d), optional
+            Extra inputs without class labels but with known source; added to the training
+            set of the default classifier (ignored with a pre-fitted ``estimator``).
+        domains_unlabeled : array-like of shape (N',), optional
+            Their sources; required with ``X_unlabeled`` and drawn from the labels in
+            ``domains``.
+
+        Returns
+        -------
+        self
+        """
+        X = as_points(X)
+        domains = _as_domain_labels(domains, "domains", X.shape[0])
+        if X.shape[0] == 0:
+            raise ValueError("X must contain at least one sample, got shape (0, d)")
+        classes = np.unique(domains)
+        clip = check_positive(self.clip, "clip")
+        if clip * classes.size > 1:
+            raise ValueError(
+                f"clip must be <= 1/K = {1 / classes.size:.6g} for K={classes.size} domains, "
+                f"got {self.clip!r}"
+            )
+        if (X_unlabeled is None) != (domains_unlabeled is None):
+            raise ValueError(
+                "X_unlabeled and domains_unlabeled must be given together, got "
+                f"X_unlabeled={'None' if X_unlabeled is None else 'an array'} and "
+                f"domains_unlabeled={'None' if domains_unlabeled is None else 'an array'}"
+            )
+        X_train, domains_train = X, domains
+        if X_unlabeled is not None:
+            X_unlabeled = as_points(X_unlabeled, "X_unlabeled", n_features=X.shape[1])
+            domains_unlabeled = _as_domain_labels(
+                domains_unlabeled, "domains_unlabeled", X_unlabeled.shape[0]
+            )
+            unknown = np.setdiff1d(np.unique(domains_unlabeled), classes)
+            if unknown.size:
+                raise ValueError(
+                    f"domains_unlabeled contains labels absent from domains: {unknown.tolist()}"
+                )
+            X_train = np.vstack([X, X_unlabeled])
+            domains_train = np.concatenate([domains, domains_unlabeled])
+
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        if self.estimator is None:
+            self.estimator_ = self._fit_default(X_train, domains_train)
+        else:
+            self.estimator_ = self._check_fitted_estimator(self.estimator)
+        self._fitted_columns = self._columns_of_classes()
+        probabilities = self._raw_probabilities(X)
+        _, self.n_clipped_ = clip_probabilities(probabilities, clip)
+        if self.n_clipped_:
+            warnings.warn(
+                f"Q(k|x) was below clip={clip:g} in {self.n_clipped_} of {probabilities.size} "
+                "entries on the training points; they were raised to clip and the rows "
+                "renormalised",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _fit_default(self, X_train, domains_train):
+        if self.classes_.size == 1:
+            return None
+        labels, counts = np.unique(domains_train, return_counts=True)
+        if np.any(counts < 2):
+            lonely = labels[counts < 2].tolist()
+            raise ValueError(
+                f"domains: every source needs at least 2 samples to fit Q, got 1 for {lonely}"
+            )
+        # lbfgs on more than two classes fits the multinomial (softmax) model.
+        pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        return pipeline.fit(X_train, domains_train)
+
+    def _check_fitted_estimator(self, estimator):
+        if not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"estimator must have a predict_proba method, got {type(estimator).__name__}"
+            )
+        try:
+            if hasattr(estimator, "fit"):  # duck-typed predictors without fit are taken as fitted
+                check_is_fitted(estimator)
+        except NotFittedError as error:
+            raise ValueError(
+                f"estimator must already be fitted, got an unfitted {type(estimator).__name__}"
+            ) from error
+        estimator_classes = getattr(estimator, "classes_", None)
+        if estimator_classes is None or set(np.asarray(estimator_classes).tolist()) != set(
+            self.classes_.tolist()
+        ):
+            raise ValueError(
+                f"estimator.classes_ must be the domain labels {self.classes_.tolist()}, got "
+                f"{None if estimator_classes is None else np.asarray(estimator_classes).tolist()}"
+            )
+        n_features = getattr(estimator, "n_features_in_", self.n_features_in_)
+        if n_features != self.n_features_in_:
+            raise ValueError(
+                f"estimator was fitted on {n_features} features, X has {self.n_features_in_}"
+            )
+        return estimator
+
+    def _columns_of_classes(self) -> np.ndarray | None:
+        """Index of each of ``classes_`` among the estimator's predict_proba columns."""
+        if self.estimator_ is None:
+            return None
+        estimator_classes = np.asarray(self.estimator_.classes_).tolist()
+        return np.array([estimator_classes.index(label) for label in self.classes_.tolist()])
+
+    def _raw_probabilities(self, X) -> np.ndarray:
+        if self.estimator_ is None:
+            return np.ones((X.shape[0], 1))
+        return np.asarray(self.estimator_.predict_proba(X), dtype=float)[:, self._fitted_columns]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Return Q(k|x) of shape (N, K), columns in the order of ``classes_``, rows summing
+        to one, every entry ≥ ``clip`` (clipped silently here; :meth:`fit` reports clipping
+        on the training points)."""
+        check_is_fitted(self, "classes_")
+        X = as_points(X, n_features=self.n_features_in_)
+        clipped, _ = clip_probabilities(self._raw_probabilities(X), float(self.clip))
+        return clipped
+
+    def predict(self, X) -> np.ndarray:
+        """Return the most probable source label of each row of ``X``."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
