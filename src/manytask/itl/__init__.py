@@ -6,7 +6,10 @@
 - :mod:`~manytask.itl.model`: the decomposable model of Prop. 3.1, h(x)(θ) = K_X A K_Θ +
   K_X B ∂₂K_Θ (+ bias), its RKHS norm and gradients, never as an (nm × nm) Kronecker matrix.
 
-The estimators (∞-QR, ∞-CSC, ∞-DLSE) and baselines (JQR, IND-QR) are still to come (issue 4).
+- :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 9, 14, 15).
+- :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.
+
+∞-CSC and ∞-DLSE are still to come (issue 4).
 
 >>> import manytask.itl as itl
 >>> anchors, weights = itl.sobol_anchors(8)
@@ -14,6 +17,7 @@ The estimators (∞-QR, ∞-CSC, ∞-DLSE) and baselines (JQR, IND-QR) are still
 0.9
 """
 
+from .baselines import IndependentQuantileRegressor, JointQuantileRegressor
 from .losses import (
     cost_sensitive_hinge,
     cost_sensitive_hinge_gradient,
@@ -30,8 +34,12 @@ from .losses import (
 )
 from .model import DecomposableModel
 from .quadrature import Quadrature, custom, gauss_legendre, sobol_anchors, uniform_grid
+from .quantile import InfiniteQuantileRegressor
 
 __all__ = [
+    "InfiniteQuantileRegressor",
+    "JointQuantileRegressor",
+    "IndependentQuantileRegressor",
     "DecomposableModel",
     "Quadrature",
     "sobol_anchors",

@@ -1,0 +1,201 @@
+"""Shared machinery of the ITL estimators (∞-QR here; ∞-CSC and ∞-DLSE reuse it).
+
+What lives here: input validation through scikit-learn's ``validate_data``, standardisation
+of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
+bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ Sobol points,
+capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's bias, IND-QR's k_Θ), and
+one L-BFGS-B fit of a :class:`~manytask.itl.model.DecomposableModel` given a data term and a
+penalty. What does not: the losses (:mod:`~manytask.itl.losses`), the model itself
+(:mod:`~manytask.itl.model`) and the task-specific risks (one module per estimator).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels import RBF, Kernel, median_heuristic
+from .quadrature import sobol_anchors
+
+__all__ = ["Dirac", "ITLEstimatorMixin", "ridge_penalty", "penalised_objective"]
+
+#: Default cap on the number of Sobol anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
+MAX_DEFAULT_ANCHORS = 100
+
+
+class Dirac(Kernel):
+    """k(θ, θ') = 1{θ = θ'}: independent levels on a finite set (JQR's bias, IND-QR's k_Θ).
+
+    Its θ-derivatives are taken as zero: the kernel is only ever evaluated on the finite set of
+    levels it was fitted on, where a level-to-level slope has no meaning.
+    """
+
+    def __repr__(self):
+        return "Dirac()"
+
+    def _evaluate(self, X, Y):
+        return np.all(X[:, None, :] == Y[None, :, :], axis=2).astype(float)
+
+    def _diag(self, X):
+        return np.ones(len(X))
+
+    def _dk_dy(self, X, Y):
+        return np.zeros((len(X), len(Y)))
+
+    def _d2k_dxdy(self, X, Y):
+        return np.zeros((len(X), len(Y)))
+
+
+def ridge_penalty(lambda_):
+    """Penalty λ/2 (‖f‖²_{H_K} + ‖b‖²_{H_kb}) of eq. (11), bias included (§3 "Models with bias").
+
+    Returns a callable ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta,
+    grad_bias)`` for :func:`penalised_objective`.
+    """
+
+    def penalty(model, alpha, beta, bias):
+        value = 0.5 * lambda_ * model.rkhs_norm2(alpha, beta)
+        grad_alpha, grad_beta = model.rkhs_norm2_grad(alpha, beta)
+        grad_bias = None
+        if bias is not None:
+            value += 0.5 * lambda_ * model.bias_norm2(bias)
+            grad_bias = 0.5 * lambda_ * model.bias_norm2_grad(bias)
+        return value, 0.5 * lambda_ * grad_alpha, 0.5 * lambda_ * grad_beta, grad_bias
+
+    return penalty
+
+
+def penalised_objective(params, model, data_term, penalty):
+    """(value, gradient) of data term + penalty at the packed parameters (for L-BFGS-B).
+
+    Parameters
+    ----------
+    params : array of shape (model.n_params,)
+        [vec(A), vec(B), c] as made by :meth:`DecomposableModel.pack`.
+    model : DecomposableModel
+        Already precomputed on the training inputs and anchors.
+    data_term : callable
+        ``(model, alpha, beta, bias) -> (value, grad_values, grad_slopes, grad_bias)``:
+        the risk, its gradient with respect to H = h(x_i)(θ_j) and ∂_θH (``None`` if it does
+        not use the slopes), and a direct gradient in c (``None`` unless the risk uses the bias
+        on its own, as the level-set offset t(θ) does).
+    penalty : callable
+        ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``, e.g.
+        :func:`ridge_penalty`.
+    """
+    alpha, beta, bias = model.unpack(params)
+    value, grad_values, grad_slopes, grad_bias_direct = data_term(model, alpha, beta, bias)
+    grad_alpha, grad_beta, grad_bias = model.backward(grad_values, grad_slopes)
+    penalty_value, penalty_alpha, penalty_beta, penalty_bias = penalty(model, alpha, beta, bias)
+    grad_alpha = grad_alpha + penalty_alpha
+    grad_beta = grad_beta + penalty_beta
+    for extra in (grad_bias_direct, penalty_bias):
+        if extra is not None:
+            grad_bias = grad_bias + extra
+    return value + penalty_value, model.pack(grad_alpha, grad_beta, grad_bias)
+
+
+def _check_real(value, name, *, positive, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    return float(value)
+
+
+def _check_count(value, name, minimum=1, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+class ITLEstimatorMixin:
+    """Fit-time helpers shared by the ITL estimators; subclasses are scikit-learn estimators.
+
+    Subclasses keep their constructor arguments unchanged and call, inside ``fit``:
+    :meth:`_validate_training_data`, :meth:`_standardise_X` (and :meth:`_standardise_y`),
+    :meth:`_input_kernel`, :meth:`_default_anchors` and :meth:`_fit_model`.
+    """
+
+    def _validate_training_data(self, X, y):
+        """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        return X, y
+
+    def _validate_test_data(self, X):
+        check_is_fitted(self, "model_")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def _standardise_X(self, X):
+        """Store the column means and scales (1 for constant columns) and standardise X."""
+        self.X_mean_ = X.mean(axis=0)
+        scale = X.std(axis=0)
+        self.X_scale_ = np.where(scale > 0, scale, 1.0)
+        return self._transform_X(X)
+
+    def _transform_X(self, X):
+        return (X - self.X_mean_) / self.X_scale_
+
+    def _standardise_y(self, y):
+        self.y_mean_ = float(y.mean())
+        scale = float(y.std())
+        self.y_scale_ = scale if scale > 0 else 1.0
+        return (y - self.y_mean_) / self.y_scale_
+
+    def _input_kernel(
+        self, X_standardised, input_kernel=None, input_bandwidth=None, random_state=None
+    ):
+        """The given k_X, else a Gaussian with ``input_bandwidth`` or the median heuristic."""
+        if input_kernel is not None:
+            if not isinstance(input_kernel, Kernel):
+                raise ValueError(f"input_kernel must be a Kernel or None, got {input_kernel!r}")
+            return input_kernel
+        bandwidth = _check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
+        if bandwidth is None:
+            bandwidth = median_heuristic(X_standardised, random_state=random_state)
+        return RBF(bandwidth)
+
+    @staticmethod
+    def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0)):
+        """Sobol anchors and equal weights: ``n_anchors``, or m = min(⌈√n⌉, 100)."""
+        m = _check_count(n_anchors, "n_anchors", allow_none=True)
+        if m is None:
+            m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
+        return sobol_anchors(m, interval)
+
+    def _fit_model(self, model, data_term, penalty, max_iter, tol):
+        """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
+
+        Sets ``model_``, ``params_`` (packed [vec A, vec B, c]), ``objective_`` (the
+        minimised value, in the standardised units the estimator works in) and ``n_iter_``.
+        """
+        max_iter = _check_count(max_iter, "max_iter")
+        tol = _check_real(tol, "tol", positive=True)
+        result = minimize(
+            penalised_objective,
+            np.zeros(model.n_params),
+            args=(model, data_term, penalty),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
+        )
+        self.model_ = model
+        self.params_ = result.x
+        self.objective_ = float(result.fun)
+        self.n_iter_ = int(result.nit)
+        return self
+
+
+class ITLEstimator(ITLEstimatorMixin, BaseEstimator):
+    """A scikit-learn ``BaseEstimator`` with the ITL fit-time helpers."""

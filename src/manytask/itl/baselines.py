@@ -1,0 +1,140 @@
+"""The quantile baselines of Table 1: JQR (Sangnier et al., 2016) and IND-QR.
+
+Both are fitted with the ∞-QR machinery of :mod:`~manytask.itl.quantile` on a *fixed* finite
+set of levels τ_1 … τ_k given at construction (anchors = the levels, equal weights), without
+the non-crossing term, and predict only those levels:
+
+- :class:`JointQuantileRegressor` (JQR): the paper's special case (§3, "Relation to JQR") —
+  the quantile measure μ = (1/k) Σ_l δ_τl, a Gaussian k_Θ coupling the levels, and a free
+  intercept per level (bias kernel k_b(τ, τ') = 1{τ = τ'}).
+- :class:`IndependentQuantileRegressor` (IND-QR): k_Θ(τ, τ') = 1{τ = τ'} too, so the RKHS norm
+  and the pinball risk split into one kernel quantile regression per level, solved jointly
+  in one L-BFGS-B run but with no coupling between levels. As the risk is averaged over the
+  k levels, level l solves mean_i ℓ_τl + (k λ)/2 ‖h_l‖², i.e. a separate fit with λ·k.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import RBF
+from ._estimator import Dirac, _check_real
+from .losses import _check_quantiles
+from .quadrature import custom
+from .quantile import DEFAULT_QUANTILES, _KernelQuantileBase
+
+__all__ = ["JointQuantileRegressor", "IndependentQuantileRegressor"]
+
+
+class _FixedLevelsQuantileRegressor(_KernelQuantileBase):
+    """Kernel quantile regression at the fixed levels ``quantiles`` (no non-crossing term)."""
+
+    def __init__(
+        self,
+        quantiles=DEFAULT_QUANTILES,
+        lambda_=1e-3,
+        input_kernel=None,
+        input_bandwidth=None,
+        kappa=1e-2,
+        max_iter=2000,
+        tol=1e-8,
+        random_state=None,
+    ):
+        self.quantiles = quantiles
+        self.lambda_ = lambda_
+        self.input_kernel = input_kernel
+        self.input_bandwidth = input_bandwidth
+        self.kappa = kappa
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _theta_kernel(self):
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit the k levels of ``quantiles`` on (X, y); returns ``self``."""
+        self._check_common_params()
+        levels = _check_quantiles(self.quantiles)
+        if np.unique(levels).size != levels.size:
+            raise ValueError(f"quantiles must be distinct, got {levels.tolist()}")
+        theta_kernel = self._theta_kernel()
+        X, y = self._validate_training_data(X, y)
+        self.quantiles_ = levels
+        return self._fit_on_levels(X, y, custom(levels), theta_kernel, Dirac(), lambda_nc=0.0)
+
+    def predict(self, X):
+        """Quantiles at the fitted levels, an (N, k) array in the order of ``quantiles``."""
+        return self._predict_levels(X, None)
+
+    def _score_predictions(self, X):
+        return self.predict(X), self.quantiles_
+
+
+class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
+    """JQR (Sangnier et al., 2016): levels coupled by a Gaussian k_Θ, one intercept per level.
+
+    Parameters
+    ----------
+    quantiles : sequence of float in (0, 1), default=(0.1, 0.3, 0.5, 0.7, 0.9)
+        The fixed levels τ_l, also the anchors (equal weights).
+    lambda_ : float, default=1e-3
+        Ridge weight λ > 0 (standardised data).
+    theta_bandwidth : float, default=0.2
+        Bandwidth of the Gaussian k_Θ on the levels.
+    input_kernel, input_bandwidth, kappa, max_iter, tol, random_state
+        As in :class:`~manytask.itl.InfiniteQuantileRegressor`.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
+    >>> JointQuantileRegressor(quantiles=[0.1, 0.9]).fit(X, y).predict(X[:2]).shape
+    (2, 2)
+    """
+
+    def __init__(
+        self,
+        quantiles=DEFAULT_QUANTILES,
+        lambda_=1e-3,
+        input_kernel=None,
+        input_bandwidth=None,
+        theta_bandwidth=0.2,
+        kappa=1e-2,
+        max_iter=2000,
+        tol=1e-8,
+        random_state=None,
+    ):
+        super().__init__(
+            quantiles=quantiles,
+            lambda_=lambda_,
+            input_kernel=input_kernel,
+            input_bandwidth=input_bandwidth,
+            kappa=kappa,
+            max_iter=max_iter,
+            tol=tol,
+            random_state=random_state,
+        )
+        self.theta_bandwidth = theta_bandwidth
+
+    def _theta_kernel(self):
+        return RBF(_check_real(self.theta_bandwidth, "theta_bandwidth", positive=True))
+
+
+class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):
+    """IND-QR: one kernel quantile regression per level, with no coupling (k_Θ = 1{τ = τ'}).
+
+    Parameters are those of :class:`JointQuantileRegressor` without ``theta_bandwidth``.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
+    >>> IndependentQuantileRegressor(quantiles=[0.5]).fit(X, y).predict(X[:2]).shape
+    (2, 1)
+    """
+
+    def _theta_kernel(self):
+        return Dirac()

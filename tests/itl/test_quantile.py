@@ -1,0 +1,216 @@
+"""∞-QR: the objective against a brute-force loop and finite differences, the single-anchor
+linear case against scikit-learn's QuantileRegressor (HiGHS LP), non-crossing, the sine toy
+data of Sangnier et al. against its closed-form quantiles, the scikit-learn API, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.stats import norm
+from sklearn.base import clone
+from sklearn.linear_model import QuantileRegressor
+from sklearn.model_selection import GridSearchCV
+
+from manytask.itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
+from manytask.itl._estimator import penalised_objective, ridge_penalty
+from manytask.itl.model import DecomposableModel
+from manytask.itl.quantile import quantile_risk
+from manytask.kernels import RBF, Linear
+
+#: Levels inside the hull [0.125, 0.9375] of the 10 Sobol anchors, where the penalty (14) acts.
+DENSE_LEVELS = np.linspace(0.15, 0.9, 16)
+
+
+def sine_toy(n, rng):
+    """Sangnier et al. (2016): a 1 Hz sine modulated by a 1/3 Hz sine envelope of mean 1,
+    x ~ U[0, 1.5], Gaussian noise with sd decreasing linearly from 1.2 (x = 0) to 0.2 (x = 1.5).
+    Returns X (n, 1), y and the true-quantile function q(x, τ) = m(x) + sd(x) Φ⁻¹(τ)."""
+
+    def mean(x):
+        return np.sin(2 * np.pi * x) * (1.0 + np.sin(2 * np.pi * x / 3.0))
+
+    def sd(x):
+        return 1.2 - x / 1.5
+
+    def true_quantiles(x, levels):
+        return mean(x)[:, None] + sd(x)[:, None] * norm.ppf(levels)[None, :]
+
+    x = rng.uniform(0.0, 1.5, size=n)
+    return x[:, None], mean(x) + sd(x) * rng.normal(size=n), true_quantiles
+
+
+def _huber(p, kappa):
+    return p * p / (2 * kappa) if abs(p) <= kappa else abs(p) - kappa / 2
+
+
+def _small_problem(seed=0, n=5, m=3):
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(n, 2)), rng.normal(size=n)
+    anchors, weights = np.array([0.2, 0.5, 0.8]), np.array([0.2, 0.5, 0.3])
+    model = DecomposableModel(RBF(1.1), RBF(0.3), RBF(0.4)).precompute(X, anchors)
+    params = rng.normal(size=model.n_params)
+    return model, y, anchors, weights, params
+
+
+def test_objective_matches_brute_force_sum():
+    model, y, anchors, weights, params = _small_problem()
+    lambda_, lambda_nc, kappa = 0.3, 0.7, 0.2
+    data_term = quantile_risk(y, anchors, weights, lambda_nc, kappa)
+    value, _ = penalised_objective(params, model, data_term, ridge_penalty(lambda_))
+    alpha, beta, bias = model.unpack(params)
+    H = model.predict(alpha, beta, bias)
+    S = model.predict_dtheta(alpha, beta, bias)
+    expected = 0.0
+    for i in range(len(y)):
+        for j, (theta, w) in enumerate(zip(anchors, weights)):
+            r = y[i] - H[i, j]
+            expected += w / len(y) * (_huber(r, kappa) / 2 + (theta - 0.5) * r)
+            expected += lambda_nc * w / len(y) * (_huber(-S[i, j], kappa) - S[i, j]) / 2
+    expected += lambda_ / 2 * (model.rkhs_norm2(alpha, beta) + model.bias_norm2(bias))
+    assert_allclose(value, expected, rtol=1e-12)
+
+
+def test_objective_gradient_matches_finite_differences():
+    model, y, anchors, weights, params = _small_problem(seed=1)
+    data_term = quantile_risk(y, anchors, weights, lambda_nc=0.7, kappa=0.5)
+    penalty = ridge_penalty(0.3)
+    _, gradient = penalised_objective(params, model, data_term, penalty)
+    step = 1e-6
+    numerical = np.empty_like(params)
+    for k in range(params.size):
+        shift = np.zeros_like(params)
+        shift[k] = step
+        upper = penalised_objective(params + shift, model, data_term, penalty)[0]
+        lower = penalised_objective(params - shift, model, data_term, penalty)[0]
+        numerical[k] = (upper - lower) / (2 * step)
+    assert_allclose(gradient, numerical, rtol=1e-5, atol=1e-7)
+
+
+def test_single_anchor_linear_kernel_matches_sklearn_quantile_regressor():
+    # One Sobol anchor is θ = 0.5; a linear k_X plus the bias (intercept) spans affine
+    # functions of x, so with λ → 0 and no non-crossing term ∞-QR is linear median regression.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 2))
+    y = 1.0 + X @ [1.0, -0.5] + (0.5 + np.abs(X[:, 0])) * rng.standard_t(3, size=80)
+    model = InfiniteQuantileRegressor(
+        lambda_=1e-9, lambda_nc=0.0, n_anchors=1, input_kernel=Linear(), kappa=1e-6, tol=1e-12
+    ).fit(X, y)
+    assert model.anchors_.tolist() == [0.5]
+    reference = QuantileRegressor(quantile=0.5, alpha=0.0, solver="highs").fit(X, y)
+    ours = pinball_loss(y, model.predict(X, [0.5]), [0.5])
+    theirs = pinball_loss(y, reference.predict(X)[:, None], [0.5])
+    assert ours == pytest.approx(theirs, rel=1e-3)
+
+
+def test_non_crossing_penalty_removes_crossings():
+    rng = np.random.default_rng(0)
+    X, y, _ = sine_toy(60, rng)
+    X_test = rng.uniform(0.0, 1.5, size=(100, 1))
+    common = dict(lambda_=1e-3, input_bandwidth=0.2, n_anchors=10, random_state=0)
+    free = InfiniteQuantileRegressor(lambda_nc=0.0, **common).fit(X, y)
+    penalised = InfiniteQuantileRegressor(lambda_nc=10.0, **common).fit(X, y)
+    # The κ-smoothed positive part still lets slopes of order −κ through (its gradient is ½
+    # at 0), so "≈ 0" is 5e-4: crossing×100 ≤ 0.05, ten times under the paper's 0.5 target.
+    for points in (X, X_test):
+        assert crossing_loss(penalised.predict(points, DENSE_LEVELS)) < 5e-4
+    assert crossing_loss(free.predict(X_test, DENSE_LEVELS)) > 1e-3
+
+
+def test_sine_toy_quantiles_close_to_true_ones():
+    # sd(x) averages 0.7; a kernel quantile estimate from ~30 effective neighbours has standard
+    # error ≈ √(τ(1−τ))/φ(Φ⁻¹(τ)) · sd/√30 ≈ 0.3 sd ≈ 0.2 at τ = 0.1, 0.9: tolerance 0.25 on the
+    # mean absolute error, against ≈ 0.7 for the best constant (unconditional quantile).
+    rng = np.random.default_rng(0)
+    X, y, true_quantiles = sine_toy(200, rng)
+    levels = np.array([0.1, 0.5, 0.9])
+    model = InfiniteQuantileRegressor(lambda_=1e-3, input_bandwidth=0.4, random_state=0)
+    model.fit(X, y)
+    grid = np.linspace(0.05, 1.45, 100)
+    error = np.abs(model.predict(grid[:, None], levels) - true_quantiles(grid, levels))
+    constant_error = np.abs(np.quantile(y, levels) - true_quantiles(grid, levels))
+    assert np.all(error.mean(axis=0) < 0.25)
+    assert np.all(error.mean(axis=0) < 0.5 * constant_error.mean(axis=0))
+
+
+@pytest.fixture(scope="module")
+def linear_data():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    return X, X[:, 0] + 0.3 * rng.normal(size=40)
+
+
+def test_predicts_any_level_in_order(linear_data):
+    X, y = linear_data
+    model = InfiniteQuantileRegressor(max_iter=300).fit(X, y)
+    levels = [0.02, 0.37, 0.5, 0.98]
+    both = model.predict(X, levels)
+    assert both.shape == (40, 4)
+    assert_allclose(both[:, 1], model.predict(X, [0.37])[:, 0])
+
+
+def test_score_is_minus_mean_pinball_over_default_levels(linear_data):
+    X, y = linear_data
+    model = InfiniteQuantileRegressor(max_iter=300).fit(X, y)
+    levels = [0.1, 0.3, 0.5, 0.7, 0.9]
+    expected = -pinball_loss(y, model.predict(X, levels), levels) / 5
+    assert model.score(X, y) == pytest.approx(expected)
+
+
+def test_clone_keeps_parameters_and_pickle_keeps_predictions(linear_data):
+    X, y = linear_data
+    model = InfiniteQuantileRegressor(lambda_=0.01, input_kernel=Linear(), max_iter=300)
+    copy = clone(model)
+    assert copy.get_params()["lambda_"] == 0.01 and not hasattr(copy, "model_")
+    model.fit(X, y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert_allclose(restored.predict(X, [0.2, 0.8]), model.predict(X, [0.2, 0.8]))
+
+
+def test_grid_search_selects_lambda(linear_data):
+    X, y = linear_data
+    search = GridSearchCV(
+        InfiniteQuantileRegressor(max_iter=200), {"lambda_": [1e-3, 1.0]}, cv=2
+    ).fit(X, y)
+    assert search.best_params_["lambda_"] in (1e-3, 1.0)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 1.5, -0.2])
+def test_level_outside_unit_interval_raises(linear_data, level):
+    X, y = linear_data
+    model = InfiniteQuantileRegressor(max_iter=50).fit(X, y)
+    with pytest.raises(ValueError, match="quantiles must be in"):
+        model.predict(X, [0.5, level])
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"lambda_": 0.0}, "lambda_"),
+        ({"lambda_": -1.0}, "lambda_"),
+        ({"lambda_nc": -1.0}, "lambda_nc"),
+        ({"kappa": -0.1}, "kappa"),
+        ({"theta_bandwidth": 0.0}, "theta_bandwidth"),
+        ({"n_anchors": 0}, "n_anchors"),
+    ],
+)
+def test_bad_parameters_raise_at_fit(linear_data, params, match):
+    X, y = linear_data
+    with pytest.raises(ValueError, match=match):
+        InfiniteQuantileRegressor(**params).fit(X, y)
+
+
+def test_nan_input_raises(linear_data):
+    X, y = linear_data
+    X = X.copy()
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        InfiniteQuantileRegressor().fit(X, y)
+
+
+def test_single_sample_raises():
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        InfiniteQuantileRegressor().fit([[0.0]], [1.0])
