@@ -4,7 +4,12 @@
   minimum-weighted-error stump search over presorted features.
 - :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
 
-The boosters (MULTIBOOST, AdaBoost baselines, DMSA) are still to come (issue 5).
+- :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1, binary, Φ = exp) as
+  :class:`MultiBoostClassifier`, and the textbook :class:`AdaBoost` baseline.
+- :mod:`~manytask.boost.evaluation`: :func:`mixture_errors`, per-domain, uniform, agnostic
+  and per-λ errors.
+
+Still to come (issue 5): multi-class, logistic Φ, soft-max, ℓ1, AdaBoost-k/all, DMSA.
 
 >>> import numpy as np
 >>> import manytask.boost as boost
@@ -14,13 +19,19 @@ array([1.])
 """
 
 from .domain import DomainClassifier
+from .evaluation import MixtureErrors, mixture_errors
+from .multiboost import AdaBoost, MultiBoostClassifier
 from .stumps import PresortedFeatures, Stump, StumpResult, best_stump, presort
 
 __all__ = [
+    "AdaBoost",
     "DomainClassifier",
+    "MixtureErrors",
+    "MultiBoostClassifier",
     "PresortedFeatures",
     "Stump",
     "StumpResult",
     "best_stump",
+    "mixture_errors",
     "presort",
 ]

@@ -1,0 +1,92 @@
+"""Errors of a classifier on each source domain and on mixtures of them (§2, eq. 1).
+
+:func:`mixture_errors` returns the error on each domain k, L(D_k, f); on the uniform mixture;
+on given mixtures λ, L(D_λ, f) = Σ_k λ_k L(D_k, f); and the agnostic error
+max_{λ ∈ Δ} L(D_λ, f) = max_k L(D_k, f) (eq. 1 with Λ = the simplex: linear in λ, so the max is
+at a vertex). Training and the table runner live elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..simplex import check_simplex
+from .domain import _as_domain_labels
+
+__all__ = ["MixtureErrors", "mixture_errors"]
+
+
+@dataclass(frozen=True)
+class MixtureErrors:
+    """Errors of one classifier; ``domain_errors[k]`` belongs to ``domains[k]``.
+
+    ``mixtures`` (n, p) are the λ asked for (columns in ``domains`` order) and
+    ``mixture_errors`` (n,) their errors; both empty when none were given.
+    """
+
+    domains: np.ndarray
+    domain_errors: np.ndarray
+    uniform: float
+    agnostic: float
+    mixtures: np.ndarray
+    mixture_errors: np.ndarray
+
+
+def mixture_errors(clf, X, y, domains, mixtures=None) -> MixtureErrors:
+    """Misclassification error of ``clf`` per domain, uniform, agnostic and per mixture λ.
+
+    Parameters
+    ----------
+    clf : fitted classifier with ``predict``
+    X : array-like (N, d)
+    y : array-like (N,)
+    domains : array-like (N,)
+        Source label of each row; the domains are the sorted distinct labels.
+    mixtures : array-like (n, p) or (p,), optional
+        Mixture weights λ on the simplex, columns in sorted-domain order.
+
+    Returns
+    -------
+    MixtureErrors
+        L(D_k, f) = mean over domain k of 1{f(x) ≠ y}; uniform = mean_k L(D_k, f);
+        agnostic = max_k L(D_k, f) = max over the simplex; L(D_λ, f) = Σ_k λ_k L(D_k, f).
+
+    Examples
+    --------
+    >>> class Zero:
+    ...     def predict(self, X):
+    ...         return np.zeros(len(X))
+    >>> result = mixture_errors(Zero(), np.zeros((4, 1)), [0, 1, 0, 0], [0, 0, 1, 1], [0.5, 0.5])
+    >>> result.domain_errors.tolist(), result.agnostic, result.mixture_errors.tolist()
+    ([0.5, 0.0], 0.5, [0.25])
+    """
+    y = np.asarray(y)
+    n_samples = len(X)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"y must have shape ({n_samples},), got {y.shape}")
+    if n_samples == 0:
+        raise ValueError("X must contain at least one sample")
+    domains = _as_domain_labels(domains, "domains", n_samples)
+    labels, domain_index = np.unique(domains, return_inverse=True)
+    wrong = np.asarray(clf.predict(X)) != y
+    counts = np.bincount(domain_index, minlength=labels.size)
+    domain_errors = np.bincount(domain_index, weights=wrong, minlength=labels.size) / counts
+    if mixtures is None:
+        weights = np.zeros((0, labels.size))
+    else:
+        weights = np.asarray(mixtures, dtype=float)
+        weights = weights[None, :] if weights.ndim == 1 else weights
+        if weights.ndim != 2:
+            raise ValueError(f"mixtures must have shape (n, {labels.size}), got {weights.shape}")
+        weights = np.array([check_simplex(row, labels.size, name="mixtures") for row in weights])
+        weights = weights.reshape(-1, labels.size)
+    return MixtureErrors(
+        domains=labels,
+        domain_errors=domain_errors,
+        uniform=float(domain_errors.mean()),
+        agnostic=float(domain_errors.max()),
+        mixtures=weights,
+        mixture_errors=weights @ domain_errors,
+    )
