@@ -8,8 +8,8 @@
 
 - :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 9, 14, 15).
 - :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.
-
-∞-CSC and ∞-DLSE are still to come (issue 4).
+- :mod:`~manytask.itl.classification`: ∞-CSC, :class:`InfiniteCostSensitiveClassifier` (eq. 4).
+- :mod:`~manytask.itl.level_sets`: ∞-DLSE, :class:`InfiniteLevelSetEstimator` (eqs. 12, 16).
 
 >>> import manytask.itl as itl
 >>> anchors, weights = itl.sobol_anchors(8)
@@ -18,6 +18,8 @@
 """
 
 from .baselines import IndependentQuantileRegressor, JointQuantileRegressor
+from .classification import InfiniteCostSensitiveClassifier
+from .level_sets import InfiniteLevelSetEstimator
 from .losses import (
     cost_sensitive_hinge,
     cost_sensitive_hinge_gradient,
@@ -40,6 +42,8 @@ __all__ = [
     "InfiniteQuantileRegressor",
     "JointQuantileRegressor",
     "IndependentQuantileRegressor",
+    "InfiniteCostSensitiveClassifier",
+    "InfiniteLevelSetEstimator",
     "DecomposableModel",
     "Quadrature",
     "sobol_anchors",

@@ -1,0 +1,184 @@
+"""∞-CSC: a binary classifier for every cost trade-off θ ∈ [−1, 1] from one fit.
+
+:class:`InfiniteCostSensitiveClassifier` minimises, over the decomposable model of Prop. 3.1
+(``infinite-task-learning.txt``) on standardised inputs,
+
+    Σ_j w_j (1/n) Σ_i |½(θ_j + 1) − 1{y_i = −1}| · |1 − y_i h(x_i)(θ_j)|^κ₊     risk, eq. (4)
+    + λ/2 (‖f‖²_{H_K} + ‖b‖²_{H_kb})                                          ridge, eq. (11)
+
+with h = f + b, anchors θ_j on [−1, 1] and |·|^κ₊ the Huber-smoothed positive part of
+:mod:`~manytask.itl.losses` (κ = 0 is the exact hinge). There is no non-crossing term: the
+representer theorem, Prop. 3.1, applies with λ_nc = 0. The cost weight is (1 + θ)/2 on the
+positive class and (1 − θ)/2 on the negative one, so θ → +1 makes errors on the positive
+class expensive (high sensitivity, low specificity) and θ → −1 the reverse.
+
+The shared L-BFGS-B machinery lives in :mod:`~manytask.itl._estimator`; the losses and the
+model in their own modules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from ..kernels import RBF
+from ._estimator import ITLEstimator, _check_real, ridge_penalty
+from .losses import _check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
+from .model import DecomposableModel
+
+__all__ = ["InfiniteCostSensitiveClassifier", "cost_sensitive_risk"]
+
+#: The hyperparameter interval Θ = [−1, 1] of eq. (4).
+THETA_INTERVAL = (-1.0, 1.0)
+
+
+def cost_sensitive_risk(y, anchors, weights, kappa=0.0):
+    """The data term of ∞-CSC: Σ_j w_j mean_i c_θj(y_i) |1 − y_i H_ij|^κ₊ (eq. 4, smoothed).
+
+    ``y`` holds labels in {−1, +1}; H_ij = h(x_i)(θ_j). Returns a ``data_term`` callable for
+    :func:`~manytask.itl._estimator.penalised_objective`.
+    """
+    y = np.asarray(y, dtype=float)[:, None]
+    theta = np.asarray(anchors, dtype=float)[None, :]
+    level_weights = np.asarray(weights, dtype=float)[None, :] / y.shape[0]
+
+    def data_term(model, alpha, beta, bias):
+        values = model.predict(alpha, beta, bias)
+        risk = float(np.sum(level_weights * cost_sensitive_hinge(y, values, theta, kappa)))
+        grad_values = level_weights * cost_sensitive_hinge_gradient(y, values, theta, kappa)
+        return risk, grad_values, None, None
+
+    return data_term
+
+
+def _check_theta(theta):
+    """θ as a float array in [−1, 1] (ValueError naming ``theta`` otherwise)."""
+    return _check_range(theta, "theta", *THETA_INTERVAL)
+
+
+class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
+    """∞-CSC: the decision function h(x)(θ) for every cost trade-off θ ∈ [−1, 1] (eq. 4).
+
+    The two classes are sorted as in ``classes_``; ``classes_[1]`` is the positive class
+    (label +1 in eq. (4)) and ``classes_[0]`` the negative one (−1). θ close to +1 favours
+    classifying the positive class well, θ close to −1 the negative class.
+
+    Parameters
+    ----------
+    lambda_ : float, default=1e-3
+        Ridge weight λ > 0 of eq. (11), on standardised inputs.
+    n_anchors : int or None, default=None
+        Number m of Sobol anchors in (−1, 1); None means min(⌈√n⌉, 100).
+    input_kernel : Kernel or None, default=None
+        k_X on standardised inputs; None means a Gaussian (RBF) with ``input_bandwidth``.
+    input_bandwidth : float or None, default=None
+        Bandwidth of the default k_X; None means the median heuristic on standardised X.
+    theta_bandwidth : float, default=0.4
+        Bandwidth of the Gaussian k_Θ (and of the Gaussian bias kernel k_b); Θ has length 2.
+    kappa : float, default=1e-2
+        Huber smoothing κ >= 0 of the hinge; 0 is the exact, non-smooth objective.
+    bias : bool, default=True
+        Add b(θ) = Σ_j c_j k_b(θ, θ_j) with a Gaussian k_b (§3, "Models with bias").
+    max_iter : int, default=2000
+        L-BFGS-B iterations.
+    tol : float, default=1e-8
+        L-BFGS-B ``ftol`` (``gtol`` is tol/100).
+    random_state : None, int or numpy Generator, default=None
+        Used by the median heuristic when n > 1000 (random subset).
+
+    Attributes
+    ----------
+    classes_ : array of shape (2,)
+        The labels; ``classes_[1]`` is the positive class.
+    anchors_, weights_ : arrays of shape (m,)
+        Quadrature of the levels on [−1, 1].
+    model_ : DecomposableModel
+        The fitted model; ``params_`` its packed coefficients [vec A, vec B, c].
+    objective_ : float
+        The minimised objective; ``n_iter_`` the L-BFGS-B iterations.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (20, 2)), rng.normal(1, 1, (20, 2))])
+    >>> y = np.repeat(["healthy", "sick"], 20)
+    >>> model = InfiniteCostSensitiveClassifier().fit(X, y)
+    >>> model.predict(X[:2], theta=[-0.9, 0.0, 0.9]).shape
+    (2, 3)
+    """
+
+    def __init__(
+        self,
+        lambda_=1e-3,
+        n_anchors=None,
+        input_kernel=None,
+        input_bandwidth=None,
+        theta_bandwidth=0.4,
+        kappa=1e-2,
+        bias=True,
+        max_iter=2000,
+        tol=1e-8,
+        random_state=None,
+    ):
+        self.lambda_ = lambda_
+        self.n_anchors = n_anchors
+        self.input_kernel = input_kernel
+        self.input_bandwidth = input_bandwidth
+        self.theta_bandwidth = theta_bandwidth
+        self.kappa = kappa
+        self.bias = bias
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _validate_labelled_data(self, X, y):
+        """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        if X.shape[0] < 2:
+            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(
+                f"y must hold exactly 2 classes, got {len(self.classes_)}: {self.classes_!r}"
+            )
+        return X, 2.0 * encoded - 1.0
+
+    def fit(self, X, y):
+        """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
+        lambda_ = _check_real(self.lambda_, "lambda_", positive=True)
+        kappa = _check_real(self.kappa, "kappa", positive=False)
+        theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        if not isinstance(self.bias, (bool, np.bool_)):
+            raise ValueError(f"bias must be True or False, got {self.bias!r}")
+        X, signs = self._validate_labelled_data(X, y)
+        X_standardised = self._standardise_X(X)
+        input_kernel = self._input_kernel(
+            X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
+        )
+        quadrature = self._default_anchors(len(signs), self.n_anchors, THETA_INTERVAL)
+        self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
+        bias_kernel = RBF(theta_bandwidth) if self.bias else None
+        model = DecomposableModel(input_kernel, RBF(theta_bandwidth), bias_kernel)
+        model.precompute(X_standardised, quadrature.anchors)
+        data_term = cost_sensitive_risk(signs, quadrature.anchors, quadrature.weights, kappa)
+        return self._fit_model(model, data_term, ridge_penalty(lambda_), self.max_iter, self.tol)
+
+    def decision_function(self, X, theta=0.0):
+        """h(x)(θ): positive values predict ``classes_[1]``.
+
+        A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k), column l for
+        ``theta[l]``. Every θ must be in [−1, 1].
+        """
+        levels = _check_theta(theta)
+        X = self._transform_X(self._validate_test_data(X))
+        alpha, beta, bias = self.model_.unpack(self.params_)
+        values = self.model_.predict(alpha, beta, bias, X=X, theta=levels.reshape(-1))
+        return values[:, 0] if levels.ndim == 0 else values
+
+    def predict(self, X, theta=0.0):
+        """Class labels at cost trade-off θ (shapes as in :meth:`decision_function`)."""
+        return self.classes_[(self.decision_function(X, theta) > 0).astype(int)]

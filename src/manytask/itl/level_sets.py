@@ -1,0 +1,217 @@
+"""∞-DLSE (∞-OCSVM): every density level set θ ∈ [ε, 1] from one fit.
+
+:class:`InfiniteLevelSetEstimator` solves problem (16) of ``infinite-task-learning.txt`` on
+standardised inputs, with h(x)(θ) = Σ_ij α_ij k_X(x, x_i) k_Θ(θ, θ_j) (Prop. 3.2: no ∂₂k_Θ
+terms) and the offset t(θ) = Σ_j c_j k_b(θ, θ_j) in H_kb:
+
+    Σ_j w_j (1/n) Σ_i [−t(θ_j) + |t(θ_j) − h(x_i)(θ_j)|^κ₊ / θ_j]      one-class risk, §2.1
+    + ½ Σ_j w_j ‖h(·)(θ_j)‖²_{H_kX}                                    L2,1 penalty, eq. (12)
+    + λ/2 ‖t‖²_{H_kb}                                                   offset penalty, eq. (16)
+
+with anchors θ_j in Θ = [ε, 1] and |·|^κ₊ the Huber-smoothed positive part of
+:mod:`~manytask.itl.losses`. One deliberate reading of the paper: eq. (16) as printed puts
+w_j/θ_j in front of (|t − h|₊ − t), i.e. −t/θ; that risk decreases in t for every t (its
+t-slope is (fraction of h_i < t − 1)/θ ≤ 0), so it has no θ-property. The risk above uses
+the one-class loss of §2.1, −t + |t − h|₊/θ, whose minimiser in t puts a fraction θ of the
+points below t (the ν-property of OCSVM, Fig. 2).
+
+The L2,1 penalty is not the ridge norm of :func:`~manytask.itl._estimator.ridge_penalty`, and
+the model has no β (∂₂k_Θ) coefficients, so this module has its own objective
+(:func:`level_set_objective`) over the packed [vec A, c] and its own L-BFGS-B call; the
+:class:`~manytask.itl.model.DecomposableModel` is used for its Gram factors and predictions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import OutlierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels import RBF
+from ._estimator import ITLEstimator, _check_count, _check_real
+from .losses import _check_range, one_class, one_class_gradient
+from .model import DecomposableModel
+
+__all__ = ["InfiniteLevelSetEstimator", "level_set_objective"]
+
+
+def level_set_objective(params, model, weights, lambda_, kappa=0.0):
+    """(value, gradient) of problem (16) at the packed parameters [vec(A), c].
+
+    With G = A K_Θ, H = K_X G (H_ij = h(x_i)(θ_j)) and t = K_b c:
+
+        Σ_j w_j mean_i ℓ^κ_θj(H_ij, t_j) + ½ Σ_j w_j G_jᵀ K_X G_j + λ/2 cᵀ K_b c,
+
+    ℓ^κ the smoothed one-class loss. Gradients: ∂/∂G = K_X ∂R/∂H + H W, so
+    ∂/∂A = (K_X ∂R/∂H + H W) K_Θ (Gram matrices symmetric); ∂/∂c = K_b (∂R/∂t + λ c).
+
+    Parameters
+    ----------
+    params : array of shape (n m + m,)
+        Row-major vec(A) (n × m) followed by c (m,).
+    model : DecomposableModel
+        Precomputed on the training inputs and anchors, with a ``bias_kernel`` (k_b of t).
+    weights : array of shape (m,)
+        Quadrature weights w_j of the anchors.
+    lambda_ : float
+        Weight λ > 0 of ‖t‖²_{H_kb}.
+    kappa : float
+        Huber smoothing κ >= 0 of the positive part.
+    """
+    n, m = model.n_samples, model.n_anchors
+    alpha, offset_coef = params[: n * m].reshape(n, m), params[n * m :]
+    weights = np.asarray(weights, dtype=float)
+    theta = model.anchors_[None, :]
+    coefficients = alpha @ model.gram_theta_  # G[:, j]: h(·)(θ_j) = Σ_i G_ij k_X(·, x_i)
+    values = model.gram_x_ @ coefficients
+    offset = model.gram_bias_ @ offset_coef
+    point_weights = weights[None, :] / n
+    risk = float(np.sum(point_weights * one_class(values, offset[None, :], theta, kappa)))
+    grad_values, grad_offset = one_class_gradient(values, offset[None, :], theta, kappa)
+    grad_values = point_weights * grad_values
+    grad_offset = np.sum(point_weights * grad_offset, axis=0)
+    # eq. (12) with μ = Σ_j w_j δ_θj: ‖h(·)(θ_j)‖² = G_jᵀ K_X G_j = ⟨G_j, H_j⟩.
+    penalty = 0.5 * float(np.sum(weights[None, :] * coefficients * values))
+    penalty += 0.5 * lambda_ * float(offset_coef @ offset)
+    grad_coefficients = model.gram_x_ @ grad_values + values * weights[None, :]
+    grad_alpha = grad_coefficients @ model.gram_theta_
+    grad_offset_coef = model.gram_bias_ @ (grad_offset + lambda_ * offset_coef)
+    return risk + penalty, np.concatenate([grad_alpha.ravel(), grad_offset_coef])
+
+
+class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
+    """∞-DLSE: a density level set for every θ ∈ [ε, 1] — about a fraction θ outside (eq. 16).
+
+    ``decision_function(X, theta)`` is h(x)(θ) − t(θ); points with a negative value are the
+    outliers of level θ (``predict`` → −1), the others inliers (+1). On the training data
+    the fraction of outliers at level θ is close to θ (the θ-property, Fig. 2).
+
+    Parameters
+    ----------
+    lambda_ : float, default=1e-3
+        Weight λ > 0 of ‖t‖²_{H_kb} in eq. (16) (the L2,1 penalty on h has weight ½, as in
+        the paper; the loss is positively homogeneous, so only the ratio matters).
+    epsilon : float, default=0.05
+        Lower end ε of Θ = [ε, 1], in (0, 1).
+    n_anchors : int or None, default=None
+        Number m of Sobol anchors in (ε, 1); None means min(⌈√n⌉, 100).
+    input_kernel : Kernel or None, default=None
+        k_X on standardised inputs; None means a Gaussian (RBF) with ``input_bandwidth``.
+    input_bandwidth : float or None, default=None
+        Bandwidth of the default k_X; None means the median heuristic on standardised X.
+    theta_bandwidth : float, default=0.2
+        Bandwidth of the Gaussian k_Θ and of the Gaussian offset kernel k_b.
+    kappa : float, default=1e-3
+        Huber smoothing κ >= 0 of the positive part; 0 is the exact, non-smooth objective.
+    max_iter : int, default=10000
+        L-BFGS-B iterations.
+    tol : float, default=1e-10
+        L-BFGS-B ``ftol`` (``gtol`` is tol/100).
+    random_state : None, int or numpy Generator, default=None
+        Used by the median heuristic when n > 1000 (random subset).
+
+    Attributes
+    ----------
+    anchors_, weights_ : arrays of shape (m,)
+        Quadrature of the levels on [ε, 1].
+    model_ : DecomposableModel
+        Gram factors and predictions of h; ``alpha_`` (n, m) its coefficients.
+    offset_coef_ : array of shape (m,)
+        c of t(θ) = Σ_j c_j k_b(θ, θ_j).
+    objective_ : float
+        The minimised objective; ``n_iter_`` the L-BFGS-B iterations.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> model = InfiniteLevelSetEstimator().fit(X)
+    >>> model.predict(X[:4], theta=0.5).shape
+    (4,)
+    """
+
+    def __init__(
+        self,
+        lambda_=1e-3,
+        epsilon=0.05,
+        n_anchors=None,
+        input_kernel=None,
+        input_bandwidth=None,
+        theta_bandwidth=0.2,
+        kappa=1e-3,
+        max_iter=10000,
+        tol=1e-10,
+        random_state=None,
+    ):
+        self.lambda_ = lambda_
+        self.epsilon = epsilon
+        self.n_anchors = n_anchors
+        self.input_kernel = input_kernel
+        self.input_bandwidth = input_bandwidth
+        self.theta_bandwidth = theta_bandwidth
+        self.kappa = kappa
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _check_epsilon(self):
+        epsilon = _check_real(self.epsilon, "epsilon", positive=True)
+        if epsilon >= 1.0:
+            raise ValueError(f"epsilon must be in (0, 1), got {self.epsilon!r}")
+        return epsilon
+
+    def fit(self, X, y=None):
+        """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
+        lambda_ = _check_real(self.lambda_, "lambda_", positive=True)
+        kappa = _check_real(self.kappa, "kappa", positive=False)
+        theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        epsilon = self._check_epsilon()
+        max_iter = _check_count(self.max_iter, "max_iter")
+        tol = _check_real(self.tol, "tol", positive=True)
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        X_standardised = self._standardise_X(X)
+        input_kernel = self._input_kernel(
+            X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
+        )
+        quadrature = self._default_anchors(len(X), self.n_anchors, (epsilon, 1.0))
+        self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
+        model = DecomposableModel(input_kernel, RBF(theta_bandwidth), RBF(theta_bandwidth))
+        model.precompute(X_standardised, quadrature.anchors)
+        n, m = model.n_samples, model.n_anchors
+        result = minimize(
+            level_set_objective,
+            np.zeros(n * m + m),
+            args=(model, quadrature.weights, lambda_, kappa),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
+        )
+        self.model_ = model
+        self.alpha_ = result.x[: n * m].reshape(n, m)
+        self.offset_coef_ = result.x[n * m :]
+        self.objective_ = float(result.fun)
+        self.n_iter_ = int(result.nit)
+        return self
+
+    def decision_function(self, X, theta):
+        """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1].
+
+        A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k).
+        """
+        check_is_fitted(self, "model_")
+        levels = _check_range(theta, "theta", self._check_epsilon(), 1.0)
+        X = self._transform_X(self._validate_test_data(X))
+        flat = levels.reshape(-1)
+        # The model's own bias b is unused (zero): t enters with a minus sign, not a plus.
+        no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
+        values = self.model_.predict(self.alpha_, no_beta, no_bias, X=X, theta=flat)
+        offset = self.model_.bias_kernel(flat[:, None], self.anchors_[:, None]) @ self.offset_coef_
+        scores = values - offset[None, :]
+        return scores[:, 0] if levels.ndim == 0 else scores
+
+    def predict(self, X, theta):
+        """+1 for inliers, −1 for outliers of level θ (shapes as in :meth:`decision_function`)."""
+        return np.where(self.decision_function(X, theta) < 0, -1, 1)

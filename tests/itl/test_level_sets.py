@@ -1,0 +1,139 @@
+"""∞-DLSE: the objective of problem (16) against a brute-force loop and finite differences, the
+θ-property (training fraction of outliers ≈ θ), the scikit-learn API, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+
+from manytask.itl import InfiniteLevelSetEstimator
+from manytask.itl.level_sets import level_set_objective
+from manytask.itl.model import DecomposableModel
+from manytask.kernels import RBF
+
+LEVELS = np.round(np.arange(0.1, 1.0, 0.1), 1)
+
+
+def _huber(p, kappa):
+    return p * p / (2 * kappa) if abs(p) <= kappa else abs(p) - kappa / 2
+
+
+def _small_problem(seed=0, n=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    anchors, weights = np.array([0.2, 0.5, 0.8]), np.array([0.2, 0.5, 0.3])
+    model = DecomposableModel(RBF(1.1), RBF(0.3), RBF(0.4)).precompute(X, anchors)
+    return model, weights, rng.normal(size=n * 3 + 3)
+
+
+def test_objective_matches_brute_force_sum():
+    model, weights, params = _small_problem()
+    lambda_, kappa = 0.3, 0.4
+    value, _ = level_set_objective(params, model, weights, lambda_, kappa)
+    X, anchors, n, m = model.X_, model.anchors_, 5, 3
+    alpha, offset_coef = params[: n * m].reshape(n, m), params[n * m :]
+    k_x, k_theta, k_b = RBF(1.1), RBF(0.3), RBF(0.4)
+
+    def h(x, theta):  # Prop. 3.2, term by term
+        return sum(
+            alpha[i, j] * k_x(x[None], X[i][None])[0, 0] * k_theta([[theta]], [[anchors[j]]])[0, 0]
+            for i in range(n)
+            for j in range(m)
+        )
+
+    def t(theta):
+        return sum(offset_coef[j] * k_b([[theta]], [[anchors[j]]])[0, 0] for j in range(m))
+
+    expected = 0.0
+    for theta, w in zip(anchors, weights):
+        for i in range(n):
+            gap = t(theta) - h(X[i], theta)
+            expected += w / n * (-t(theta) + (_huber(gap, kappa) + gap) / 2 / theta)
+        # ‖h(·)(θ_j)‖² with h(·)(θ_j) = Σ_i g_i k_X(·, x_i): gᵀ K_X g
+        g = np.array(
+            [
+                sum(alpha[i, l] * k_theta([[theta]], [[anchors[l]]])[0, 0] for l in range(m))
+                for i in range(n)
+            ]
+        )
+        expected += 0.5 * w * g @ k_x(X, X) @ g
+    expected += 0.5 * lambda_ * offset_coef @ k_b(anchors[:, None], anchors[:, None]) @ offset_coef
+    assert_allclose(value, expected, rtol=1e-12)
+
+
+def test_objective_gradient_matches_finite_differences():
+    model, weights, params = _small_problem(seed=1)
+    _, gradient = level_set_objective(params, model, weights, 0.3, 0.5)
+    step, numerical = 1e-6, np.empty_like(params)
+    for k in range(params.size):
+        shift = np.zeros_like(params)
+        shift[k] = step
+        upper, _ = level_set_objective(params + shift, model, weights, 0.3, 0.5)
+        lower, _ = level_set_objective(params - shift, model, weights, 0.3, 0.5)
+        numerical[k] = (upper - lower) / (2 * step)
+    assert_allclose(gradient, numerical, rtol=1e-6, atol=1e-8)
+
+
+@pytest.fixture(scope="module")
+def gaussian_data():
+    return np.random.default_rng(0).normal(size=(200, 2))
+
+
+@pytest.fixture(scope="module")
+def fitted_on_gaussian(gaussian_data):
+    return InfiniteLevelSetEstimator().fit(gaussian_data)
+
+
+def test_training_fraction_of_outliers_is_theta(fitted_on_gaussian, gaussian_data):
+    outlier_fraction = np.mean(fitted_on_gaussian.predict(gaussian_data, LEVELS) == -1, axis=0)
+    assert_allclose(outlier_fraction, LEVELS, atol=0.05)
+
+
+def test_outliers_are_the_points_far_from_the_mode(fitted_on_gaussian):
+    points = np.array([[0.0, 0.0], [4.0, 4.0]])
+    assert_array_equal(fitted_on_gaussian.predict(points, theta=0.5), [1, -1])
+
+
+def test_predict_is_the_sign_of_decision_function(fitted_on_gaussian, gaussian_data):
+    scores = fitted_on_gaussian.decision_function(gaussian_data, LEVELS)
+    labels = fitted_on_gaussian.predict(gaussian_data, LEVELS)
+    assert scores.shape == labels.shape == (200, LEVELS.size)
+    assert_array_equal(labels, np.where(scores < 0, -1, 1))
+    assert_allclose(fitted_on_gaussian.decision_function(gaussian_data, 0.3), scores[:, 2])
+
+
+def test_clone_and_pickle_reproduce_the_fit(fitted_on_gaussian):
+    X = np.random.default_rng(3).normal(size=(40, 2))
+    model = InfiniteLevelSetEstimator(n_anchors=5).fit(X)
+    refit = clone(model).fit(X)
+    restored = pickle.loads(pickle.dumps(fitted_on_gaussian))
+    assert_allclose(refit.decision_function(X, LEVELS), model.decision_function(X, LEVELS))
+    assert_allclose(
+        restored.decision_function(X, LEVELS), fitted_on_gaussian.decision_function(X, LEVELS)
+    )
+
+
+@pytest.mark.parametrize("theta", [0.01, 1.2, np.nan])
+def test_theta_outside_epsilon_one_is_rejected(fitted_on_gaussian, theta):
+    with pytest.raises(ValueError, match="theta"):
+        fitted_on_gaussian.predict(np.zeros((2, 2)), theta=theta)
+
+
+def test_bad_training_input_is_rejected():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        InfiniteLevelSetEstimator().fit(X_nan)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        InfiniteLevelSetEstimator().fit(X[:1])
+    for lambda_ in (0.0, -1.0):
+        with pytest.raises(ValueError, match="lambda_"):
+            InfiniteLevelSetEstimator(lambda_=lambda_).fit(X)
+    for epsilon in (0.0, 1.0):
+        with pytest.raises(ValueError, match="epsilon"):
+            InfiniteLevelSetEstimator(epsilon=epsilon).fit(X)
