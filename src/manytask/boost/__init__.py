@@ -3,13 +3,13 @@
 - :mod:`~manytask.boost.stumps`: decision stumps and the exact (or histogram-binned)
   minimum-weighted-error stump search over presorted features.
 - :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
-
-- :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1, binary, Φ = exp) as
-  :class:`MultiBoostClassifier`, and the textbook :class:`AdaBoost` baseline.
+- :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1, binary, Φ = exp; hard max or the
+  soft-max with parameter μ) as :class:`MultiBoostClassifier`, and the textbook
+  :class:`AdaBoost` baseline.
 - :mod:`~manytask.boost.evaluation`: :func:`mixture_errors`, per-domain, uniform, agnostic
   and per-λ errors.
 
-Still to come (issue 5): multi-class, logistic Φ, soft-max, ℓ1, AdaBoost-k/all, DMSA.
+Still to come (issue 5): multi-class, logistic Φ, ℓ1, AdaBoost-k/all, DMSA.
 
 >>> import numpy as np
 >>> import manytask.boost as boost

@@ -7,9 +7,11 @@ case, kept separate as an independent check and a baseline). The math of one rou
 into one function per equation: :func:`domain_losses` (F_k, eq. 4), :func:`active_domains`
 (K_t), :func:`round_distributions` (D_t(k, ·)), :func:`weighted_error` (ε_{t,k,r}),
 :func:`direction_score` ((Z_{t,k}/m_k)[1 − 2ε_{t,k,r}]), :func:`closed_form_step` (Lemma 1) and
-:func:`line_search_step` (exact argmin_η F(α + η e_{k,r})).
+:func:`line_search_step` (exact argmin_η F(α + η e_{k,r})); the soft-max variant (``mu``,
+§3: F_μ = (1/μ) log Σ_k e^{μ F_k}) in :func:`soft_max_objective`, :func:`soft_max_weights`,
+:func:`soft_max_stump_weights` and :func:`soft_line_search_step`.
 
-Does not live here (yet): the logistic Φ, the soft-max, restricted mixture sets Λ, the ℓ1
+Does not live here (yet): the logistic Φ, restricted mixture sets Λ, the ℓ1
 variant, multi-class, early stopping (issue 5); the stump search (:mod:`.stumps`); Q(k|x)
 (:mod:`.domain`); mixture errors (:mod:`.evaluation`).
 """
@@ -17,7 +19,8 @@ variant, multi-class, early stopping (issue 5); the stump search (:mod:`.stumps`
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
@@ -34,6 +37,10 @@ __all__ = [
     "domain_losses",
     "line_search_step",
     "round_distributions",
+    "soft_line_search_step",
+    "soft_max_objective",
+    "soft_max_stump_weights",
+    "soft_max_weights",
     "weighted_error",
 ]
 
@@ -139,6 +146,101 @@ def line_search_step(scaled_losses, directional_margins, domain_index, n_domains
     return candidates[int(np.argmin(values))]
 
 
+# --------------------------------------------------------------------------- soft-max (§3)
+
+
+def soft_max_objective(losses, mu) -> float:
+    """F_μ = (1/μ) log Σ_k exp(μ F_k)  (§3, the soft-max replacing max_k F_k); ``mu=None``: max.
+
+    Smooth and convex in α (log-sum-exp is convex and increasing in each F_k, each F_k is
+    convex), and max_k F_k ≤ F_μ ≤ max_k F_k + (log p)/μ, so F_μ → F as μ → ∞.
+    """
+    losses = np.asarray(losses, dtype=float)
+    if mu is None:
+        return float(losses.max())
+    return float(logsumexp(mu * losses) / mu)
+
+
+def soft_max_weights(losses, mu) -> np.ndarray:
+    """p_k = ∂F_μ/∂F_k = exp(μ F_k) / Σ_l exp(μ F_l)  (the soft-max weights, sum to 1)."""
+    return softmax(mu * np.asarray(losses, dtype=float))
+
+
+def soft_max_stump_weights(scaled_losses, domain_index, Q, domain_weights) -> np.ndarray:
+    """Row q: w^q_i = p_{k(i)} a_i Q(q|x_i), with a_i = c_i e^{−y_i f(x_i)}, k(i) ∋ i's domain.
+
+    Derivation: along the coordinate e_{q,h} (the base function Q(q|·) h),
+    −F_k'(α; e_{q,h}) = Σ_{i∈S_k} a_i y_i Q(q|x_i) h(x_i) = (Z_k/m_k)[1 − 2ε_{k,q,h}] with
+    ε_{k,q,h} the cross error of Lemma 1, so by the chain rule the descent rate of F_μ is
+
+        −F_μ'(α; e_{q,h}) = Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] = Σ_i w^q_i y_i h(x_i)
+                          = Σ_i w^q_i − 2 Σ_i w^q_i 1{h(x_i) ≠ y_i}.
+
+    It is linear in the per-domain errors, i.e. itself a weighted error with the combined
+    weights w^q = Σ_k p_k (domain-k weights): for each q ONE :func:`best_stump` search with
+    w^q finds the exact steepest stump, and the p rows together the steepest coordinate of
+    F_μ over all (q, h). (Figure 1's score (Z_k/m_k)[1 − 2ε_{k,r}] is the diagonal q = k term.)
+    """
+    per_point = domain_weights[domain_index] * scaled_losses
+    return (per_point[:, None] * Q).T
+
+
+def _soft_losses_along(step, scaled_losses, directional_margins, domain_index, n_domains):
+    with np.errstate(over="ignore"):
+        terms = scaled_losses * np.exp(-step * directional_margins)
+    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
+    slopes = -np.bincount(domain_index, weights=terms * directional_margins, minlength=n_domains)
+    return losses, slopes
+
+
+def _soft_objective_along(step, scaled_losses, directional_margins, domain_index, n_domains, mu):
+    """F_μ(α + η e) with F_l(α + η e) = Σ_{i∈S_l} a_i exp(−η u_i)."""
+    losses, _ = _soft_losses_along(
+        step, scaled_losses, directional_margins, domain_index, n_domains
+    )
+    return soft_max_objective(losses, mu)
+
+
+def _soft_slope_along(step, scaled_losses, directional_margins, domain_index, n_domains, mu):
+    """d/dη F_μ(α + η e) = Σ_l p_l(η) F_l'(η), F_l'(η) = −Σ_{i∈S_l} a_i u_i e^{−η u_i}."""
+    losses, slopes = _soft_losses_along(
+        step, scaled_losses, directional_margins, domain_index, n_domains
+    )
+    if not np.all(np.isfinite(losses)):
+        return np.inf  # overflow: some F_l → ∞, so F_μ is increasing there
+    return float(soft_max_weights(losses, mu) @ slopes)
+
+
+def soft_line_search_step(scaled_losses, directional_margins, domain_index, n_domains, mu):
+    """η = argmin_{η ≥ 0} F_μ(α + η e_{q,h}), exactly: the root of the slope.
+
+    F_μ along a coordinate is smooth and convex, so its slope is non-decreasing: 0 if the slope
+    at 0 is ≥ 0; otherwise [0, b] is doubled until the slope at b is ≥ 0 and Brent's root
+    finder gives the zero of the slope to machine precision. ``inf`` if F_μ decreases without
+    bound (u_i > 0 on every weighted point).
+    """
+
+    def slope(step):
+        return _soft_slope_along(
+            step, scaled_losses, directional_margins, domain_index, n_domains, mu
+        )
+
+    if slope(0.0) >= 0:
+        return 0.0
+    if np.all(np.asarray(directional_margins)[np.asarray(scaled_losses) > 0] > 0):
+        return np.inf  # checked first: the slope underflows to 0 long before F_μ stops falling
+    lower, upper = 0.0, 1.0
+    for _ in range(_MAX_DOUBLINGS):
+        if slope(upper) >= 0:
+            break
+        lower, upper = upper, 2.0 * upper
+    else:
+        return np.inf
+    if slope(upper) == 0:
+        return upper
+    return float(brentq(slope, lower, upper, xtol=1e-15 * upper, rtol=4 * np.finfo(float).eps))
+
+
 # --------------------------------------------------------------------------- validation
 
 
@@ -198,6 +300,15 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
         None: exact stump search; an int: histogram-binned search (see :func:`presort`).
     random_state : None, int or Generator
         Unused: the algorithm is deterministic (kept for the scikit-learn convention).
+    mu : None or float > 0
+        None: the hard max F = max_k F_k of Figure 1. A float: coordinate descent on the
+        soft-max F_μ(α) = (1/μ) log Σ_k exp(μ F_k(α)) (§3), smooth, with
+        max_k F_k ≤ F_μ ≤ max_k F_k + (log p)/μ. Each round takes the steepest coordinate
+        (q, h) of F_μ, i.e. the largest Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] with the soft-max
+        weights p_k ∝ exp(μ F_k) over all domains (one exact stump search per q with the
+        combined weights of :func:`soft_max_stump_weights`), and the exact line search
+        η = argmin F_μ(α + η e_{q,h}) (:func:`soft_line_search_step`). The F_k start at 1 and
+        shrink, so μ is in units of 1/F: μ F_k ≫ log p makes F_μ close to the max.
 
     Attributes
     ----------
@@ -213,10 +324,13 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
     history_ : list of dict
         Per round: ``losses`` (F_k(α_{t−1}) per domain), ``active`` (K_t, domain labels),
         ``domain``, ``stump``, ``step``, ``step_rule`` (``"closed_form"``, ``"line_search"``
-        or ``"separating"``), ``direction_rule`` (``"paper"`` or ``"steepest"``). A last
-        entry with ``stump=None`` and ``stop`` gives the reason when boosting stops early.
+        or ``"separating"``), ``direction_rule`` (``"paper"``, ``"steepest"`` or, with
+        ``mu``, ``"soft_max"``); with ``mu`` also ``objective`` (F_μ(α_{t−1})) and
+        ``soft_weights`` (the p_k). A last entry with ``stump=None`` and ``stop`` gives the
+        reason when boosting stops early.
     objective_ : float
-        F(α) of the returned ensemble on the training data.
+        The minimised objective of the returned ensemble on the training data: F(α), or
+        F_μ(α) when ``mu`` is set.
 
     Notes
     -----
@@ -244,11 +358,14 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
     1.0
     """
 
-    def __init__(self, n_estimators=100, domain_classifier=None, n_bins=None, random_state=None):
+    def __init__(
+        self, n_estimators=100, domain_classifier=None, n_bins=None, random_state=None, mu=None
+    ):
         self.n_estimators = n_estimators
         self.domain_classifier = domain_classifier
         self.n_bins = n_bins
         self.random_state = random_state
+        self.mu = mu
 
     # ----------------------------------------------------------------- fitting
 
@@ -275,6 +392,13 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
             or self.n_estimators < 1
         ):
             raise ValueError(f"n_estimators must be an int >= 1, got {self.n_estimators!r}")
+        if self.mu is not None and (
+            isinstance(self.mu, bool)
+            or not isinstance(self.mu, (int, float, np.integer, np.floating))
+            or not np.isfinite(self.mu)
+            or self.mu <= 0
+        ):
+            raise ValueError(f"mu must be None or a finite number > 0, got {self.mu!r}")
         X, y = check_X_y(X, y)
         self.n_features_in_ = X.shape[1]
         self.classes_, y_signed = _signed_labels(y)
@@ -293,15 +417,16 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
 
         margins = np.zeros(m)  # y_i f_{t−1}(x_i)
         self.estimators_, weights, self.history_ = [], [], []
+        boost_round = self._boost_round if self.mu is None else self._soft_round
         for _ in range(self.n_estimators):
-            stop = self._boost_round(
+            stop = boost_round(
                 X, y_signed, Q, presorted, domain_index, point_weights, margins, weights
             )
             if stop:
                 break
         self.estimator_weights_ = np.asarray(weights, dtype=float)
-        self.objective_ = float(
-            domain_losses(margins, domain_index, point_weights, n_domains).max()
+        self.objective_ = soft_max_objective(
+            domain_losses(margins, domain_index, point_weights, n_domains), self.mu
         )
         del self._exact_presorted
         return self
@@ -372,6 +497,61 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
             step=step,
             step_rule=step_rule,
             direction_rule=direction_rule,
+        )
+        self.history_.append(record)
+        return step_rule == "separating"
+
+    def _soft_round(self, X, y, Q, presorted, domain_index, point_weights, margins, weights):
+        """One coordinate-descent round on F_μ (``mu`` set); same contract as _boost_round."""
+        n_domains, mu = self.domains_.size, float(self.mu)
+        losses = domain_losses(margins, domain_index, point_weights, n_domains)
+        objective = soft_max_objective(losses, mu)
+        domain_weights = soft_max_weights(losses, mu)
+        scaled_losses = point_weights * np.exp(-margins)  # a_i
+        # Row q: w^q_i = p_{k(i)} a_i Q(q|x_i); rate(q, h) = Σ w^q − 2·(weighted error of h).
+        stump_weights = soft_max_stump_weights(scaled_losses, domain_index, Q, domain_weights)
+        results = best_stump(presorted, y, stump_weights)
+        rates = stump_weights.sum(axis=1) - 2.0 * np.array([result.error for result in results])
+        record = {
+            "losses": losses.copy(),
+            "active": self.domains_[active_domains(losses)].tolist(),
+            "objective": objective,
+            "soft_weights": domain_weights,
+        }
+        q = int(np.argmax(rates))
+        stump = results[q].stump
+        directional_margins = y * Q[:, q] * stump.predict(X)  # u_i = y_i Q(q|x_i) h(x_i)
+        step, step_rule = 0.0, "line_search"
+        if rates[q] > 0:
+            weighted = scaled_losses > 0
+            if np.all(directional_margins[weighted] > 0):
+                step = np.inf
+            else:
+                step = soft_line_search_step(
+                    scaled_losses, directional_margins, domain_index, n_domains, mu
+                )
+        if not np.isfinite(step):
+            step_rule = "separating"
+            step = (1.0 + float(np.sum(weights))) / Q[:, q].min()
+        elif not (
+            step > 0
+            and _soft_objective_along(
+                step, scaled_losses, directional_margins, domain_index, n_domains, mu
+            )
+            < objective
+        ):
+            record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F_mu")
+            self.history_.append(record)
+            return True
+        margins += step * directional_margins
+        self.estimators_.append((q, stump))
+        weights.append(step)
+        record.update(
+            domain=self.domains_[q],
+            stump=stump,
+            step=step,
+            step_rule=step_rule,
+            direction_rule="soft_max",
         )
         self.history_.append(record)
         return step_rule == "separating"
