@@ -114,7 +114,11 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
         help="folder for the figures, CSV and results.md (default: ./manytask-reproduce/NAME)",
     )
     parser.add_argument(
-        "--panels", metavar="P,...", help="comma-separated panel ids (default: all)"
+        "--panels",
+        "--datasets",
+        dest="panels",
+        metavar="P,...",
+        help="comma-separated panel ids, or data set names for itl-table1 (default: all)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
 

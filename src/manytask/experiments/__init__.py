@@ -5,7 +5,8 @@ when the experiment runs, so building the command-line parser stays cheap. Every
 module exposes ``DEFAULT_OUT`` (its output folder) and
 ``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, which writes its
 files inside ``out`` and returns the text to print. The experiments themselves live in the
-modules (:mod:`.bo_figure1`: Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper).
+modules (:mod:`.bo_figure1`: Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper;
+:mod:`.itl_table1`: Table 1 of the infinite-task-learning paper).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = ["EXPERIMENTS", "load_experiment"]
 
 EXPERIMENTS: dict[str, str] = {
     "bo-figure1": "manytask.experiments.bo_figure1",
+    "itl-table1": "manytask.experiments.itl_table1",
 }
 
 

@@ -1,0 +1,85 @@
+"""Table 1 of the ITL paper: a tiny run writes results.md and splits.csv with finite values."""
+
+import csv
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from manytask.experiments import EXPERIMENTS, load_experiment
+from manytask.experiments.itl_table1 import (
+    CSV_COLUMNS,
+    METHODS,
+    Settings,
+    parse_panels,
+    reproduce,
+)
+
+SHARED = Path(os.environ.get("MANYTASK_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "quantile/manifest.json").is_file(),
+    reason=f"the shared quantile data is not at {SHARED} (set MANYTASK_DATA)",
+)
+
+TINY = Settings(
+    bandwidth_factors=(1.0,),
+    theta_bandwidths=(0.2,),
+    lambdas=(1e-2,),
+    n_anchors=10,
+    max_iter=200,
+    tol=1e-6,
+)
+
+
+def test_registered_and_datasets_parse():
+    assert EXPERIMENTS["itl-table1"] == "manytask.experiments.itl_table1"
+    assert load_experiment("itl-table1").DEFAULT_OUT == "manytask-reproduce/itl-table1"
+    assert parse_panels("engel, mcycle,engel") == ["engel", "mcycle"]
+    assert len(parse_panels(None)) == 20
+    with pytest.raises(ValueError, match="unknown data set"):
+        parse_panels("engel,nope")
+
+
+def test_missing_data_gives_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("MANYTASK_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match="MANYTASK_DATA"):
+        reproduce(tmp_path, splits=1, datasets="engel", settings=TINY, progress=False)
+    from manytask.cli import main
+
+    with pytest.raises(SystemExit, match="MANYTASK_DATA"):
+        main(["reproduce", "itl-table1", "--quick", "--datasets", "engel", "--out", str(tmp_path)])
+
+
+@needs_shared
+def test_tiny_run_writes_results_and_every_split(tmp_path):
+    table = reproduce(
+        tmp_path,
+        splits=1,
+        datasets=["engel", "mcycle"],
+        settings=TINY,
+        data_home=SHARED,
+        progress=False,
+    )
+    results = (tmp_path / "results.md").read_text()
+    assert "GRID" in results and "engel" in results and "mcycle" in results
+    assert "∞-QR" in results and "47 ± 6" in results  # the paper's engel ∞-QR pinball
+    with open(tmp_path / "splits.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert len(rows) == 2 * len(METHODS) == len(table.rows)
+    assert {r["method"] for r in rows} == set(METHODS)
+    for row in rows:
+        for column in ("pinball_x100", "crossing_x100", "input_bandwidth", "lambda"):
+            assert np.isfinite(float(row[column]))
+        assert float(row["pinball_x100"]) > 0 and float(row["crossing_x100"]) >= 0
+
+
+@needs_shared
+def test_cli_accepts_datasets(tmp_path, monkeypatch):
+    from manytask.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["reproduce", "itl-table1", "--quick", "--datasets", "engel", "--out", str(tmp_path)]
+    )
+    assert args.panels == "engel" and args.quick
