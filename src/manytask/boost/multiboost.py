@@ -486,6 +486,20 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
             return True
 
         step, step_rule, directional_margins = chosen
+        return self._take_step(
+            record, margins, weights, k, stump, step, step_rule, directional_margins, Q,
+            direction_rule,
+        )  # fmt: skip
+
+    def _take_step(
+        self, record, margins, weights, k, stump, step, step_rule, directional_margins, Q,
+        direction_rule,
+    ):  # fmt: skip
+        """Add η·Q(k|·)h to the ensemble and record the round; True if boosting must stop.
+
+        A "separating" direction (every training margin grows) has its minimum at η → ∞: take
+        η = (1 + ‖α‖₁)/min_x Q(k|x), which makes every training margin positive, and stop.
+        """
         if step_rule == "separating":
             step = (1.0 + float(np.sum(weights))) / Q[:, k].min()
         margins += step * directional_margins
@@ -532,7 +546,6 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
                 )
         if not np.isfinite(step):
             step_rule = "separating"
-            step = (1.0 + float(np.sum(weights))) / Q[:, q].min()
         elif not (
             step > 0
             and _soft_objective_along(
@@ -543,18 +556,10 @@ class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
             record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F_mu")
             self.history_.append(record)
             return True
-        margins += step * directional_margins
-        self.estimators_.append((q, stump))
-        weights.append(step)
-        record.update(
-            domain=self.domains_[q],
-            stump=stump,
-            step=step,
-            step_rule=step_rule,
-            direction_rule="soft_max",
-        )
-        self.history_.append(record)
-        return step_rule == "separating"
+        return self._take_step(
+            record, margins, weights, q, stump, step, step_rule, directional_margins, Q,
+            "soft_max",
+        )  # fmt: skip
 
     def _step(self, k, stump, y, Q, scaled_losses, domain_index, objective, X):
         """(η_t, rule, u) along e_{k,r} if it decreases F, else None (Figure 1, line 11)."""
