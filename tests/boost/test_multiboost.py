@@ -202,7 +202,7 @@ def test_a_domain_with_one_class_is_allowed():
             "NaN",
         ),
         (lambda X, y, d: (X, np.zeros_like(y), d), "two classes"),
-        (lambda X, y, d: (X, y % 3 + (np.arange(len(y)) == 0) * 2, d), "multi-class"),
+        (lambda X, y, d: (X, y % 3 + (np.arange(len(y)) == 0) * 2, d), "exactly two classes"),
         (lambda X, y, d: (X, y, d[:-1]), "domains"),
         (lambda X, y, d: (X, y[:-1], d), "inconsistent"),
     ],
@@ -211,7 +211,7 @@ def test_bad_input_raises(change, message):
     X, y, domains = _two_domains(n=20)
     X, y, domains = change(X, y, domains)
     with pytest.raises(ValueError, match=message):
-        MultiBoostClassifier(n_estimators=2).fit(X, y, domains=domains)
+        MultiBoostClassifier(n_estimators=2, multi_class="binary").fit(X, y, domains=domains)
 
 
 def test_a_domain_without_weight_raises():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
 
 from manytask.itl import InfiniteLevelSetEstimator
 from manytask.itl.level_sets import level_set_objective
@@ -137,3 +138,42 @@ def test_bad_training_input_is_rejected():
     for epsilon in (0.0, 1.0):
         with pytest.raises(ValueError, match="epsilon"):
             InfiniteLevelSetEstimator(epsilon=epsilon).fit(X)
+
+
+def test_fit_predict_takes_theta_and_equals_fit_then_predict():
+    X = np.random.default_rng(4).normal(size=(50, 2))
+    labels = InfiniteLevelSetEstimator(n_anchors=5).fit_predict(X, theta=[0.2, 0.7])
+    expected = InfiniteLevelSetEstimator(n_anchors=5).fit(X).predict(X, [0.2, 0.7])
+    assert_array_equal(labels, expected)
+
+
+def test_score_is_minus_the_mean_calibration_error(fitted_on_gaussian):
+    X = np.random.default_rng(5).normal(size=(300, 2))
+    levels = np.arange(1, 10) / 10
+    fractions = np.mean(fitted_on_gaussian.predict(X, levels) == -1, axis=0)
+    assert_allclose(fitted_on_gaussian.score(X), -np.mean(np.abs(fractions - levels)))
+
+
+def test_grid_search_prefers_a_calibrated_bandwidth():
+    # With bandwidth 0.02 on standardised data the held-out points are far from every
+    # training point, h ≈ 0 there, and the level sets' held-out outlier fractions are far
+    # from θ; the default-size bandwidth is calibrated (the θ-property on held-out data).
+    X = np.random.default_rng(6).normal(size=(120, 2))
+    search = GridSearchCV(
+        InfiniteLevelSetEstimator(n_anchors=6), {"input_bandwidth": [0.02, 1.0]}, cv=3
+    ).fit(X)
+    assert search.best_params_["input_bandwidth"] == 1.0
+    assert search.best_score_ > -0.1
+    assert search.best_estimator_.predict(X[:3], 0.5).shape == (3,)
+
+
+def test_low_rank_estimator_clones_and_pickles():
+    X = np.random.default_rng(7).normal(size=(80, 2))
+    model = InfiniteLevelSetEstimator(n_anchors=5, n_components=20, random_state=0).fit(X)
+    assert model.model_.n_samples == 20
+    refit = clone(model).fit(X)
+    restored = pickle.loads(pickle.dumps(model))
+    assert_allclose(refit.decision_function(X, LEVELS), model.decision_function(X, LEVELS))
+    assert_allclose(restored.decision_function(X, LEVELS), model.decision_function(X, LEVELS))
+    outlier_fraction = np.mean(model.predict(X, LEVELS) == -1, axis=0)
+    assert_allclose(outlier_fraction, LEVELS, atol=0.1)

@@ -1,15 +1,30 @@
-"""Multi-source boosting (``boosting-with-multiple-sources.txt``): pieces for MULTIBOOST.
+"""Multi-source boosting (``boosting-with-multiple-sources.txt``): MULTIBOOST and its baselines.
 
 - :mod:`~manytask.boost.stumps`: decision stumps and the exact (or histogram-binned)
   minimum-weighted-error stump search over presorted features.
 - :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
-- :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1, binary, Φ = exp; hard max or the
-  soft-max with parameter μ) as :class:`MultiBoostClassifier`, and the textbook
-  :class:`AdaBoost` baseline.
+- :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1) as :class:`MultiBoostClassifier`
+  with every option of issue 5 §1 (Φ = exp or logistic, hard max or soft-max μ, restricted
+  mixture set Λ, ℓ1 penalty β, exact / Lemma 1 / C/√t steps, early stopping, block steps at
+  ties; two or more classes): validation, the fit loop and prediction.
+- :mod:`~manytask.boost.rounds`: one boosting round, default path and every other option.
+- :mod:`~manytask.boost.figure1`: the math of one default round, one function per equation
+  (F_k, D_t, ε, the direction score, Lemma 1, the exact line search).
+- :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max, the
+  1-D minimisers, the penalised line search and Lemma 1's step.
+- :mod:`~manytask.boost.ties`: the remedies for ties of the hard max, the soft-max of §3 and
+  the block step.
+- :mod:`~manytask.boost.multiclass`: the AdaBoost.MH-style multi-class Q-ensemble (codes,
+  vector stumps, their exact search; derivation and the two-class reduction).
+- :mod:`~manytask.boost.adaboost`: the textbook :class:`AdaBoost` (one-domain check).
+- :mod:`~manytask.boost.baselines`: the baselines of Table 1, AdaBoost-k
+  (:class:`AdaBoostPerDomain`), AdaBoost-all (:class:`PooledAdaBoost`) and DMSA
+  (:class:`DMSAClassifier`).
 - :mod:`~manytask.boost.evaluation`: :func:`mixture_errors`, per-domain, uniform, agnostic
   and per-λ errors.
+- :mod:`~manytask.boost.validation`: the input checks shared by the estimators.
 
-Still to come (issue 5): multi-class, logistic Φ, ℓ1, AdaBoost-k/all, DMSA.
+Still to come: federated MULTIBOOST (issue 6).
 
 >>> import numpy as np
 >>> import manytask.boost as boost
@@ -18,19 +33,26 @@ Still to come (issue 5): multi-class, logistic Φ, ℓ1, AdaBoost-k/all, DMSA.
 array([1.])
 """
 
+from .adaboost import AdaBoost
+from .baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from .domain import DomainClassifier
 from .evaluation import MixtureErrors, mixture_errors
-from .multiboost import AdaBoost, MultiBoostClassifier
+from .multiboost import MultiBoostClassifier
+from .multiclass import VectorStump
 from .stumps import PresortedFeatures, Stump, StumpResult, best_stump, presort
 
 __all__ = [
     "AdaBoost",
+    "AdaBoostPerDomain",
+    "DMSAClassifier",
     "DomainClassifier",
     "MixtureErrors",
     "MultiBoostClassifier",
+    "PooledAdaBoost",
     "PresortedFeatures",
     "Stump",
     "StumpResult",
+    "VectorStump",
     "best_stump",
     "mixture_errors",
     "presort",

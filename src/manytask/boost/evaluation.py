@@ -3,7 +3,9 @@
 :func:`mixture_errors` returns the error on each domain k, L(D_k, f); on the uniform mixture;
 on given mixtures λ, L(D_λ, f) = Σ_k λ_k L(D_k, f); and the agnostic error
 max_{λ ∈ Δ} L(D_λ, f) = max_k L(D_k, f) (eq. 1 with Λ = the simplex: linear in λ, so the max is
-at a vertex). Training and the table runner live elsewhere.
+at a vertex). A model whose ``predict`` needs extra arguments (AdaBoost-k's
+``predict(X, domain=k)``) passes them as ``predict_kwargs``; any other prediction rule can be
+given as a ``predict`` callable. Training and the table runner live elsewhere.
 """
 
 from __future__ import annotations
@@ -34,18 +36,24 @@ class MixtureErrors:
     mixture_errors: np.ndarray
 
 
-def mixture_errors(clf, X, y, domains, mixtures=None) -> MixtureErrors:
+def mixture_errors(
+    clf, X, y, domains, mixtures=None, *, predict=None, predict_kwargs=None
+) -> MixtureErrors:
     """Misclassification error of ``clf`` per domain, uniform, agnostic and per mixture λ.
 
     Parameters
     ----------
-    clf : fitted classifier with ``predict``
+    clf : fitted classifier with ``predict``, or None when ``predict`` is given
     X : array-like (N, d)
     y : array-like (N,)
     domains : array-like (N,)
         Source label of each row; the domains are the sorted distinct labels.
     mixtures : array-like (n, p) or (p,), optional
         Mixture weights λ on the simplex, columns in sorted-domain order.
+    predict : callable, optional
+        ``predict(X) -> labels`` used instead of ``clf.predict``.
+    predict_kwargs : dict, optional
+        Extra keyword arguments of ``clf.predict`` (e.g. ``{"domain": k}`` for AdaBoost-k).
 
     Returns
     -------
@@ -70,7 +78,20 @@ def mixture_errors(clf, X, y, domains, mixtures=None) -> MixtureErrors:
         raise ValueError("X must contain at least one sample")
     domains = _as_domain_labels(domains, "domains", n_samples)
     labels, domain_index = np.unique(domains, return_inverse=True)
-    wrong = np.asarray(clf.predict(X)) != y
+    if predict is not None and predict_kwargs is not None:
+        raise ValueError("predict and predict_kwargs cannot be given together")
+    if predict is None:
+        if not hasattr(clf, "predict"):
+            raise ValueError(f"clf must have a predict method, got {type(clf).__name__}")
+        predictions = clf.predict(X, **(predict_kwargs or {}))
+    elif callable(predict):
+        predictions = predict(X)
+    else:
+        raise ValueError(f"predict must be callable, got {predict!r}")
+    predictions = np.asarray(predictions)
+    if predictions.shape != y.shape:
+        raise ValueError(f"predictions must have shape {y.shape}, got {predictions.shape}")
+    wrong = predictions != y
     counts = np.bincount(domain_index, minlength=labels.size)
     domain_errors = np.bincount(domain_index, weights=wrong, minlength=labels.size) / counts
     if mixtures is None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import bo, posterior
+from . import bo, boost, itl, posterior
 
-__all__ = ["Demo", "DEMOS", "bo", "posterior"]
+__all__ = ["Demo", "DEMOS", "bo", "boost", "itl", "posterior"]
 
 
 @dataclass(frozen=True)
@@ -47,5 +47,15 @@ DEMOS: list[Demo] = [
         name="bo",
         description="MT-KB vs IT-KB Bayesian optimisation on the perturbed sine tasks",
         run=bo.run_section,
+    ),
+    Demo(
+        name="boost",
+        description="MultiBoost vs pooled AdaBoost on three sources that disagree",
+        run=boost.run_section,
+    ),
+    Demo(
+        name="itl",
+        description="every conditional quantile from one ∞-QR fit on the sine toy data",
+        run=itl.run_section,
     ),
 ]

@@ -6,7 +6,9 @@ module exposes ``DEFAULT_OUT`` (its output folder) and
 ``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, which writes its
 files inside ``out`` and returns the text to print. The experiments themselves live in the
 modules (:mod:`.bo_figure1`: Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper;
-:mod:`.itl_table1`: Table 1 of the infinite-task-learning paper).
+:mod:`.itl_table1`: Table 1 of the infinite-task-learning paper; :mod:`.itl_figure1`,
+:mod:`.itl_csc`, :mod:`.itl_dlse`: its Figure 1, cost-sensitive experiment and Figure 2;
+:mod:`.boost_table1`: Table 1 of the multi-source boosting paper).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ __all__ = ["EXPERIMENTS", "load_experiment"]
 EXPERIMENTS: dict[str, str] = {
     "bo-figure1": "manytask.experiments.bo_figure1",
     "itl-table1": "manytask.experiments.itl_table1",
+    "itl-figure1": "manytask.experiments.itl_figure1",
+    "itl-csc": "manytask.experiments.itl_csc",
+    "itl-dlse": "manytask.experiments.itl_dlse",
+    "boost-table1": "manytask.experiments.boost_table1",
 }
 
 

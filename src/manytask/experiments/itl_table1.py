@@ -30,7 +30,6 @@ method).
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 import time
@@ -54,6 +53,7 @@ from ..itl import (
 )
 from ..kernels import median_heuristic
 from ..report import _write_atomic
+from ._tables import csv_bytes, mean_std
 
 __all__ = [
     "CSV_COLUMNS",
@@ -255,21 +255,6 @@ class Table1:
         )
 
 
-def _csv_bytes(rows) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(
-            {key: (f"{v:.6g}" if isinstance(v, float) else v) for key, v in row.items()}
-        )
-    return buffer.getvalue().encode()
-
-
-def _mean_sd(values, digits) -> str:
-    return f"{np.mean(values):.{digits}f} ± {np.std(values):.{digits}f}"
-
-
 def _p_value(a, b) -> str:
     if len(a) < 2 or np.allclose(a, a[0]) and np.allclose(b, a[0]):
         return "–"
@@ -318,9 +303,9 @@ def _results_markdown(table: Table1) -> str:
             crossing = table.values(name, method, "crossing_x100")
             p = "" if method == "itl" else _p_value(itl_pinball, pinball)
             lines.append(
-                f"| {name} | {label} | {_mean_sd(pinball, 0)} "
+                f"| {name} | {label} | {mean_std(pinball, 0)} "
                 f"| {_paper_cell(paper_row, method, 'pinball')} | {p} "
-                f"| {_mean_sd(crossing, 1)} | {_paper_cell(paper_row, method, 'cross')} |"
+                f"| {mean_std(crossing, 1)} | {_paper_cell(paper_row, method, 'cross')} |"
             )
         if paper_row is not None:
             mean, sd = float(itl_pinball.mean()), float(paper_row["itl_pinball_sd"])
@@ -392,7 +377,7 @@ def reproduce(
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    _write_atomic(folder, "splits.csv", _csv_bytes(table.rows))
+    _write_atomic(folder, "splits.csv", csv_bytes(CSV_COLUMNS, table.rows))
     table.files.append(folder / "splits.csv")
     _write_atomic(folder, "results.md", _results_markdown(table).encode())
     table.files.append(folder / "results.md")

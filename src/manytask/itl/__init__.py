@@ -5,6 +5,9 @@
   losses with their gradients and Huber smoothing, and the paper's pinball and crossing metrics.
 - :mod:`~manytask.itl.model`: the decomposable model of Prop. 3.1, h(x)(θ) = K_X A K_Θ +
   K_X B ∂₂K_Θ (+ bias), its RKHS norm and gradients, never as an (nm × nm) Kronecker matrix.
+- :mod:`~manytask.itl.whitening`: the same model in whitened coordinates (the ridge penalty
+  becomes ‖V‖²), exact or on Nyström landmarks (the estimators' ``n_components``); the fits
+  run there.
 
 - :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 9, 14, 15).
 - :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.

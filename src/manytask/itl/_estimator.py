@@ -3,9 +3,12 @@
 What lives here: input validation through scikit-learn's ``validate_data``, standardisation
 of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
 bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ Sobol points,
-capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's bias, IND-QR's k_Θ), and
-one L-BFGS-B fit of a :class:`~manytask.itl.model.DecomposableModel` given a data term and a
-penalty. What does not: the losses (:mod:`~manytask.itl.losses`), the model itself
+capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's bias, IND-QR's k_Θ), the
+penalties (ridge, eq. 11; L2,1 + offset, eqs. 12 and 16), the Nyström landmarks of the
+low-rank option (``n_components``), and one L-BFGS-B fit of a
+:class:`~manytask.itl.model.DecomposableModel` given a data term and a penalty — run in the
+whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel` and mapped back to
+(A, B, c). What does not: the losses (:mod:`~manytask.itl.losses`), the model itself
 (:mod:`~manytask.itl.model`) and the task-specific risks (one module per estimator).
 """
 
@@ -18,11 +21,19 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from ..kernels import RBF, Kernel, median_heuristic
 from .quadrature import sobol_anchors
+from .whitening import WhitenedModel, pivoted_cholesky
 
-__all__ = ["Dirac", "ITLEstimatorMixin", "ridge_penalty", "penalised_objective"]
+__all__ = [
+    "Dirac",
+    "ITLEstimatorMixin",
+    "ridge_penalty",
+    "level_set_penalty",
+    "penalised_objective",
+]
 
 #: Default cap on the number of Sobol anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
 MAX_DEFAULT_ANCHORS = 100
@@ -65,9 +76,53 @@ def ridge_penalty(lambda_):
         if bias is not None:
             value += 0.5 * lambda_ * model.bias_norm2(bias)
             grad_bias = 0.5 * lambda_ * model.bias_norm2_grad(bias)
-        return value, 0.5 * lambda_ * grad_alpha, 0.5 * lambda_ * grad_beta, grad_bias
+        grad_beta = None if grad_beta is None else 0.5 * lambda_ * grad_beta
+        return value, 0.5 * lambda_ * grad_alpha, grad_beta, grad_bias
 
     return penalty
+
+
+def level_set_penalty(weights, lambda_):
+    """Penalty ½ Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX} + λ/2 ‖b‖²_{H_kb} of problem (16).
+
+    The first term is the L2,1 penalty of eq. (12) with the quadrature measure
+    μ = Σ_j w_j δ_θj (weight ½ as in the paper); the second regularises the offset of ∞-DLSE,
+    carried by the model's bias. Same shape as :func:`ridge_penalty`: returns a callable
+    ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``; ``model``
+    is a :class:`~manytask.itl.model.DecomposableModel` or a
+    :class:`~manytask.itl.whitening.WhitenedModel` (both have ``level_norm2``).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.zeros((1, 1)), np.array([0.5]))
+    >>> penalty = level_set_penalty(np.array([1.0]), lambda_=2.0)
+    >>> float(penalty(model, np.ones((1, 1)), np.zeros((1, 1)), np.ones(1))[0])  # ½ + 1
+    1.5
+    """
+    weights = np.asarray(weights, dtype=float)
+
+    def penalty(model, alpha, beta, bias):
+        value, grad_alpha, grad_beta = model.level_norm2(alpha, beta, weights)
+        value, grad_alpha = 0.5 * value, 0.5 * grad_alpha
+        grad_beta = None if grad_beta is None else 0.5 * grad_beta
+        grad_bias = None
+        if bias is not None:
+            value += 0.5 * lambda_ * model.bias_norm2(bias)
+            grad_bias = 0.5 * lambda_ * model.bias_norm2_grad(bias)
+        return value, grad_alpha, grad_beta, grad_bias
+
+    return penalty
+
+
+def _add(first, second):
+    """first + second where ``None`` means zero (a model without B or without bias)."""
+    if first is None:
+        return second
+    return first if second is None else first + second
 
 
 def penalised_objective(params, model, data_term, penalty):
@@ -86,18 +141,26 @@ def penalised_objective(params, model, data_term, penalty):
         on its own, as the level-set offset t(θ) does).
     penalty : callable
         ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``, e.g.
-        :func:`ridge_penalty`.
+        :func:`ridge_penalty` or :func:`level_set_penalty`.
+
+    ``model`` may also be a :class:`~manytask.itl.whitening.WhitenedModel`, whose packed
+    parameters are [vec V, v] and whose ``beta`` is ``None``.
     """
     alpha, beta, bias = model.unpack(params)
     value, grad_values, grad_slopes, grad_bias_direct = data_term(model, alpha, beta, bias)
     grad_alpha, grad_beta, grad_bias = model.backward(grad_values, grad_slopes)
     penalty_value, penalty_alpha, penalty_beta, penalty_bias = penalty(model, alpha, beta, bias)
     grad_alpha = grad_alpha + penalty_alpha
-    grad_beta = grad_beta + penalty_beta
-    for extra in (grad_bias_direct, penalty_bias):
-        if extra is not None:
-            grad_bias = grad_bias + extra
+    grad_beta = _add(grad_beta, penalty_beta)
+    grad_bias = _add(_add(grad_bias, grad_bias_direct), penalty_bias)
     return value + penalty_value, model.pack(grad_alpha, grad_beta, grad_bias)
+
+
+def _random_generator(random_state):
+    """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31))
+    return np.random.default_rng(random_state)
 
 
 def _check_real(value, name, *, positive, allow_none=False):
@@ -174,24 +237,68 @@ class ITLEstimatorMixin:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
         return sobol_anchors(m, interval)
 
-    def _fit_model(self, model, data_term, penalty, max_iter, tol):
+    def _precompute(self, model, X, anchors, n_components=None, slopes=True, level_weights=None):
+        """Precompute ``model`` and return the :class:`WhitenedModel` to optimise on.
+
+        ``n_components=None``: the exact model. K_X = Φ Φᵀ to float precision by a pivoted
+        Cholesky factorisation (:func:`~manytask.itl.whitening.pivoted_cholesky`): the model
+        is precomputed on the pivots only, O(n r) memory and O(n r²) time for numerical
+        rank r, never the n × n matrix.
+        An integer r < n: the Nyström model, precomputed on r landmarks drawn from X without
+        replacement with ``self.random_state`` (memory O(n r + r m)); r >= n uses every
+        point, which is the exact model again. ``slopes`` and ``level_weights`` as in
+        :class:`WhitenedModel`.
+        """
+        n_components = _check_count(n_components, "n_components", allow_none=True)
+        if n_components is None:
+            # Pivoted Cholesky to float precision: the landmarks are the pivots, r the
+            # numerical rank of K_X (e.g. 83 of 8000 points for a Gaussian kernel in 2-D).
+            pivots, factor = pivoted_cholesky(model.input_kernel, X)
+            if len(pivots) == 0:  # k_X vanishes on X (e.g. a linear kernel on constant X)
+                model.precompute(X[:1], anchors)
+                return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+            model.precompute(X[pivots], anchors)
+            return WhitenedModel(
+                model, X=X, slopes=slopes, level_weights=level_weights, cholesky=(pivots, factor)
+            )
+        rows = _random_generator(self.random_state).permutation(len(X))[:n_components]
+        model.precompute(X[np.sort(rows)], anchors)
+        return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+
+    def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
 
-        Sets ``model_``, ``params_`` (packed [vec A, vec B, c]), ``objective_`` (the
-        minimised value, in the standardised units the estimator works in) and ``n_iter_``.
+        With ``whitened`` (a :class:`WhitenedModel` of ``model``, see :meth:`_precompute`)
+        the minimisation runs in its whitened coordinates, where the penalty is ‖V‖² and
+        L-BFGS-B needs tens to hundreds of iterations instead of thousands; the solution is
+        mapped back to ``model``'s coefficients. Without it, directly over (A, B, c).
+
+        Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
+        (the minimised value, in the standardised units the estimator works in),
+        ``n_iter_`` and ``n_components_`` (the rank r of the input features used).
         """
         max_iter = _check_count(max_iter, "max_iter")
         tol = _check_real(tol, "tol", positive=True)
-        result = minimize(
-            penalised_objective,
-            np.zeros(model.n_params),
-            args=(model, data_term, penalty),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
-        )
+        problem = model if whitened is None else whitened
+        # SciPy's L-BFGS-B calls BLAS on short vectors at every step; with threaded BLAS
+        # on a busy machine that synchronisation costs more than the objective itself.
+        with threadpool_limits(limits=1, user_api="blas"):
+            result = minimize(
+                penalised_objective,
+                np.zeros(problem.n_params),
+                args=(problem, data_term, penalty),
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
+            )
+        if whitened is None:
+            self.params_ = result.x
+            self.n_components_ = model.n_samples
+        else:
+            alpha, _, bias = whitened.unpack(result.x)
+            self.params_ = model.pack(*whitened.to_coefficients(alpha, bias))
+            self.n_components_ = whitened.shape[0]
         self.model_ = model
-        self.params_ = result.x
         self.objective_ = float(result.fun)
         self.n_iter_ = int(result.nit)
         return self

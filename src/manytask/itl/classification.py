@@ -86,7 +86,11 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
     tol : float, default=1e-8
         L-BFGS-B ``ftol`` (``gtol`` is tol/100).
     random_state : None, int or numpy Generator, default=None
-        Used by the median heuristic when n > 1000 (random subset).
+        Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
+        landmarks.
+    n_components : int or None, default=None
+        None: the exact model; an integer r: Nyström features of r landmarks, as in
+        :class:`~manytask.itl.InfiniteQuantileRegressor`.
 
     Attributes
     ----------
@@ -98,6 +102,8 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         The fitted model; ``params_`` its packed coefficients [vec A, vec B, c].
     objective_ : float
         The minimised objective; ``n_iter_`` the L-BFGS-B iterations.
+    n_components_ : int
+        Rank r of the input features the fit used.
 
     Example
     -------
@@ -122,6 +128,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         max_iter=2000,
         tol=1e-8,
         random_state=None,
+        n_components=None,
     ):
         self.lambda_ = lambda_
         self.n_anchors = n_anchors
@@ -133,6 +140,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.n_components = n_components
 
     def _validate_labelled_data(self, X, y):
         """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
@@ -163,9 +171,10 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
         model = DecomposableModel(input_kernel, RBF(theta_bandwidth), bias_kernel)
-        model.precompute(X_standardised, quadrature.anchors)
+        whitened = self._precompute(model, X_standardised, quadrature.anchors, self.n_components)
         data_term = cost_sensitive_risk(signs, quadrature.anchors, quadrature.weights, kappa)
-        return self._fit_model(model, data_term, ridge_penalty(lambda_), self.max_iter, self.tol)
+        penalty = ridge_penalty(lambda_)
+        return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
 
     def decision_function(self, X, theta=0.0):
         """h(x)(θ): positive values predict ``classes_[1]``.

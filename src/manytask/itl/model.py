@@ -268,6 +268,29 @@ class DecomposableModel:
         bias = self._check_present_bias(bias)
         return 2.0 * self.gram_bias_ @ bias
 
+    def bias_values(self, bias):
+        """b(θ_j) = (K_b c)_j at the anchors."""
+        return self.gram_bias_ @ self._check_present_bias(bias)
+
+    def bias_backward(self, grad):
+        """∂L/∂c from g = ∂L/∂b(θ_j) at the anchors: K_bᵀ g."""
+        return self.gram_bias_.T @ grad
+
+    def level_norm2(self, alpha, beta, weights):
+        """(Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX}, ∂/∂A, ∂/∂B): the L2,1-type norm of eq. (12).
+
+        f(·)(θ_j) = Σ_i G_ij k_X(·, x_i) with G = A K_Θ + B Dᵀ, so the value is
+        Σ_j w_j G_jᵀ K_X G_j; with ∂/∂G = 2 K_X G W (W = diag w), ∂/∂A = ∂/∂G K_Θ and
+        ∂/∂B = ∂/∂G D.
+        """
+        alpha = self._check_matrix(alpha, "alpha")
+        beta = self._check_matrix(beta, "beta")
+        weights = np.asarray(weights, dtype=float)
+        columns = alpha @ self.gram_theta_ + beta @ self.dtheta_.T
+        grad_columns = 2.0 * (self.gram_x_ @ columns) * weights[None, :]
+        value = 0.5 * float(np.sum(columns * grad_columns))
+        return value, grad_columns @ self.gram_theta_, grad_columns @ self.dtheta_
+
     def _check_present_bias(self, bias):
         if self.bias_kernel is None:
             raise ValueError("bias_kernel is None: this model has no bias to take the norm of")

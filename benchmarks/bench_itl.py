@@ -1,0 +1,338 @@
+"""Infinite task learning: ∞-QR against per-level quantile models, its scaling in n, and the
+low-rank (Nyström) option.
+
+1. On a heteroscedastic synthetic problem and on mcycle and engel (70/30 splits): fit time,
+   test pinball loss at the levels 0.1, 0.3, 0.5, 0.7, 0.9 and crossing loss of ∞-QR (one
+   fit for every level) against IND-QR (one kernel quantile regression per level),
+   scikit-learn's ``HistGradientBoostingRegressor(loss="quantile")`` fitted once per level,
+   and ``quantile_forest.RandomForestQuantileRegressor`` (extra ``bench``; skipped if absent).
+2. Fit time of the exact ∞-QR against n on the synthetic problem, m = ⌈√n⌉ anchors, with
+   its log-log slope.
+3. The low-rank option (``n_components``) on a 6-input version of the synthetic problem:
+   test pinball against the exact model at n = 4000, and fit time at n = 20 000.
+4. The exact fit before and after whitening, on CobarOre, mcycle and engel, m = 100.
+
+Data: ``manytask.datasets.load_quantile_benchmark`` reads ``$MANYTASK_DATA/quantile``
+(default here ``/work/shared/data`` when it exists). Run: ``python benchmarks/bench_itl.py``
+(``--quick`` for smaller n).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
+
+from manytask.datasets import load_quantile_benchmark
+from manytask.itl import (
+    IndependentQuantileRegressor,
+    InfiniteQuantileRegressor,
+    crossing_loss,
+    pinball_loss,
+)
+
+from _common import machine, markdown_table, peak_rss_mb, write_section
+
+LEVELS = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+SPLITS = 3
+LOW_RANK_COMPONENTS = 300
+LOW_RANK_FEATURES = 6
+SHARED_DATA = Path("/work/shared/data")
+
+
+def heteroscedastic(n, seed, n_features=2):
+    """x ~ U[−1, 1]^d, y = sin(πx₁) + x₂² + s(x) ε, s(x) = 0.1 + 0.4|x₂| + 0.2·1{x₁ > 0}
+    (inputs beyond the second are irrelevant)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, n_features))
+    scale = 0.1 + 0.4 * np.abs(X[:, 1]) + 0.2 * (X[:, 0] > 0)
+    return X, np.sin(np.pi * X[:, 0]) + X[:, 1] ** 2 + scale * rng.standard_normal(n)
+
+
+class PerLevel:
+    """One scikit-learn-style quantile model per level (HistGradientBoosting)."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def fit(self, X, y):
+        self.models_ = [
+            HistGradientBoostingRegressor(loss="quantile", quantile=q, random_state=self.seed)
+            .fit(X, y)
+            for q in LEVELS
+        ]  # fmt: skip
+        return self
+
+    def predict(self, X):
+        return np.column_stack([model.predict(X) for model in self.models_])
+
+
+class Forest:
+    """quantile-forest's RandomForestQuantileRegressor: one forest, every level."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def fit(self, X, y):
+        from quantile_forest import RandomForestQuantileRegressor
+
+        self.model_ = RandomForestQuantileRegressor(random_state=self.seed).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X, quantiles=list(LEVELS))
+
+
+def methods(seed):
+    infinite = InfiniteQuantileRegressor(random_state=seed)
+    independent = IndependentQuantileRegressor(quantiles=tuple(LEVELS), random_state=seed)
+    found = {
+        "∞-QR": (infinite, lambda model, X: model.predict(X, LEVELS)),
+        "IND-QR": (independent, lambda model, X: model.predict(X)),
+        "HGB × 5": (PerLevel(seed), lambda model, X: model.predict(X)),
+    }
+    try:
+        import quantile_forest  # noqa: F401
+    except ImportError:
+        print("quantile-forest not installed (pip install manytask[bench]); skipped")
+    else:
+        found["QRF"] = (Forest(seed), lambda model, X: model.predict(X))
+    return found
+
+
+def datasets(quick):
+    n = 500 if quick else 1000
+    X, y = heteroscedastic(int(n / 0.7) + 1, seed=0)
+    yield f"synthetic (n = {len(y)})", X, y
+    for name in ("mcycle", "engel"):
+        data = load_quantile_benchmark(name)
+        yield f"{name} (n = {len(data.y)})", data.X, data.y
+
+
+def compare(quick):
+    """Rows (data set, method, fit s, pinball, crossing), means over SPLITS 70/30 splits."""
+    rows = []
+    for label, X, y in datasets(quick):
+        results = {}
+        for split in range(SPLITS):
+            X_train, X_test, y_train, y_test = train_test_split(
+                X, y, test_size=0.3, random_state=split
+            )
+            for method, (model, predict) in methods(split).items():
+                start = time.perf_counter()
+                with threadpool_limits(limits=1):  # same footing: one thread each
+                    model.fit(X_train, y_train)
+                seconds = time.perf_counter() - start
+                Q = predict(model, X_test)
+                scores = (
+                    seconds,
+                    pinball_loss(y_test, Q, LEVELS) / LEVELS.size,
+                    crossing_loss(Q, LEVELS),
+                )
+                results.setdefault(method, []).append(scores)
+        for method, scores in results.items():
+            seconds, pinball, crossing = np.mean(scores, axis=0)
+            rows.append((label, method, seconds, pinball, crossing))
+            print(
+                f"{label:22s} {method:8s} fit {seconds:7.2f} s  pinball {pinball:.4f}  "
+                f"crossing {crossing:.5f}",
+                flush=True,
+            )
+    return rows
+
+
+def fit_exact(n, seed=1, n_components=None, n_features=2):
+    X, y = heteroscedastic(n, seed, n_features)
+    model = InfiniteQuantileRegressor(
+        n_anchors=math.ceil(math.sqrt(n)), n_components=n_components, random_state=0
+    )
+    start = time.perf_counter()
+    model.fit(X, y)
+    return model, time.perf_counter() - start
+
+
+def scaling(sizes):
+    rows = []
+    for n in sizes:
+        model, seconds = fit_exact(n)
+        rows.append((n, len(model.anchors_), seconds, model.n_iter_, model.n_components_))
+        print(f"exact n={n:6d} m={len(model.anchors_):3d} fit {seconds:7.2f} s", flush=True)
+    return rows
+
+
+def low_rank(n_compare, n_large):
+    """Rows (n, r or None, fit s, test pinball, rank) on the LOW_RANK_FEATURES-D problem."""
+    X_test, y_test = heteroscedastic(5000, 99, LOW_RANK_FEATURES)
+    rows = []
+    for n, components in ((n_compare, None), (n_compare, LOW_RANK_COMPONENTS),
+                          (n_large, LOW_RANK_COMPONENTS)):  # fmt: skip
+        model, seconds = fit_exact(n, n_components=components, n_features=LOW_RANK_FEATURES)
+        pinball = pinball_loss(y_test, model.predict(X_test, LEVELS), LEVELS) / LEVELS.size
+        rows.append((n, components, seconds, pinball, model.n_components_))
+        print(f"n={n} r={components} fit {seconds:.2f} s pinball {pinball:.5f}", flush=True)
+    return rows
+
+
+class DirectQuantileRegressor(InfiniteQuantileRegressor):
+    """∞-QR fitted as before whitening: L-BFGS-B directly over the coefficients (A, B, c)."""
+
+    def _precompute(self, model, X, anchors, n_components=None, slopes=True, level_weights=None):
+        model.precompute(X, anchors)
+        return None
+
+
+def exact_speedup(names):
+    """Rows (data, n, seconds, iterations, objective) for the direct and the whitened fit."""
+    rows = []
+    for name in names:
+        data = load_quantile_benchmark(name)
+        for label, estimator in (
+            ("direct (A, B, c)", DirectQuantileRegressor(n_anchors=100)),
+            ("whitened", InfiniteQuantileRegressor(n_anchors=100)),
+        ):
+            start = time.perf_counter()
+            estimator.fit(data.X, data.y)
+            seconds = time.perf_counter() - start
+            rows.append(
+                (name, len(data.y), label, seconds, estimator.n_iter_, estimator.objective_)
+            )
+            print(
+                f"{name:10s} {label:17s} fit {seconds:7.2f} s  {estimator.n_iter_:5d} iterations"
+                f"  objective {estimator.objective_:.8f}",
+                flush=True,
+            )
+    return rows
+
+
+def report(comparison, scaled, reduced, speedup, quick, total_seconds):
+    by_set = {}
+    for label, method, seconds, pinball, crossing in comparison:
+        by_set.setdefault(label, {})[method] = (seconds, pinball, crossing)
+    table = []
+    for label, found in by_set.items():
+        ref_seconds, ref_pinball, _ = found["∞-QR"]
+        for method, (seconds, pinball, crossing) in found.items():
+            table.append([
+                label, method, f"{seconds:.2f}", f"{seconds / ref_seconds:.2f}",
+                f"{pinball:.4f}", f"{pinball / ref_pinball:.3f}", f"{100 * crossing:.3f}",
+            ])  # fmt: skip
+    sizes = [row[0] for row in scaled]
+    slope = np.polyfit(np.log(sizes), np.log([row[2] for row in scaled]), 1)[0]
+    top_slope = np.log(scaled[-1][2] / scaled[-2][2]) / np.log(scaled[-1][0] / scaled[-2][0])
+    scaling_table = [
+        [n, m, f"{seconds:.2f}", iterations, rank] for n, m, seconds, iterations, rank in scaled
+    ]
+    (n_cmp, _, exact_s, exact_pin, exact_rank), (_, r, low_s, low_pin, _) = reduced[:2]
+    n_big, _, big_s, big_pin, _ = reduced[2]
+    speedup_rows = []
+    for direct, whitened in zip(speedup[::2], speedup[1::2]):
+        for row, ratio, gap in (
+            (direct, "1", "0"),
+            (
+                whitened,
+                f"{direct[3] / whitened[3]:.0f}×",
+                f"{(whitened[5] - direct[5]) / direct[5]:+.2e} (rel.)",
+            ),
+        ):
+            speedup_rows.append([row[0], row[1], row[2], f"{row[3]:.2f}", row[4],
+                                 f"{row[5]:.8f}", ratio, gap])  # fmt: skip
+    return "\n".join([
+        "## Infinite task learning: ∞-QR (`bench_itl.py`)",
+        "",
+        f"Measured {machine()}, load average {os.getloadavg()[0]:.1f} at the end (the 2 cores",
+        "were shared with other jobs, so times are pessimistic and noisy). Whole run "
+        f"{total_seconds / 60:.1f} min{' (`--quick`)' if quick else ''}, peak RSS "
+        f"{peak_rss_mb():.0f} MiB.",
+        "",
+        f"### Test pinball and crossing loss, levels {tuple(LEVELS.tolist())}",
+        "",
+        f"Means over {SPLITS} random 70/30 splits. *pinball*: mean over the 5 levels of the",
+        "mean test pinball loss (units of y); *crossing ×100*: `crossing_loss` of the test",
+        "predictions at the sorted levels. Ratios are against ∞-QR on the same data. Every fit",
+        "runs with BLAS and OpenMP limited to one thread (threadpoolctl). ∞-QR and",
+        "IND-QR: defaults (Gaussian kernels, median heuristic, λ = 1e-3, m = min(⌈√n⌉, 100)",
+        "anchors for ∞-QR), no tuning; HGB × 5: `HistGradientBoostingRegressor(loss=",
+        '"quantile")` fitted once per level; QRF: `quantile_forest.RandomForestQuantileRegressor`',
+        "(100 trees).",
+        "",
+        markdown_table(
+            ["data", "method", "fit (s)", "fit / ∞-QR", "pinball", "pinball / ∞-QR",
+             "crossing ×100"],
+            table,
+        ),  # fmt: skip
+        "",
+        "### Fit time of the exact ∞-QR against n (synthetic, m = ⌈√n⌉)",
+        "",
+        markdown_table(["n", "m", "fit (s)", "L-BFGS-B iterations", "rank r of K_X"],
+                       scaling_table),  # fmt: skip
+        "",
+        f"Log-log slope of fit time in n over {sizes[0]}–{sizes[-1]}: {slope:.2f} "
+        f"({top_slope:.2f} between the last two sizes). Largest n run: {sizes[-1]} (chosen to",
+        "keep the whole script under ~10 minutes). The exact fit never forms K_X: a pivoted",
+        "Cholesky factorisation to float precision finds its numerical rank r (the last column),",
+        "so time grows like n r² + iterations × n r m — here r stays ≈ 100 because the inputs",
+        "are 2-D. With many input features r approaches n and the low-rank option is the way",
+        "to large n.",
+        "",
+        f"### Low-rank option (`n_components = {r}` Nyström landmarks)",
+        "",
+        f"The same problem with d = {LOW_RANK_FEATURES} inputs (4 irrelevant), where K_X has",
+        f"full numerical rank ({exact_rank} at n = {n_cmp}); m = ⌈√n⌉ anchors; test set 5000",
+        "fresh points.",
+        "",
+        markdown_table(
+            ["n", "model", "fit (s)", "test pinball", "vs exact"],
+            [
+                [n_cmp, f"exact (r = {exact_rank})", f"{exact_s:.2f}", f"{exact_pin:.5f}", "1"],
+                [n_cmp, f"r = {r}", f"{low_s:.2f}", f"{low_pin:.5f}",
+                 f"{low_pin / exact_pin:.4f}"],
+                [n_big, f"r = {r}", f"{big_s:.2f}", f"{big_pin:.5f}", "—"],
+            ],
+        ),  # fmt: skip
+        "",
+        f"Targets: n = {n_big} in under a minute ({big_s:.1f} s); test pinball within 2 % of",
+        f"the exact model at n = {n_cmp} ({100 * (low_pin / exact_pin - 1):+.3f} %).",
+        "",
+        "### Exact fit: whitened coordinates against L-BFGS-B over (A, B, c)",
+        "",
+        "m = 100 Sobol anchors, defaults otherwise (`max_iter = 2000`, `tol = 1e-8`). *direct*:",
+        "the fit before this change (coefficients A, B, c; L-BFGS-B already single-threaded —",
+        "with threaded BLAS on this shared machine it was ~5× slower still). *whitened*: the",
+        "fit now (`WhitenedModel`: ridge penalty ‖V‖², numerical rank r of K_X).",
+        "",
+        markdown_table(
+            ["data", "n", "fit", "time (s)", "iterations", "objective", "speed-up",
+             "objective − direct"],
+            speedup_rows,
+        ),  # fmt: skip
+    ])  # fmt: skip
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n up to 2000, 20 000 → 8000")
+    args = parser.parse_args(argv)
+    if "MANYTASK_DATA" not in os.environ and SHARED_DATA.is_dir():
+        os.environ["MANYTASK_DATA"] = str(SHARED_DATA)
+    start = time.perf_counter()
+    comparison = compare(args.quick)
+    sizes = (250, 500, 1000, 2000) if args.quick else (250, 500, 1000, 2000, 4000, 8000, 16000)
+    scaled = scaling(sizes)
+    reduced = low_rank(2000, 8000) if args.quick else low_rank(4000, 20000)
+    speedup = exact_speedup(("CobarOre",) if args.quick else ("CobarOre", "mcycle", "engel"))
+    total = time.perf_counter() - start
+    write_section("bench_itl", report(comparison, scaled, reduced, speedup, args.quick, total))
+    print("wrote benchmarks/RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

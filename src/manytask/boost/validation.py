@@ -1,0 +1,107 @@
+"""Input and parameter checks shared by :class:`~manytask.boost.multiboost.MultiBoostClassifier`
+and :class:`~manytask.boost.adaboost.AdaBoost`.
+
+Lives here: the check of integer parameters, of binary labels, of source labels, of
+``sample_weight`` and its normalisation into the point weights c_i of eq. (4), and the seed
+of the early-stopping split. Every failure is a ``ValueError`` naming the parameter and the
+value. Does not live here: the package-wide checks of reals and seeds
+(:mod:`manytask._validation`, used directly), any boosting math (:mod:`.objective`,
+:mod:`.figure1`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+from .domain import _as_domain_labels
+
+__all__ = [
+    "check_domains",
+    "check_positive_int",
+    "check_sample_weight",
+    "normalise_point_weights",
+    "signed_labels",
+    "split_seed",
+]
+
+
+def check_positive_int(value, name: str, allow_none: bool = False):
+    """``value`` if it is an int >= 1 (or None when ``allow_none``), else ``ValueError``.
+
+    Examples
+    --------
+    >>> check_positive_int(3, "n_estimators")
+    3
+    """
+    if allow_none and value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        expected = "None or an int >= 1" if allow_none else "an int >= 1"
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return value
+
+
+def signed_labels(y):
+    """classes_ (exactly two) and y mapped to −1 (classes_[0]) / +1 (classes_[1])."""
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"y must contain exactly two classes (AdaBoost is binary), got {classes.size}: "
+            f"{classes[:5].tolist()}"
+        )
+    return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def check_domains(domains, n_samples: int) -> np.ndarray:
+    """Source labels: length ``n_samples``, no NaN/None, floats only if integer-valued."""
+    labels = _as_domain_labels(domains, "domains", n_samples)
+    if labels.dtype.kind == "f":
+        fractional = labels != np.round(labels)
+        if np.any(fractional):
+            index = int(np.flatnonzero(fractional)[0])
+            raise ValueError(
+                f"domains must be integer (or string) labels, got non-integer {labels[index]!r} "
+                f"at {index}"
+            )
+        labels = labels.astype(int)
+    return labels
+
+
+def check_sample_weight(sample_weight, n_samples: int):
+    """None, or ``sample_weight`` as a float array of shape (n_samples,), finite and >= 0."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=float)
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {weights.shape}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    return weights
+
+
+def normalise_point_weights(sample_weight, domain_index, n_domains, domain_labels):
+    """c_i = w_i / Σ_{j ∈ S_k(i)} w_j (1/m_k without sample weights)  (eq. 4's weights)."""
+    m = domain_index.shape[0]
+    weights = check_sample_weight(sample_weight, m)
+    if weights is None:
+        weights = np.ones(m)
+    totals = np.bincount(domain_index, weights=weights, minlength=n_domains)
+    if np.any(totals <= 0):
+        empty = domain_labels[totals <= 0].tolist()
+        raise ValueError(f"every domain needs positive total sample_weight, got 0 for {empty}")
+    return weights / totals[domain_index]
+
+
+def split_seed(random_state):
+    """An int (or None) for scikit-learn's splitter from None, an int or a numpy Generator."""
+    if random_state is None or (
+        isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)
+    ):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**32 - 1))
+    raise ValueError(
+        f"random_state must be None, an int or a numpy Generator, got {random_state!r}"
+    )

@@ -1,0 +1,273 @@
+"""Figure 2 of ``infinite-task-learning.txt``: the θ-property of ∞-DLSE (inliers ≈ 1 − θ).
+
+The paper fits ∞-OCSVM (:class:`~manytask.itl.InfiniteLevelSetEstimator`) on Wilt and
+Spambase and plots the proportion of inliers on train and test against θ, next to the oracle
+1 − θ. Here:
+
+- **Spambase** from kernlab's ``spam.rda`` (:func:`manytask.datasets.load_spambase`) when it
+  is on this machine; otherwise a **substitute** that scikit-learn ships, the 569 × 30 breast
+  cancer data, and the output says so. Wilt (UCI only) is not available offline: not run.
+- Each run s draws a random training subset of ``n_train`` points (seed s; default 70 %) from
+  all the e-mails (labels unused: level sets are unsupervised) and uses up to ``n_test`` of
+  the remaining points (default: all of them) as the test set.
+- Differences from the paper, on purpose: the estimator standardises its inputs, so the
+  paper's exponentiated χ² kernel on raw inputs (γ_X = 0.25) cannot be used through the
+  public API (χ² needs non-negative inputs); we use a Gaussian k_X with the median-heuristic
+  bandwidth on the standardised inputs. (A trial of the χ² kernel, γ_X = 0.25, on the raw
+  Spambase inputs, through a kernel that undoes the standardisation, with 1000 training
+  points: inlier fractions 1.00 on train at θ = 0.1 and 0.2 and 0.53 … 0.08 on test for
+  θ = 0.1 … 0.9, far from 1 − θ; so it is not used here.) Sobol anchors on
+  [ε, 1] = [0.05, 1] (the estimator's quadrature) replace the paper's m = 100
+  Gauss–Legendre nodes, m = ⌈√n_train⌉; k_Θ and k_b are Gaussian with bandwidth 0.2. The
+  full run uses random 70/30 splits (Spambase: 3221 training points, about 4 minutes per
+  fit on 2 cores); ``--quick`` trains on 400 points and tests on 1000 others (seconds).
+
+Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv`` (fraction of
+inliers on train and test for each run and θ).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..datasets.spambase import load_spambase
+from ..itl import InfiniteLevelSetEstimator
+from ..report import _write_atomic
+
+__all__ = [
+    "DEFAULT_OUT",
+    "DLSEResult",
+    "load_dlse_data",
+    "parse_panels",
+    "reproduce",
+    "run_from_cli",
+    "run_once",
+]
+
+DEFAULT_OUT = "manytask-reproduce/itl-dlse"
+#: θ of the table; the figure uses a finer grid.
+TABLE_THETAS = tuple(np.round(np.linspace(0.1, 0.9, 9), 1))
+CURVE_THETAS = np.linspace(0.05, 1.0, 39)
+EPSILON = 0.05
+CSV_COLUMNS = ("dataset", "run", "theta", "inliers_train", "inliers_test", "fit_seconds")
+
+
+def load_dlse_data(data_home=None):
+    """(name, X, note): Spambase's 4601 × 57 inputs, or breast cancer when spam.rda is absent.
+
+    Example
+    -------
+    >>> name, X, note = load_dlse_data()
+    >>> name in ("spambase", "breast-cancer (substitute)")
+    True
+    """
+    try:
+        spam = load_spambase(data_home)
+    except (FileNotFoundError, ImportError) as error:
+        from sklearn.datasets import load_breast_cancer
+
+        note = (
+            f"Spambase is not available here ({error}); SUBSTITUTE: scikit-learn's breast "
+            "cancer data (569 × 30, labels unused)."
+        )
+        return "breast-cancer (substitute)", load_breast_cancer().data, note
+    return "spambase", spam.X, f"Spambase read from {spam.source} (labels unused)."
+
+
+def _sizes(n, n_train, n_test):
+    """Training and test sizes: None means 70 % for training and all the rest for testing."""
+    n_train = round(0.7 * n) if n_train is None else min(int(n_train), n - 1)
+    if n_train < 2:
+        raise ValueError(f"n_train must be >= 2, got {n_train!r}")
+    n_test = n - n_train if n_test is None else min(int(n_test), n - n_train)
+    return n_train, n_test
+
+
+def run_once(X, run, n_train=None, n_test=None, max_iter=10000):
+    """Fit ∞-DLSE on a random subset; fractions of inliers on train and test per θ.
+
+    Returns (train fractions, test fractions) on :data:`CURVE_THETAS`, and the fit seconds.
+    """
+    order = np.random.default_rng(run).permutation(len(X))
+    n_train, n_test = _sizes(len(X), n_train, n_test)
+    train, test = X[order[:n_train]], X[order[n_train : n_train + n_test]]
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an L-BFGS-B iteration cap is reported, not fatal
+        model = InfiniteLevelSetEstimator(
+            epsilon=EPSILON,
+            n_anchors=math.ceil(math.sqrt(n_train)),
+            max_iter=max_iter,
+            random_state=run,
+        ).fit(train)
+    seconds = time.perf_counter() - start
+    inliers_train = (model.predict(train, CURVE_THETAS) == 1).mean(axis=0)
+    inliers_test = (model.predict(test, CURVE_THETAS) == 1).mean(axis=0)
+    return inliers_train, inliers_test, seconds
+
+
+@dataclass
+class DLSEResult:
+    """The outcome of :func:`reproduce`: inlier fractions (runs × θ) on train and test."""
+
+    dataset: str
+    note: str
+    n_train: int
+    n_test: int
+    train: list = field(default_factory=list)
+    test: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+    files: list = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    def at(self, which, theta) -> np.ndarray:
+        """Fractions of inliers over runs at the curve level closest to ``theta``."""
+        column = int(np.argmin(np.abs(CURVE_THETAS - theta)))
+        return np.array(getattr(self, which))[:, column]
+
+
+def plot_figure2(result: DLSEResult):
+    """Proportion of inliers against θ: train, test (mean ± std over runs) and oracle 1 − θ."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(4.8, 4.0), layout="constrained")
+    FigureCanvasAgg(figure)
+    ax = figure.subplots()
+    for index, (which, label) in enumerate((("train", "Train"), ("test", "Test"))):
+        values = np.array(getattr(result, which))
+        mean, std = values.mean(0), values.std(0)
+        ax.plot(CURVE_THETAS, mean, color=f"C{index}", label=label)
+        ax.fill_between(CURVE_THETAS, mean - std, mean + std, color=f"C{index}", alpha=0.2)
+    ax.plot(CURVE_THETAS, 1 - CURVE_THETAS, "k--", lw=1, label="Oracle 1 − θ")
+    ax.set_xlabel("θ")
+    ax.set_ylabel("Proportion of inliers")
+    ax.set_title(f"Dataset: {result.dataset}", fontsize=10)
+    ax.legend(fontsize=8)
+    return figure
+
+
+def _csv_bytes(result: DLSEResult) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for run, (train, test) in enumerate(zip(result.train, result.test)):
+        for theta, a, b in zip(CURVE_THETAS, train, test):
+            writer.writerow(
+                [result.dataset, run, f"{theta:.6g}", f"{a:.6g}", f"{b:.6g}", result.seconds[run]]
+            )
+    return buffer.getvalue().encode()
+
+
+def _results_markdown(result: DLSEResult) -> str:
+    runs = len(result.train)
+    lines = [
+        "# Figure 2 of infinite-task-learning: the θ-property of ∞-DLSE",
+        "",
+        result.note,
+        "",
+        f"{runs} run(s); run s trains on a random subset of {result.n_train} points (seed s) "
+        f"and tests on {result.n_test} of the others. Gaussian k_X (median heuristic, "
+        f"standardised inputs) instead of the paper's χ² kernel on raw inputs; Sobol anchors "
+        f"on [{EPSILON}, 1], m = ⌈√n⌉; θ and offset kernels Gaussian, bandwidth 0.2.",
+        "",
+        "| θ | oracle 1 − θ | inliers train | inliers test |",
+        "|---|---|---|---|",
+    ]
+    gaps = []
+    for theta in TABLE_THETAS:
+        train, test = result.at("train", theta), result.at("test", theta)
+        gaps.append(max(abs(train.mean() - (1 - theta)), abs(test.mean() - (1 - theta))))
+        lines.append(
+            f"| {theta:.1f} | {1 - theta:.2f} | {train.mean():.3f} ± {train.std():.3f} "
+            f"| {test.mean():.3f} ± {test.std():.3f} |"
+        )
+    lines += [
+        "",
+        f"Largest |mean fraction − (1 − θ)| over the table: {max(gaps):.3f}. The paper shows "
+        "the curves only (no numbers): train and test close to the oracle line.",
+        "",
+        f"Fit time per run {np.mean(result.seconds):.1f} s; wall time "
+        f"{result.wall_seconds:.1f} s. `figure2.png`; every run and θ: `levels.csv`.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def reproduce(
+    out=DEFAULT_OUT,
+    runs=3,
+    n_train=None,
+    n_test=None,
+    data_home=None,
+    data=None,
+    max_iter=10000,
+    progress=True,
+) -> DLSEResult:
+    """Fit ∞-DLSE ``runs`` times; write ``figure2.png``, ``results.md`` and ``levels.csv``.
+
+    ``data`` = (name, X, note) overrides :func:`load_dlse_data` (used by the tests).
+
+    Example
+    -------
+    >>> import tempfile
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     result = reproduce(folder, runs=1, n_train=30, data=("gauss", X, "generated"),
+    ...                        max_iter=50, progress=False)
+    >>> len(result.train[0]) == len(CURVE_THETAS)
+    True
+    """
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    if n_train is not None and (isinstance(n_train, bool) or int(n_train) < 2):
+        raise ValueError(f"n_train must be >= 2, got {n_train!r}")
+    name, X, note = data if data is not None else load_dlse_data(data_home)
+    result = DLSEResult(name, note, *_sizes(len(X), n_train, n_test))
+    start = time.perf_counter()
+    for run in tqdm(range(runs), desc="itl-dlse", disable=not progress):
+        train, test, seconds = run_once(X, run, n_train, n_test, max_iter=max_iter)
+        result.train.append(train)
+        result.test.append(test)
+        result.seconds.append(seconds)
+    result.wall_seconds = time.perf_counter() - start
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    plot_figure2(result).savefig(buffer, format="png", dpi=100)
+    for filename, payload in (
+        ("figure2.png", buffer.getvalue()),
+        ("levels.csv", _csv_bytes(result)),
+        ("results.md", _results_markdown(result).encode()),
+    ):
+        _write_atomic(folder, filename, payload)
+        result.files.append(folder / filename)
+    return result
+
+
+def parse_panels(text) -> list[str]:
+    """itl-dlse has no panels or data sets to choose: only None, "" or "all" are accepted."""
+    if text is None or str(text).strip() in ("", "all"):
+        return []
+    raise ValueError(f"itl-dlse has no panels or data sets to choose, got {text!r}")
+
+
+def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
+    """``manytask reproduce itl-dlse``: 3 random 70/30 splits (quick: 1 run, 400 points).
+
+    ``--seeds`` sets the number of runs; ``--horizon`` and ``--panels`` do not apply.
+    """
+    parse_panels(panels)
+    runs = seeds if seeds is not None else (1 if quick else 3)
+    n_train, n_test = (400, 1000) if quick else (None, None)
+    result = reproduce(out, runs=runs, n_train=n_train, n_test=n_test, progress=progress)
+    results = Path(out) / "results.md"
+    return f"{results.read_text()}\nWrote {len(result.files)} files into {Path(out)}"

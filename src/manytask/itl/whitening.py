@@ -1,0 +1,324 @@
+"""Whitened (feature-space) coordinates of the decomposable model, exact or Nyström low-rank.
+
+:class:`~manytask.itl.model.DecomposableModel` is parametrised by coefficients (A, B, c), in
+which the ridge penalty is tr(Aᵀ K_X A K_Θ) + … : a quadratic form whose Hessian is the
+Kronecker product K_X ⊗ M of two Gram matrices. For Gaussian kernels both have condition
+numbers of 10¹⁰ and more, so L-BFGS-B crawls (thousands of iterations without converging).
+:class:`WhitenedModel` optimises the same problem in coordinates where that quadratic form is
+the identity.
+
+Input side. With landmarks z_1 … z_r and K_Z = k_X(Z, Z) = U S Uᵀ (eigenvalues below
+``rtol`` × the largest dropped), the features φ(x) = k_X(x, Z) U S^{-1/2} satisfy
+φ(x)ᵀφ(x') = k_X(x, Z) K_Z⁺ k_X(Z, x') — the Nyström approximation of k_X, exact on the span
+of k_X(·, z_l). With Z = X the training features are Φ = U S^{1/2}, so Φ Φᵀ = K_X. The exact
+estimators do better than an O(n³) eigendecomposition: :func:`pivoted_cholesky` picks as
+landmarks the r pivots after which every residual variance is below ``rtol`` (r is the
+numerical rank of K_X, often ≪ n), and Φ = L = K_XZ L_ZZ^{-T} (Φ Φᵀ = K_X to float precision,
+O(n r²) time, O(n r) memory).
+
+θ side. The functions k_Θ(·, θ_j) and ∂₂k_Θ(·, θ_j) (j = 1 … m) have the joint Gram matrix
+M = [[K_Θ, D], [Dᵀ, E]] (notation of :meth:`DecomposableModel.precompute`); with
+M = Q Λ Qᵀ, Ψ = Q Λ^{1/2} (2m × q) holds their whitened evaluations: the first m rows Ψ_h are
+the values at the anchors, the last m rows Ψ_s the θ-slopes. The bias kernel k_b is whitened
+the same way (Ψ_b, and Ψ_bs for its slopes).
+
+With [A B] = P V Λ^{-1/2} Qᵀ on the landmarks, P the input map (U S^{-1/2}, or L_ZZ^{-T}
+after a pivoted Cholesky), and c = Q_b Λ_b^{-1/2} v (:meth:`to_coefficients`),
+
+    H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ,   ∂_θH = Φ V Ψ_sᵀ + 1 (Ψ_bs v)ᵀ,
+    ‖f‖² = ‖V‖²_F,               ‖b‖² = ‖v‖²,
+
+so the ridge penalty has Hessian λI, the parameters shrink from 2nm + m to r q + q_b, and one
+objective costs O(n r q + n q m) instead of O(n² m). Directions with eigenvalues below
+``rtol`` × the largest would need coefficients of size ~ 1/√(eigenvalue) to change a
+prediction, which the penalty forbids; dropping them leaves the optimum unchanged to the
+optimiser's tolerance. The class has the methods of :class:`DecomposableModel` that the data
+terms and penalties of :mod:`~manytask.itl._estimator` call (``predict``, ``predict_dtheta``,
+``backward``, ``rkhs_norm2``, …), with V in place of A and ``None`` in place of B.
+What does not live here: the losses, the estimators and the L-BFGS-B call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import eigh, solve_triangular
+from scipy.sparse.linalg import eigsh
+from threadpoolctl import threadpool_limits
+
+from .._validation import as_finite_array, as_points
+
+__all__ = ["WhitenedModel", "pivoted_cholesky", "psd_factor"]
+
+#: Eigenvalues below RTOL × the largest are dropped (about 50 × float64 resolution).
+RTOL = 1e-14
+
+
+def _largest_eigenvalue(gram):
+    """λ_max of a symmetric matrix: Lanczos (O(n²) per step) beyond 100 rows, else eigh."""
+    if len(gram) <= 100:
+        return float(eigh(gram, eigvals_only=True)[-1])
+    return float(eigsh(gram, k=1, which="LA", return_eigenvectors=False)[0])
+
+
+def psd_factor(gram, rtol=RTOL):
+    """(U, s): the eigenpairs of a PSD matrix with eigenvalue > ``rtol`` × the largest.
+
+    ``U * s`` @ ``U.T`` approximates ``gram``; ``U / sqrt(s)`` whitens it.
+
+    Example
+    -------
+    >>> U, s = psd_factor(np.array([[2.0, 0.0], [0.0, 0.0]]))
+    >>> U.shape, s.tolist()
+    ((2, 1), [2.0])
+    """
+    gram = as_finite_array(gram, "gram", ndim=2)
+    # Single-threaded BLAS: on a shared 2-core machine threaded LAPACK was 6× slower.
+    with threadpool_limits(limits=1, user_api="blas"):
+        top = _largest_eigenvalue(gram)
+        if top <= 0:
+            return np.zeros((len(gram), 0)), np.zeros(0)
+        # Only the eigenpairs above the cut-off (MRRR): about half the time of a full eigh
+        # when the numerical rank is small, as for Gaussian kernels on few features.
+        eigenvalues, eigenvectors = eigh(gram, driver="evr", subset_by_value=(rtol * top, np.inf))
+    return eigenvectors, eigenvalues
+
+
+def pivoted_cholesky(kernel, X, rtol=RTOL):
+    """(pivots, L) with k_X(X, X) ≈ L Lᵀ, stopping when every residual variance ≤ rtol × max.
+
+    Greedy pivoting on the largest residual diagonal (Harbrecht et al., 2012): r columns of
+    the kernel, O(n r²) time and O(n r) memory, never the n × n matrix. The residual
+    K − L Lᵀ is PSD with diagonal ≤ ``rtol`` × max k(x, x), and L = K[:, P] L_PP^{-T}
+    (L_PP = L[P], lower triangular in pivot order): the Nyström features of the landmarks
+    X[P], so the exact model is the Nyström model on the pivots.
+
+    Example
+    -------
+    >>> from manytask.kernels import RBF
+    >>> X = np.linspace(0, 1, 50)[:, None]
+    >>> pivots, L = pivoted_cholesky(RBF(0.5), X)
+    >>> bool(np.allclose(L @ L.T, RBF(0.5)(X, X), atol=1e-12)), len(pivots) < 50
+    (True, True)
+    """
+    n = len(X)
+    residual = np.array(kernel.diag(X), dtype=float)
+    top = float(residual.max()) if n else 0.0
+    capacity = min(n, 64)
+    factor = np.zeros((n, capacity))
+    pivots = []
+    while len(pivots) < n and top > 0:
+        pivot = int(np.argmax(residual))
+        if residual[pivot] <= rtol * top:
+            break
+        rank = len(pivots)
+        if rank == capacity:
+            capacity = min(n, 2 * capacity)
+            factor = np.hstack([factor, np.zeros((n, capacity - rank))])
+        column = kernel(X, X[pivot : pivot + 1])[:, 0] - factor[:, :rank] @ factor[pivot, :rank]
+        column /= np.sqrt(residual[pivot])
+        pivots.append(pivot)
+        column[pivots] = column[pivots] * (np.arange(len(pivots)) == rank)  # exact zeros
+        factor[:, rank] = column
+        residual -= column * column
+        residual[pivots] = 0.0
+    return np.array(pivots, dtype=int), factor[:, : len(pivots)]
+
+
+class WhitenedModel:
+    """The model of a :class:`DecomposableModel` in whitened coordinates (V, v) (see module).
+
+    Parameters
+    ----------
+    model : DecomposableModel
+        Precomputed on the landmarks Z (the training inputs themselves for the exact model)
+        and the anchors.
+    X : array of shape (n, d) or None
+        The training inputs where the data term is evaluated; ``None`` means Z (exact model:
+        Φ = U S^{1/2}, no k_X(X, Z) needed).
+    slopes : bool, default=True
+        Whether the span has the ∂₂k_Θ (β) terms of Prop. 3.1; ∞-DLSE (Prop. 3.2) has not.
+    level_weights : array of shape (m,) or None, default=None
+        For ∞-DLSE, whose penalty is Σ_j w_j ‖f(·)(θ_j)‖² (eq. 12) rather than ‖f‖²: the
+        θ-coordinates are rotated and scaled (V = V' R) so that this penalty is ‖V'‖².
+        Needs ``slopes=False``.
+    rtol : float, default=1e-14
+        Relative eigenvalue cut-off of :func:`psd_factor`.
+    cholesky : tuple (pivots, L) or None, default=None
+        The output of :func:`pivoted_cholesky` on X, with ``model`` precomputed on
+        X[pivots] (in pivot order): then Φ = L and no eigendecomposition of K_Z is needed.
+
+    Example
+    -------
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> X = np.linspace(0, 1, 5)[:, None]
+    >>> model = DecomposableModel(RBF(0.5), RBF(0.3)).precompute(X, np.array([0.25, 0.75]))
+    >>> whitened = WhitenedModel(model)
+    >>> V, _, _ = whitened.unpack(np.ones(whitened.n_params))
+    >>> alpha, beta, _ = whitened.to_coefficients(V)
+    >>> bool(np.allclose(whitened.predict(V), model.predict(alpha, beta)))
+    True
+    """
+
+    def __init__(self, model, X=None, slopes=True, level_weights=None, rtol=RTOL, cholesky=None):
+        if level_weights is not None and slopes:
+            raise ValueError("level_weights needs slopes=False (the ∞-DLSE span)")
+        self.model = model
+        self.slopes = slopes
+        n_theta = model.n_anchors
+        if cholesky is not None:
+            # Φ = L = K_XZ L_ZZ^{-T} from pivoted_cholesky, landmarks Z = X[pivots] in order.
+            pivots, self.features_ = cholesky
+            self.input_map_ = solve_triangular(
+                self.features_[pivots], np.eye(len(pivots)), lower=True
+            ).T
+        else:
+            U, s = psd_factor(model.gram_x_, rtol)
+            self.input_map_ = U / np.sqrt(s)  # φ(x) = k_X(x, Z) U S^{-1/2}
+            if X is None:
+                self.features_ = U * np.sqrt(s)
+            else:
+                X = as_points(X, "X", n_features=model.X_.shape[1])
+                self.features_ = model.input_kernel(X, model.X_) @ self.input_map_
+        if slopes:
+            joint = np.block(
+                [[model.gram_theta_, model.dtheta_], [model.dtheta_.T, model.d2theta_]]
+            )
+        else:
+            joint = model.gram_theta_
+        Q, lam = psd_factor(0.5 * (joint + joint.T), rtol)
+        self.theta_map_ = Q / np.sqrt(lam)  # [A B] = input_map V theta_mapᵀ
+        theta_features = Q * np.sqrt(lam)
+        self.theta_values_ = theta_features[:n_theta]
+        self.theta_slopes_ = theta_features[n_theta:] if slopes else None
+        self.rotation_ = None
+        if level_weights is not None:
+            # Whiten Σ_j w_j ‖f(·)(θ_j)‖² = tr(V Ψ_hᵀ W Ψ_h Vᵀ) instead of ‖V‖²: V = V' R.
+            level_weights = as_finite_array(level_weights, "level_weights", ndim=1)
+            P, sigma = psd_factor((self.theta_values_.T * level_weights) @ self.theta_values_, rtol)
+            self.rotation_ = (P / np.sqrt(sigma)).T
+            self.theta_map_ = self.theta_map_ @ self.rotation_.T
+            self.theta_values_ = self.theta_values_ @ self.rotation_.T
+        if model.bias_kernel is not None:
+            Qb, lam_b = psd_factor(model.gram_bias_, rtol)
+            self.bias_map_ = Qb / np.sqrt(lam_b)  # c = bias_map v
+            self.bias_values_ = Qb * np.sqrt(lam_b)
+            self.bias_slopes_ = model.dbias_first_ @ self.bias_map_
+        else:
+            self.bias_map_ = self.bias_values_ = self.bias_slopes_ = None
+
+    @property
+    def shape(self):
+        """(r, q): input and θ ranks, the shape of V."""
+        return self.features_.shape[1], self.theta_values_.shape[1]
+
+    @property
+    def n_samples(self) -> int:
+        return self.features_.shape[0]
+
+    @property
+    def n_anchors(self) -> int:
+        return self.theta_values_.shape[0]
+
+    @property
+    def n_params(self) -> int:
+        """r q, plus q_b with a bias."""
+        r, q = self.shape
+        return r * q + (0 if self.bias_map_ is None else self.bias_map_.shape[1])
+
+    @property
+    def anchors_(self):
+        return self.model.anchors_
+
+    # ------------------------------------------------------------- packing
+    def pack(self, alpha, beta=None, bias=None):
+        """[vec V, v]; ``beta`` must be ``None`` (B is folded into V)."""
+        parts = [np.asarray(alpha, dtype=float).ravel()]
+        if self.bias_map_ is not None:
+            parts.append(np.asarray(bias, dtype=float))
+        return np.concatenate(parts)
+
+    def unpack(self, params):
+        """(V, None, v) from :meth:`pack`'s vector; v is ``None`` without bias."""
+        r, q = self.shape
+        params = np.asarray(params, dtype=float)
+        if params.shape != (self.n_params,):
+            raise ValueError(
+                f"params must have length n_params = {self.n_params}, got {params.shape}"
+            )
+        bias = None if self.bias_map_ is None else params[r * q :]
+        return params[: r * q].reshape(r, q), None, bias
+
+    def to_coefficients(self, alpha, bias=None):
+        """(A, B, c) of the :class:`DecomposableModel` on the landmarks (B = 0 without slopes)."""
+        both = self.input_map_ @ (alpha @ self.theta_map_.T)
+        m = self.n_anchors
+        beta = both[:, m:] if self.slopes else np.zeros_like(both)
+        coefficients = bias if bias is None else self.bias_map_ @ bias
+        return both[:, :m], beta, coefficients
+
+    # --------------------------------------------------------- predictions
+    def predict(self, alpha, beta=None, bias=None):
+        """H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ at the training points and anchors."""
+        values = (self.features_ @ alpha) @ self.theta_values_.T
+        if bias is not None:
+            values += (self.bias_values_ @ bias)[None, :]
+        return values
+
+    def predict_dtheta(self, alpha, beta=None, bias=None):
+        """∂_θH = Φ V Ψ_sᵀ + 1 (Ψ_bs v)ᵀ (needs ``slopes=True``)."""
+        if not self.slopes:
+            raise ValueError("predict_dtheta needs a WhitenedModel with slopes=True")
+        values = (self.features_ @ alpha) @ self.theta_slopes_.T
+        if bias is not None:
+            values += (self.bias_slopes_ @ bias)[None, :]
+        return values
+
+    def backward(self, grad_values, grad_slopes=None):
+        """(∂L/∂V, None, ∂L/∂v) = (Φᵀ (G Ψ_h + G' Ψ_s), None, Ψ_bᵀ G1 + Ψ_bsᵀ G'1)."""
+        theta_side = grad_values @ self.theta_values_
+        grad_bias = None
+        if self.bias_map_ is not None:
+            grad_bias = self.bias_values_.T @ grad_values.sum(axis=0)
+        if grad_slopes is not None:
+            theta_side += grad_slopes @ self.theta_slopes_
+            if grad_bias is not None:
+                grad_bias += self.bias_slopes_.T @ grad_slopes.sum(axis=0)
+        return self.features_.T @ theta_side, None, grad_bias
+
+    def bias_values(self, bias):
+        """b(θ_j) = (Ψ_b v)_j at the anchors."""
+        return self.bias_values_ @ bias
+
+    def bias_backward(self, grad):
+        """∂L/∂v from ∂L/∂b(θ_j): Ψ_bᵀ g."""
+        return self.bias_values_.T @ grad
+
+    # ---------------------------------------------------------------- norms
+    def rkhs_norm2(self, alpha, beta=None):
+        """‖f‖²_{H_K} = ‖V‖²_F (‖V R‖²_F with ``level_weights``)."""
+        coordinates = alpha if self.rotation_ is None else alpha @ self.rotation_
+        return float(np.sum(coordinates * coordinates))
+
+    def rkhs_norm2_grad(self, alpha, beta=None):
+        if self.rotation_ is None:
+            return 2.0 * alpha, None
+        return 2.0 * (alpha @ self.rotation_) @ self.rotation_.T, None
+
+    def bias_norm2(self, bias):
+        """‖b‖²_{H_kb} = ‖v‖²."""
+        return float(bias @ bias)
+
+    def bias_norm2_grad(self, bias):
+        return 2.0 * bias
+
+    def level_norm2(self, alpha, beta, weights):
+        """(Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX}, gradient in V, None): with C = V Ψ_hᵀ, Σ_j w_j ‖C_j‖².
+
+        f(·)(θ_j) = Σ_l φ-coordinates C[:, j] in an orthonormal basis of the span of
+        k_X(·, z_l), so its squared norm is ‖C[:, j]‖².
+        """
+        weights = np.asarray(weights, dtype=float)
+        columns = alpha @ self.theta_values_.T
+        value = float(np.sum(weights[None, :] * columns * columns))
+        return value, 2.0 * (columns * weights[None, :]) @ self.theta_values_, None

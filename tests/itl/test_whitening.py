@@ -1,0 +1,282 @@
+"""Whitened and Nyström coordinates: predictions, norms and objectives against the
+coefficient form of DecomposableModel, gradients against finite differences, the whitened fit
+against a direct L-BFGS-B over (A, B, c), full-rank Nyström against the exact model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
+
+from manytask.itl import (
+    InfiniteCostSensitiveClassifier,
+    InfiniteLevelSetEstimator,
+    InfiniteQuantileRegressor,
+    pinball_loss,
+)
+from manytask.itl._estimator import level_set_penalty, penalised_objective, ridge_penalty
+from manytask.itl.level_sets import one_class_risk
+from manytask.itl.model import DecomposableModel
+from manytask.itl.quantile import quantile_risk
+from manytask.itl.whitening import WhitenedModel, pivoted_cholesky
+from manytask.kernels import RBF, Linear
+
+ANCHORS = np.array([0.15, 0.4, 0.55, 0.85])
+WEIGHTS = np.array([0.1, 0.4, 0.3, 0.2])
+
+
+def _model(X, bias=True):
+    bias_kernel = RBF(0.35) if bias else None
+    return DecomposableModel(RBF(1.3), RBF(0.3), bias_kernel).precompute(X, ANCHORS)
+
+
+def _random_whitened_params(whitened, seed):
+    return np.random.default_rng(seed).normal(size=whitened.n_params)
+
+
+@pytest.mark.parametrize("nystrom", [False, True])
+def test_predictions_and_norms_match_the_coefficient_form(nystrom):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    model = _model(X[:7] if nystrom else X)
+    whitened = WhitenedModel(model, X=X if nystrom else None)
+    V, beta, v = whitened.unpack(_random_whitened_params(whitened, 1))
+    assert beta is None
+    alpha, beta, bias = whitened.to_coefficients(V, v)
+    # The coefficient form on the landmarks, evaluated at the training points X.
+    assert_allclose(whitened.predict(V, None, v), model.predict(alpha, beta, bias, X=X), atol=1e-9)
+    assert_allclose(
+        whitened.predict_dtheta(V, None, v),
+        model.predict_dtheta(alpha, beta, bias, X=X),
+        atol=1e-8,
+    )
+    assert_allclose(whitened.rkhs_norm2(V), model.rkhs_norm2(alpha, beta), rtol=1e-9)
+    assert_allclose(whitened.bias_norm2(v), model.bias_norm2(bias), rtol=1e-9)
+
+
+def test_exact_features_reproduce_the_input_gram_matrix():
+    X = np.random.default_rng(2).normal(size=(15, 3))
+    model = _model(X)
+    features = WhitenedModel(model).features_
+    assert_allclose(features @ features.T, model.gram_x_, atol=1e-12)
+
+
+def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots():
+    X = np.random.default_rng(20).normal(size=(300, 3))
+    kernel = RBF(2.0)
+    gram = kernel(X, X)
+    pivots, factor = pivoted_cholesky(kernel, X)
+    assert len(pivots) < 300  # a smooth kernel on 300 points has a lower numerical rank
+    residual = gram - factor @ factor.T
+    assert np.max(np.diag(residual)) <= 1e-13 and np.max(np.abs(residual)) <= 1e-12
+    assert np.min(np.linalg.eigvalsh(residual)) >= -1e-12  # PSD residual
+    # L = K[:, P] L_PP^{-T}, with L_PP lower triangular in pivot order.
+    assert_allclose(np.triu(factor[pivots], 1), 0.0)
+    assert_allclose(factor @ factor[pivots].T, gram[:, pivots], atol=1e-12)
+
+
+def test_pivoted_cholesky_keeps_every_point_of_a_full_rank_gram_matrix():
+    X = 10.0 * np.arange(6.0)[:, None]  # far apart: K ≈ I
+    pivots, factor = pivoted_cholesky(RBF(1.0), X)
+    assert sorted(pivots.tolist()) == list(range(6))
+    assert_allclose(factor @ factor.T, RBF(1.0)(X, X), atol=1e-14)
+
+
+def test_level_weighted_coordinates_make_the_l21_penalty_the_identity():
+    X = np.random.default_rng(3).normal(size=(10, 2))
+    model = _model(X)
+    whitened = WhitenedModel(model, slopes=False, level_weights=WEIGHTS)
+    V, _, v = whitened.unpack(_random_whitened_params(whitened, 4))
+    alpha, beta, bias = whitened.to_coefficients(V, v)
+    assert_allclose(beta, 0.0)
+    value, _, _ = whitened.level_norm2(V, None, WEIGHTS)
+    assert_allclose(value, np.sum(V * V), rtol=1e-9)
+    assert_allclose(model.level_norm2(alpha, beta, WEIGHTS)[0], value, rtol=1e-8)
+    assert_allclose(whitened.rkhs_norm2(V), model.rkhs_norm2(alpha, beta), rtol=1e-8)
+    assert_allclose(whitened.predict(V, None, v), model.predict(alpha, beta, bias), atol=1e-9)
+
+
+def test_level_set_penalty_matches_a_brute_force_sum():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6, 2))
+    model = _model(X)
+    params = rng.normal(size=model.n_params)
+    alpha, beta, bias = model.unpack(params)
+    value = level_set_penalty(WEIGHTS, lambda_=0.7)(model, alpha, beta, bias)[0]
+    k_x, k_theta, k_b = RBF(1.3), RBF(0.3), RBF(0.35)
+    expected = 0.0
+    for theta, w in zip(ANCHORS, WEIGHTS):
+        # f(·)(θ) = Σ_i g_i k_X(·, x_i), g_i = Σ_l α_il k_Θ(θ, θ_l) + β_il ∂₂k_Θ(θ, θ_l).
+        g = alpha @ k_theta([[theta]], ANCHORS[:, None])[0]
+        g = g + beta @ k_theta.dk_dy([[theta]], ANCHORS[:, None])[0]
+        expected += 0.5 * w * g @ k_x(X, X) @ g
+    expected += 0.35 * bias @ k_b(ANCHORS[:, None], ANCHORS[:, None]) @ bias
+    assert_allclose(value, expected, rtol=1e-12)
+
+
+def _finite_differences(objective, params, step=1e-6):
+    numerical = np.empty_like(params)
+    for k in range(params.size):
+        shift = np.zeros_like(params)
+        shift[k] = step
+        numerical[k] = (objective(params + shift)[0] - objective(params - shift)[0]) / (2 * step)
+    return numerical
+
+
+def test_level_set_penalty_gradient_matches_finite_differences():
+    rng = np.random.default_rng(6)
+    model = _model(rng.normal(size=(5, 2)))
+    penalty = level_set_penalty(WEIGHTS, lambda_=0.7)
+
+    def objective(params):
+        value, grad_alpha, grad_beta, grad_bias = penalty(model, *model.unpack(params))
+        return value, model.pack(grad_alpha, grad_beta, grad_bias)
+
+    params = rng.normal(size=model.n_params)
+    assert_allclose(objective(params)[1], _finite_differences(objective, params), rtol=1e-6)
+
+
+@pytest.mark.parametrize("nystrom", [False, True])
+def test_whitened_quantile_objective_gradient_matches_finite_differences(nystrom):
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(9, 2)), rng.normal(size=9)
+    whitened = WhitenedModel(_model(X[:5] if nystrom else X), X=X if nystrom else None)
+    data_term = quantile_risk(y, ANCHORS, WEIGHTS, lambda_nc=0.7, kappa=0.3)
+
+    def objective(params):
+        return penalised_objective(params, whitened, data_term, ridge_penalty(0.2))
+
+    params = 0.3 * _random_whitened_params(whitened, 8)
+    assert_allclose(
+        objective(params)[1], _finite_differences(objective, params), rtol=1e-5, atol=1e-8
+    )
+
+
+@pytest.mark.parametrize("nystrom", [False, True])
+def test_whitened_level_set_objective_matches_coefficient_form_and_differences(nystrom):
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(9, 2))
+    model = _model(X[:6] if nystrom else X)
+    whitened = WhitenedModel(model, X=X if nystrom else None, slopes=False, level_weights=WEIGHTS)
+    data_term = one_class_risk(ANCHORS, WEIGHTS, kappa=0.3)
+    penalty = level_set_penalty(WEIGHTS, lambda_=0.4)
+
+    def objective(params):
+        return penalised_objective(params, whitened, data_term, penalty)
+
+    params = 0.3 * _random_whitened_params(whitened, 10)
+    assert_allclose(
+        objective(params)[1], _finite_differences(objective, params), rtol=1e-5, atol=1e-8
+    )
+    if not nystrom:  # same value as the coefficient form over the training points
+        V, _, v = whitened.unpack(params)
+        coefficients = model.pack(*whitened.to_coefficients(V, v))
+        expected = penalised_objective(coefficients, model, data_term, penalty)[0]
+        assert_allclose(objective(params)[0], expected, rtol=1e-9)
+
+
+def _heteroscedastic(n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, size=n)
+    return x[:, None], np.sin(2 * x) + (0.2 + 0.3 * np.abs(x)) * rng.normal(size=n)
+
+
+def test_whitened_fit_reaches_the_optimum_of_the_direct_fit():
+    # L-BFGS-B directly over (A, B, c) crawls (it does not converge in 50 000 iterations even
+    # here); after 3000 it must still be above the whitened fit's minimum, close to it, and
+    # the whitened solution must be stationary in the coefficient form too.
+    X, y = _heteroscedastic(15, 11)
+    estimator = InfiniteQuantileRegressor(n_anchors=3, lambda_=1e-2, tol=1e-12).fit(X, y)
+    # The fitted model lives on the pivots of K_X; the direct fit uses every training point.
+    fitted = estimator.model_
+    X_standardised = estimator._transform_X(X)
+    model = DecomposableModel(fitted.input_kernel, fitted.theta_kernel, fitted.bias_kernel)
+    model.precompute(X_standardised, estimator.anchors_)
+    pivots = [int(np.flatnonzero(np.all(X_standardised == z, axis=1))[0]) for z in fitted.X_]
+    fitted_alpha, fitted_beta, fitted_bias = fitted.unpack(estimator.params_)
+    alpha, beta = np.zeros((15, 3)), np.zeros((15, 3))
+    alpha[pivots], beta[pivots] = fitted_alpha, fitted_beta
+    y_standardised = (y - estimator.y_mean_) / estimator.y_scale_
+    data_term = quantile_risk(y_standardised, estimator.anchors_, estimator.weights_, 1.0, 1e-2)
+    args = (model, data_term, ridge_penalty(1e-2))
+    with threadpool_limits(limits=1, user_api="blas"):
+        direct = minimize(
+            penalised_objective,
+            np.zeros(model.n_params),
+            args=args,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 3000, "ftol": 1e-15, "gtol": 1e-12},
+        )
+    assert estimator.objective_ <= direct.fun * (1 + 1e-9)
+    assert_allclose(estimator.objective_, direct.fun, rtol=1e-3)  # direct: ~1e-4 above
+    value, gradient = penalised_objective(model.pack(alpha, beta, fitted_bias), *args)
+    assert_allclose(value, estimator.objective_, rtol=1e-9)
+    initial_gradient = penalised_objective(np.zeros(model.n_params), *args)[1]
+    assert np.max(np.abs(gradient)) <= 1e-4 * np.max(np.abs(initial_gradient))
+    alpha, beta, bias = model.unpack(direct.x)
+    levels = np.array([0.2, 0.5, 0.8])
+    direct_quantiles = estimator.y_mean_ + estimator.y_scale_ * model.predict(
+        alpha, beta, bias, theta=levels
+    )
+    # The unconverged direct fit's curves are off by up to ~0.7 % of sd(y) here.
+    assert_allclose(estimator.predict(X, levels), direct_quantiles, atol=1e-2 * np.std(y))
+
+
+def test_full_rank_nystrom_equals_the_exact_model():
+    X, y = _heteroscedastic(60, 12)
+    exact = InfiniteQuantileRegressor(n_anchors=6, tol=1e-12).fit(X, y)
+    nystrom = InfiniteQuantileRegressor(
+        n_anchors=6, tol=1e-12, n_components=60, random_state=0
+    ).fit(X, y)
+    X_test = np.linspace(-2, 2, 9)[:, None]
+    assert_allclose(nystrom.objective_, exact.objective_, rtol=1e-7)
+    # Both stop at L-BFGS-B's tolerance: with λ-strong convexity an objective gap δ allows an
+    # RKHS distance √(2δ/λ), here ~1e-4 × sd(y) in the predictions.
+    assert_allclose(nystrom.predict(X_test), exact.predict(X_test), atol=1e-3 * np.std(y))
+
+
+def test_low_rank_model_is_close_to_the_exact_one_on_smooth_data():
+    X, y = _heteroscedastic(300, 13)
+    X_test, y_test = _heteroscedastic(2000, 14)
+    exact = InfiniteQuantileRegressor(n_anchors=10).fit(X, y)
+    low_rank = InfiniteQuantileRegressor(n_anchors=10, n_components=40, random_state=0).fit(X, y)
+    assert low_rank.model_.n_samples == 40
+    levels = np.array([0.1, 0.5, 0.9])
+    exact_loss = pinball_loss(y_test, exact.predict(X_test, levels), levels)
+    low_rank_loss = pinball_loss(y_test, low_rank.predict(X_test, levels), levels)
+    assert abs(low_rank_loss - exact_loss) <= 0.02 * exact_loss
+
+
+def test_landmarks_follow_random_state():
+    X, y = _heteroscedastic(50, 15)
+    fits = [
+        InfiniteQuantileRegressor(n_anchors=4, n_components=10, random_state=seed).fit(X, y)
+        for seed in (0, 0, 1)
+    ]
+    assert_allclose(fits[0].model_.X_, fits[1].model_.X_)
+    assert not np.allclose(fits[0].model_.X_, fits[2].model_.X_)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [InfiniteQuantileRegressor, InfiniteCostSensitiveClassifier, InfiniteLevelSetEstimator],
+)
+@pytest.mark.parametrize("n_components", [0, -3, 2.5, "10"])
+def test_bad_n_components_is_rejected(estimator, n_components):
+    X, y = _heteroscedastic(10, 16)
+    with pytest.raises(ValueError, match="n_components"):
+        estimator(n_components=n_components).fit(X, (y > 0).astype(int))
+
+
+def test_vanishing_input_kernel_leaves_a_bias_only_model():
+    # A linear k_X on a constant (standardised to zero) input is identically zero: no pivot,
+    # rank 0, and the quantiles come from the bias b(θ) alone, the same for every x.
+    X, y = np.ones((20, 1)), np.random.default_rng(17).normal(size=20)
+    model = InfiniteQuantileRegressor(input_kernel=Linear(), n_anchors=5).fit(X, y)
+    assert model.n_components_ == 0
+    quantiles = model.predict(X[:3], [0.1, 0.5, 0.9])
+    assert_allclose(quantiles, np.broadcast_to(quantiles[0], quantiles.shape))
+    assert np.all(np.diff(quantiles[0]) > 0)

@@ -1,0 +1,118 @@
+"""ITL reproductions beyond Table 1: Figure 1, the cost-sensitive experiment and Figure 2."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from manytask.experiments import itl_csc, itl_dlse, itl_figure1
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_module_has_the_experiment_interface():
+    for module, name in (
+        (itl_figure1, "itl-figure1"),
+        (itl_csc, "itl-csc"),
+        (itl_dlse, "itl-dlse"),
+    ):
+        assert module.DEFAULT_OUT == f"manytask-reproduce/{name}"
+        assert callable(module.run_from_cli)
+
+
+def test_figure1_tiny_run_writes_the_figure_and_both_penalties(tmp_path):
+    result = itl_figure1.reproduce(tmp_path, seeds=1, n_test=100, max_iter=300, progress=False)
+    assert (tmp_path / "figure1.png").read_bytes().startswith(b"\x89PNG")
+    results = (tmp_path / "results.md").read_text()
+    assert "| 10 |" in results and "| 0 |" in results
+    rows = _rows(tmp_path / "draws.csv")
+    assert [float(r["lambda_nc"]) for r in rows] == [10.0, 0.0]
+    for row in rows:
+        assert float(row["pinball"]) > 0 and float(row["crossing_train_x100"]) >= 0
+    # the penalty reduces the crossings on the training points (Fig. 1's message)
+    assert (
+        result.values(10.0, "crossing_train_x100")[0] < result.values(0.0, "crossing_train_x100")[0]
+    )
+
+
+def test_figure1_metrics_match_a_direct_computation():
+    rows, models, (X, y) = itl_figure1.fit_pair(0, n_test=50, max_iter=200)
+    Q = models[0].predict(X, quantiles=itl_figure1.LEVELS)
+    # crossing loss by a brute-force loop over points and consecutive levels
+    total = sum(
+        max(Q[i, k] - Q[i, k + 1], 0.0) for k in range(Q.shape[1] - 1) for i in range(len(X))
+    ) / len(X)
+    assert rows[0]["crossing_train_x100"] == pytest.approx(100 * total, abs=1e-12)
+
+
+def test_csc_sensitivity_and_specificity_by_hand():
+    assert itl_csc.sensitivity_specificity([1, 1, 1, 0], [1, 1, 0, 1]) == (2 / 3, 0.0)
+    with pytest.raises(ValueError, match="both classes"):
+        itl_csc.sensitivity_specificity([1, 1], [1, 0])
+
+
+def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path):
+    text = itl_csc.run_from_cli(tmp_path, quick=True, seeds=1, panels="iris", progress=False)
+    assert "no paper numbers" in text
+    rows = _rows(tmp_path / "splits.csv")
+    assert len(rows) == 6 and {r["method"] for r in rows} == {"itl", "ind"}
+    itl = {float(r["theta"]): r for r in rows if r["method"] == "itl"}
+    assert float(itl[0.9]["sensitivity"]) >= float(itl[-0.9]["sensitivity"])
+    assert float(itl[0.9]["specificity"]) <= float(itl[-0.9]["specificity"])
+    assert "| iris | ∞-CSC | +0.9 |" in (tmp_path / "results.md").read_text()
+    assert (tmp_path / "csc.png").is_file()
+
+
+def test_csc_rejects_unknown_datasets():
+    with pytest.raises(ValueError, match="unknown data set"):
+        itl_csc.parse_panels("iris,spam")
+
+
+def test_dlse_on_generated_data_has_the_theta_property(tmp_path):
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    result = itl_dlse.reproduce(
+        tmp_path, runs=1, n_train=150, n_test=150, data=("gauss", X, "GENERATED"), progress=False
+    )
+    results = (tmp_path / "results.md").read_text()
+    assert "GENERATED" in results and "| 0.5 | 0.50 |" in results
+    assert (tmp_path / "figure2.png").is_file()
+    assert len(_rows(tmp_path / "levels.csv")) == len(itl_dlse.CURVE_THETAS)
+    # training fraction of inliers within 0.1 of 1 − θ (the estimator's own tests: 0.05 on
+    # larger samples)
+    for theta in (0.2, 0.5, 0.8):
+        assert abs(result.at("train", theta)[0] - (1 - theta)) <= 0.1
+
+
+def test_dlse_says_when_it_uses_the_substitute(monkeypatch):
+    def missing(data_home=None):
+        raise FileNotFoundError("no spam.rda here")
+
+    monkeypatch.setattr(itl_dlse, "load_spambase", missing)
+    name, X, note = itl_dlse.load_dlse_data()
+    assert "substitute" in name and "SUBSTITUTE" in note and X.shape == (569, 30)
+
+
+def test_figure1_cli_quick_with_one_draw(tmp_path):
+    text = itl_figure1.run_from_cli(tmp_path, quick=True, seeds=1, progress=False)
+    assert "1 draws" in text and "Wrote 3 files" in text
+    assert len(_rows(tmp_path / "draws.csv")) == 2
+
+
+def test_dlse_cli_quick_writes_every_table_row(tmp_path, monkeypatch):
+    # 160 points: quick asks for 400 training points, so it keeps one back for testing
+    X = np.random.default_rng(1).normal(size=(160, 3))
+    monkeypatch.setattr(itl_dlse, "load_dlse_data", lambda data_home=None: ("gauss", X, "GEN"))
+    text = itl_dlse.run_from_cli(tmp_path, quick=True, progress=False)
+    assert "159 points" in text and "tests on 1 of the others" in text
+    for theta in itl_dlse.TABLE_THETAS:
+        assert f"| {theta:.1f} | {1 - theta:.2f} |" in text
+
+
+def test_experiments_without_panels_reject_them_clearly():
+    for module, name in ((itl_figure1, "itl-figure1"), (itl_dlse, "itl-dlse")):
+        assert module.parse_panels(None) == [] and module.parse_panels("all") == []
+        with pytest.raises(ValueError, match=f"{name} has no panels"):
+            module.parse_panels("engel")
