@@ -13,3 +13,16 @@ def assert_close(actual, expected, rtol):
     """Entrywise agreement relative to the largest entry of ``expected``."""
     scale = max(float(np.max(np.abs(expected))), 1e-300)
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)
+
+
+def two_separated_domains(n=200, seed=0):
+    """Two boosting sources far apart in x0 (≈ −3 vs +3); domain 0 labels by x1 > 0, domain 1
+    by x2 > 0; 5% label noise. Returns X (2n, 3), y in {0, 1}, domains (2n,)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(2 * n, 3))
+    X[:n, 0] -= 3.0
+    X[n:, 0] += 3.0
+    y = np.concatenate([X[:n, 1] > 0, X[n:, 2] > 0]).astype(int)
+    flip = rng.random(2 * n) < 0.05
+    y[flip] = 1 - y[flip]
+    return X, y, np.repeat([0, 1], n)

@@ -46,10 +46,11 @@ def test_reported_errors_match_a_per_source_loop(demo):
         assert demo.errors[name].agnostic == max(by_loop)
 
 
-def test_pooled_stumps_fail_the_small_source_and_soft_multiboost_does_not(demo):
+def test_pooled_stumps_fail_the_small_source_and_block_and_soft_multiboost_do_not(demo):
     # The toy is built so that no additive (sum-of-stumps) model fits all three sources.
     assert demo.errors["adaboost-all"].domain_errors[2] > 0.9
     assert demo.errors["multiboost-soft"].agnostic < 0.1
+    assert demo.errors["multiboost-block"].agnostic < 0.1
     # A peer implementation of pooled stump AdaBoost fails the middle source too.
     X, y, domains = make_three_sources(random_state=0)
     X_test, y_test, domains_test = make_three_sources((1000,) * 3, random_state=1)

@@ -13,21 +13,14 @@ from sklearn.model_selection import KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, DomainClassifier, MultiBoostClassifier, mixture_errors
 from manytask.boost.stumps import best_stump, presort
 from manytask.boost.ties import block_step
 
 
 def _two_domains(n=80, seed=0):
-    """Separated sources (x0 ≈ −3 vs +3); domain 0 labels by x1, domain 1 by x2; 5% noise."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(2 * n, 3))
-    X[:n, 0] -= 3.0
-    X[n:, 0] += 3.0
-    y = np.concatenate([X[:n, 1] > 0, X[n:, 2] > 0]).astype(int)
-    flip = rng.random(2 * n) < 0.05
-    y[flip] = 1 - y[flip]
-    return X, y, np.repeat([0, 1], n)
+    return two_separated_domains(n, seed)
 
 
 def _three_domains(n=40, seed=0):

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from _helpers import two_separated_domains
 from manytask.boost import MultiBoostClassifier
 from manytask.boost.multiclass import (
     VectorStump,
@@ -34,14 +35,7 @@ def _three_classes(n=90, seed=0, n_domains=2):
 
 
 def _two_domains(n=100, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(2 * n, 3))
-    X[:n, 0] -= 3.0
-    X[n:, 0] += 3.0
-    y = np.concatenate([X[:n, 1] > 0, X[n:, 2] > 0]).astype(int)
-    flip = rng.random(2 * n) < 0.05
-    y[flip] = 1 - y[flip]
-    return X, y, np.repeat([0, 1], n)
+    return two_separated_domains(n, seed)
 
 
 def test_class_codes_are_plus_one_on_the_label():
