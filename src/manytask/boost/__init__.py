@@ -24,7 +24,9 @@
   and per-λ errors.
 - :mod:`~manytask.boost.validation`: the input checks shared by the estimators.
 
-Still to come: federated MULTIBOOST (issue 6).
+- :mod:`~manytask.boost.federated`: FEDMULTIBOOST's protocol (pure client functions, the
+  server, :func:`~manytask.boost.federated.simulate` in process). Still to come: the Flower
+  and Dask transports (issue 6).
 
 >>> import numpy as np
 >>> import manytask.boost as boost
@@ -33,6 +35,7 @@ Still to come: federated MULTIBOOST (issue 6).
 array([1.])
 """
 
+from . import federated  # FEDMULTIBOOST protocol and in-process simulation
 from .adaboost import AdaBoost
 from .baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from .domain import DomainClassifier
@@ -53,6 +56,7 @@ __all__ = [
     "Stump",
     "StumpResult",
     "VectorStump",
+    "federated",
     "best_stump",
     "mixture_errors",
     "presort",

@@ -584,8 +584,10 @@ def _results_markdown(table: Table1) -> str:
         "the test set, the rest the training set; decision stumps, exponential loss. "
         f"This run: {table.settings.describe()}. Mean ± std over folds of the test error on "
         "each source (Error-k), on the uniform mixture and the agnostic error (the worst "
-        "source). MultiBoost (hard max) is the paper's Figure 1; the soft-max run is OUR "
-        "variant (F_μ = (1/μ) log Σ_k exp(μ F_k)), not the paper's algorithm.",
+        "source). MultiBoost (hard max) is the paper's Figure 1; the block-step run "
+        "(`tie_step='block'`: at a tie, one joint exact step along the best stump of every "
+        "tied source) and the soft-max run (F_μ = (1/μ) log Σ_k exp(μ F_k)) are OUR "
+        "variants, not the paper's algorithm.",
         "",
         "- Amazon sentiment (the paper's first block) is **not obtainable** here and is not run.",
         "- AER CPS1988 is a **substitute** for the paper's Adult data (not obtainable here).",

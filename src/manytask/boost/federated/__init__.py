@@ -1,0 +1,75 @@
+"""FEDMULTIBOOST (§5, Figure 2 of ``boosting-with-multiple-sources.txt``): protocol + simulation.
+
+Lives here, independent of any transport: the pure client functions (:func:`client_quantiles`,
+:func:`client_statistics`, :func:`client_losses_along`: model state + local shard → aggregate
+numbers only), the server pieces (:class:`FederatedServer`: state α, selection of r clients and
+s candidate stumps per domain, direction and step from the aggregates; :func:`merge_quantiles`,
+:func:`section_search`) and the in-process transport :func:`simulate`, which counts what crosses
+the wire and survives failing clients. Not here: Flower / Dask transports, Q's federated
+training (the simulation fits Q centrally; the paper assumes Q given to the server).
+
+Protocol of one round t (binary, Φ = exp, Λ = the simplex, hard max):
+
+1. ``losses`` → every selected client c: the state f_{t−1} (terms (k, j, θ, polarity, α));
+   ← (m_c, Σ_i e^{−y_i f(x_i)}) = (m_c, m_c Φ_{k,c}); for Φ = exp this is also Z_{t,c}.
+   The server forms F_k = Σ_{c∈C_k} m_c Φ_{k,c} / Σ_{c∈C_k} m_c (the m-weighted pool: with all
+   clients it *is* eq. 4's F_k; Figure 2's unweighted Σ_c Φ_{k,c} is not, unless the m_c are
+   equal) and the active set K_t.
+2. ``edges`` → the clients of every l ∈ K_t: the s candidate indices of H_{t,k} for each
+   k ∈ K_t (|K_t|·s + |K_t| numbers); ← edge_sums[k, r] = Σ_i e^{−y_i f(x_i)} y_i Q(k|x_i)
+   h_{k,r}(x_i), |K_t|·s numbers; the row k = l is Figure 2's β_{t,c,r} = Z_{t,c}[1 − 2ε_{t,c,r}].
+   Figure 2's direction: per active k the best r for |Σ_{c∈C_k} β_{t,c,r}| / Σ_{c∈C_k} m_c (the
+   sign gives the polarity), tried by decreasing score. At a tie each of these may raise another
+   active F_l (the zig-zag of :class:`~manytask.boost.MultiBoostClassifier`'s Notes: without a
+   remedy the run stalls after 2–4 rounds on the test problems); the cross rows k ≠ l give the
+   fallback MultiBoost also uses, the steepest coordinate argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r).
+   With |K_t| = 1 this is exactly Figure 2's message (s numbers).
+3. ``line search``: F(α + η e) = max_l F_l is not known from one aggregate per client, since
+   u_i = y_i Q(k|x_i) h(x_i) takes continuous values. Choice: the server sends a batch of
+   ``line_search_batch`` trial steps η_1..η_b (+ the direction, 4 numbers), each selected client
+   of every domain returns Σ_i a_i e^{−η u_i} and its slope −Σ_i a_i u_i e^{−η u_i} (2b
+   numbers); the server brackets (16 steps per exchange), sections the interval where the
+   right-derivative of max_l F_l changes sign, and checks F decreased (one step)
+   (:func:`section_search`; measured 13–16 exchanges per round with b = 15, 23 with b = 3).
+
+Wire cost per round and client (numbers; ``FederatedRun.history`` counts them): to the client
+5t (the state, sent once per round and kept for the round) + (s + 1)|K_t| + Σ_exchanges (4 + b);
+back 2 + s|K_t| + 2b·#exchanges. Set-up: d·L quantiles back, Σ_j #θ_j thresholds out (Q is
+fitted once in the simulation and never re-sent, so K′ is paid at set-up only). The paper's
+O((t + s)K + K′) server→client and O(p·s) client→server (summed over the domains' clients,
+per client s) leave out the step: an exact line search adds O(b·#exchanges) each way, the
+largest term in practice (measured, 3 domains × 10 clients, 48 candidates, t ≈ 20, b = 15:
+≈ 440 numbers to and ≈ 490 from each client per round, ≈ 450 of them line search; b = 3 cuts
+the numbers back to ≈ 165 per client at 23 exchanges instead of 15). A cheaper step (Lemma 1's
+closed form from the β alone) would meet the paper's bound; not implemented here.
+"""
+
+from .client import (
+    ClientShard,
+    ModelState,
+    client_edges,
+    client_losses_along,
+    client_margins,
+    client_min_probability,
+    client_quantiles,
+    client_statistics,
+)
+from .server import FederatedServer, merge_quantiles, section_search
+from .simulation import ClientFailure, FederatedRun, simulate
+
+__all__ = [
+    "ClientFailure",
+    "ClientShard",
+    "FederatedRun",
+    "FederatedServer",
+    "ModelState",
+    "client_edges",
+    "client_losses_along",
+    "client_margins",
+    "client_min_probability",
+    "client_quantiles",
+    "client_statistics",
+    "merge_quantiles",
+    "section_search",
+    "simulate",
+]

@@ -1,0 +1,182 @@
+"""FEDMULTIBOOST's server side: selections, direction and step from aggregates only.
+
+Lives here: :func:`merge_quantiles` (candidate thresholds from the clients' quantile reports),
+:func:`section_search` (the exact line search from batched (F_l, F_l') aggregates) and
+:class:`FederatedServer` (state α, SELECTCLIENT / SELECTBASECLASSIFIER, direction, commit).
+Not here: the client functions (:mod:`.client`), the transport (:mod:`.simulation`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .client import ModelState
+
+__all__ = ["FederatedServer", "merge_quantiles", "section_search"]
+
+
+def merge_quantiles(reports, levels) -> list[np.ndarray]:
+    """Candidate thresholds per feature from the clients' quantile reports.
+
+    Each client's quantile q_{c,j,l} stands for m_c/L of its points; the server takes the
+    weighted quantiles of these at ``levels`` (a quantile sketch of sketches: within one
+    client-quantile spacing of the pooled quantile) and keeps the distinct values.
+    """
+    quantiles = np.concatenate([report["quantiles"] for report in reports], axis=1)
+    weights = np.concatenate(
+        [np.full(report["quantiles"].shape[1], report["n_points"]) for report in reports]
+    ).astype(float)
+    thresholds = []
+    for values in quantiles:
+        order = np.argsort(values, kind="stable")
+        cumulative = np.cumsum(weights[order]) / weights.sum()
+        positions = np.searchsorted(cumulative, levels, side="left")
+        thresholds.append(np.unique(values[order][np.minimum(positions, values.size - 1)]))
+    return thresholds
+
+
+_DECREASE_RTOL = 1e-12  # a step must lower F by more than this (relative) to be taken
+
+
+def _increasing(losses, slopes, rtol=1e-12) -> bool:
+    """Right-derivative of max_l F_l ≥ 0: the largest slope among the (near-)maximal F_l."""
+    if losses.max() == 0.0:  # every term underflowed: F → 0, still decreasing in the limit
+        return False
+    tied = losses >= losses.max() * (1.0 - rtol)
+    return bool(slopes[tied].max() >= 0.0)
+
+
+def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges: int = 200):
+    """argmin_{η ≥ 0} max_l F_l(α + η e) from batched (F_l, F_l') evaluations.
+
+    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). F along a coordinate is
+    convex, so its right-derivative changes sign once; the bracket grows by 2^16 per exchange
+    and shrinks by ``batch + 1`` per exchange down to a width ``rtol``·max(η, 1); a last
+    exchange checks that F(η) < F(0)(1 − 1e-12). Returns (η, number of exchanges); η = 0 if F
+    does not decrease (at η = 0 or by more than that), ``inf`` if it still decreases at 2^64.
+
+    Examples
+    --------
+    >>> def evaluate(steps):  # F(η) = (η − 1)², minimum at 1
+    ...     return (steps[:, None] - 1.0) ** 2, 2.0 * (steps[:, None] - 1.0)
+    >>> step, exchanges = section_search(evaluate)
+    >>> bool(abs(step - 1.0) < 1e-12)
+    True
+    """
+    steps = np.concatenate([[0.0], 2.0 ** np.arange(-8, 7)])
+    low, high, exchanges, start = 0.0, None, 0, None
+    while high is None:
+        losses, slopes = evaluate(steps)
+        exchanges += 1
+        start = losses[0].max() if start is None else start
+        flags = [_increasing(losses[i], slopes[i]) for i in range(steps.size)]
+        if True in flags:
+            first = flags.index(True)
+            if steps[first] == 0.0:
+                return 0.0, exchanges
+            high = steps[first]
+            low = steps[first - 1] if first > 0 else low
+        else:
+            low = steps[-1]
+            if low >= 2.0**64:
+                return np.inf, exchanges
+            steps = low * 2.0 ** np.arange(1, 17)
+    while high - low > rtol * max(high, 1.0) and exchanges < max_exchanges:
+        steps = np.linspace(low, high, batch + 2)[1:-1]
+        losses, slopes = evaluate(steps)
+        exchanges += 1
+        flags = [_increasing(losses[i], slopes[i]) for i in range(steps.size)]
+        first = flags.index(True) if True in flags else steps.size
+        high = steps[first] if first < steps.size else high
+        low = steps[first - 1] if first > 0 else low
+    step = 0.5 * (low + high)
+    exchanges += 1
+    if evaluate(np.array([step]))[0].max() >= start * (1.0 - _DECREASE_RTOL):
+        return 0.0, exchanges  # no decrease above rounding: a zig-zag at a tie has stalled
+    return step, exchanges
+
+
+class FederatedServer:
+    """The server of Figure 2: state α, selections, direction and step from aggregates only.
+
+    Parameters
+    ----------
+    n_domains : int
+    candidate_features, candidate_thresholds : ndarray (n,)
+        The candidate stumps h_r(x) = ±1{x_j > θ} (the polarity comes from the edge's sign).
+    r, s : None or int >= 1
+        Clients and candidates sampled per domain and round (None: all).
+    random_state : None, int or Generator
+    """
+
+    def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
+                 random_state=None):  # fmt: skip
+        for name, value in (("r", r), ("s", s)):
+            if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+                raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
+        self.n_domains = n_domains
+        self.candidate_features = np.asarray(candidate_features, dtype=int)
+        self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
+        self.r, self.s = r, s
+        self.rng = np.random.default_rng(random_state)
+        self.state = ModelState()
+
+    def select_clients(self, clients_by_domain):
+        """C_{t,k} = SELECTCLIENT(k, r) (Figure 2, line 4): r clients per domain, sorted."""
+        return [
+            list(ids) if self.r is None or self.r >= len(ids)
+            else sorted(self.rng.choice(ids, self.r, replace=False).tolist())
+            for ids in clients_by_domain
+        ]  # fmt: skip
+
+    def select_candidates(self):
+        """H_{t,k} = SELECTBASECLASSIFIER(k, s) (Figure 2, line 11): candidate indices."""
+        n = self.candidate_features.size
+        return [
+            np.arange(n) if self.s is None or self.s >= n
+            else np.sort(self.rng.choice(n, self.s, replace=False))
+            for _ in range(self.n_domains)
+        ]  # fmt: skip
+
+    @staticmethod
+    def pooled(reports, key, n_points):
+        """Σ_{c∈C_k} (key)_c / Σ_{c∈C_k} m_c over one domain's reports."""
+        return sum(report[key] for report in reports) / n_points
+
+    def _direction(self, k, candidates, r, edge):
+        index = candidates[k][r]
+        return (int(k), int(self.candidate_features[index]),
+                float(self.candidate_thresholds[index]), 1 if edge >= 0 else -1)  # fmt: skip
+
+    def directions(self, active, edge_reports, candidates, n_points):
+        """Directions (score, (k, j, θ, polarity)) to try in order.
+
+        First Figure 2's (line 17): the best candidate of each active domain k for its own
+        F_k, by decreasing |Σ_{c∈C_k} β_{t,c,r}| / Σ_{c∈C_k} m_c = (Z_{t,k}/m_k)|1 − 2ε_{t,k,r}|.
+        Then, as :class:`MultiBoostClassifier` does when these all raise another active F_l (a
+        tie), the steepest coordinate of F itself among the candidates:
+        argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l.
+        """
+        rows = {int(k): q for q, k in enumerate(active)}
+        pooled = {int(l): self.pooled(edge_reports[l], "edge_sums", n_points[l]) for l in active}
+        best = []
+        for k in active:
+            edges = pooled[int(k)][rows[int(k)]]
+            r = int(np.argmax(np.abs(edges)))
+            best.append((float(abs(edges[r])), self._direction(k, candidates, r, edges[r])))
+        best.sort(key=lambda item: -item[0])  # stable: ties keep the domain order
+        tried = [(score, direction) for score, direction in best if score > 0]
+        if len(active) > 1:
+            stacked = np.stack([pooled[int(l)] for l in active])  # (l, q, r)
+            rates = np.maximum(stacked.min(axis=0), (-stacked).min(axis=0))
+            q, r = np.unravel_index(int(np.argmax(rates)), rates.shape)
+            if rates[q, r] > 0:
+                sign = 1.0 if stacked[:, q, r].min() >= rates[q, r] else -1.0
+                steepest = self._direction(active[q], candidates, r, sign)
+                if steepest not in [direction for _, direction in tried]:
+                    tried.append((float(rates[q, r]), steepest))
+        return tried
+
+    def commit(self, direction, step):
+        """α_t = α_{t−1} + η_t e_{k,r}  (Figure 2, line 19), in one assignment."""
+        self.state = self.state.with_term(*direction, step)
