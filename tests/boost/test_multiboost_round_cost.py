@@ -9,6 +9,7 @@ from manytask.boost.figure1 import (
     domain_losses,
     line_search,
     line_search_step,
+    newton_polish,
     objective_along_coordinate,
     round_distributions,
     scaled_exponential_losses,
@@ -60,18 +61,53 @@ def test_memoised_objective_skips_domains_that_cannot_be_the_max():
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("scale", [1.0, 400.0])
-def test_line_search_step_is_brent_on_the_plain_objective(seed, scale):
-    """Same bracket and Brent iterates as before, so the same step to the last bit; the
-    large ``scale`` makes e^{−ηu} overflow inside the bracket."""
+def test_line_search_step_is_brent_then_newton_on_the_plain_objective(seed, scale):
+    """Same bracket and Brent iterates as on the plain objective, then the same Newton
+    polish, so the same step to the last bit; the large ``scale`` makes e^{−ηu} overflow
+    inside the bracket."""
     scaled, u, domain_index = _coordinate_problem(seed, scale=scale)
-    plain = minimise_convex(
+    brent = minimise_convex(
         lambda step: objective_along_coordinate(step, scaled, u, domain_index, 3)
     )
+    plain = newton_polish(
+        brent, objective_along_coordinate(brent, scaled, u, domain_index, 3), scaled, u,
+        domain_index, 3,
+    )  # fmt: skip
     step, value = line_search(scaled, u, domain_index, 3)
-    assert step == plain == line_search_step(scaled, u, domain_index, 3)
+    assert (step, value) == plain
+    assert step == line_search_step(scaled, u, domain_index, 3)
     layout = domain_layout(domain_index, 3)
     assert line_search(scaled, u, domain_index, 3, layout) == (step, value)
     assert value == objective_along_coordinate(step, scaled, u, domain_index, 3)
+
+
+def _bisected_minimiser(scaled, u, domain_index, upper=64.0):
+    """argmin max_l F_l along the coordinate by plain bisection on the sign of the right
+    subgradient (the slope of a maximiser; F is convex), down to adjacent floats."""
+
+    def increasing(step):
+        terms = scaled * np.exp(-step * u)
+        losses = np.bincount(domain_index, weights=terms, minlength=3)
+        slopes = -np.bincount(domain_index, weights=terms * u, minlength=3)
+        top = losses >= losses.max() * (1 - 1e-15)
+        return slopes[top].max() >= 0
+
+    low, high = 0.0, upper
+    while True:
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            return middle
+        low, high = (low, middle) if increasing(middle) else (middle, high)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_line_search_solves_the_1d_problem_to_rounding(seed):
+    """Brent alone stops at a relative √ε (scipy's bounded method); with the Newton polish
+    the step matches an independent bisection to 1e-12 (smooth minima and kinks alike)."""
+    scaled, u, domain_index = _coordinate_problem(seed)
+    step, _ = line_search(scaled, u, domain_index, 3)
+    reference = _bisected_minimiser(scaled, u, domain_index)
+    assert abs(step - reference) <= 1e-12 * max(1.0, reference)
 
 
 def test_a_separating_direction_also_gives_brents_step():

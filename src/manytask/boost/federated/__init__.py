@@ -54,14 +54,26 @@ from .client import (
     client_quantiles,
     client_statistics,
 )
+from .driver import FederatedRun, as_estimator, run_round, run_rounds, setup_candidates
+from .protocol import (
+    ClientFailure,
+    InProcessTransport,
+    Transport,
+    respond,
+    state_from_payload,
+    state_to_payload,
+)
 from .server import FederatedServer, merge_quantiles, section_search
-from .simulation import ClientFailure, FederatedRun, simulate
+from .simulation import make_shards, simulate
 
 __all__ = [
     "ClientFailure",
     "ClientShard",
     "FederatedRun",
     "FederatedServer",
+    "InProcessTransport",
+    "Transport",
+    "as_estimator",
     "ModelState",
     "client_edges",
     "client_losses_along",
@@ -69,7 +81,14 @@ __all__ = [
     "client_min_probability",
     "client_quantiles",
     "client_statistics",
+    "make_shards",
     "merge_quantiles",
+    "respond",
+    "run_round",
+    "run_rounds",
     "section_search",
+    "setup_candidates",
     "simulate",
+    "state_from_payload",
+    "state_to_payload",
 ]

@@ -1,0 +1,202 @@
+"""FEDMULTIBOOST's server loop over any :class:`~.protocol.Transport` (Figure 2).
+
+Lives here: :class:`FederatedRun` (what a run did), :func:`setup_candidates` (candidate stumps
+from the clients' quantile reports, then sent to every client), :func:`run_round` (one round
+of Figure 2; nothing reaches the model unless it completes), :func:`run_rounds` (the loop,
+dropping failing clients and restarting their round) and :func:`as_estimator` (the fitted
+:class:`~manytask.boost.MultiBoostClassifier`). The in-process, Flower and Dask transports all
+run these same functions. Not here: the client (:mod:`.client`, :mod:`.protocol`), the
+server's arithmetic (:mod:`.server`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..multiboost import MultiBoostClassifier
+from ..objective import active_domains
+from ..stumps import Stump
+from .protocol import ClientFailure, state_to_payload
+from .server import merge_quantiles, section_search
+
+__all__ = ["FederatedRun", "as_estimator", "run_round", "run_rounds", "setup_candidates"]
+
+
+@dataclass
+class FederatedRun:
+    """What a federation did.
+
+    ``setup``: set-up counts; ``history``: per round ``participants`` (client ids per domain),
+    ``failures`` (client, phase, attempt, error), ``restarts``, ``exchanges`` (line-search
+    round trips), ``numbers_to_clients`` / ``numbers_from_clients``, ``seconds`` (wall time),
+    ``direction``, ``step`` and ``stop`` when no step was taken (or, ``"separating
+    direction"``, after the finite step of MultiBoost along a stump right on every point, which
+    ends the run); ``messages``: (round, phase, client, message) when recorded;
+    ``client_points``: row indices of each client's shard (simulation bookkeeping, never sent
+    to the server).
+    """
+
+    setup: dict
+    history: list = field(default_factory=list)
+    messages: list = field(default_factory=list)
+    client_points: list = field(default_factory=list)
+
+
+def setup_candidates(transport, clients, n_features, thresholds=None, n_quantiles=16):
+    """Candidate stumps (features, thresholds) known to the server and to every client.
+
+    ``thresholds`` (one array per feature, e.g. from public data) or, if None, the merged
+    per-feature quantiles the clients report at ``n_quantiles`` levels
+    (:func:`~.server.merge_quantiles`); then the table is sent to every client. A client that
+    fails here is reported in the returned ``setup["failures"]`` and may still train.
+    """
+    transport.round, transport.sent, transport.received = 0, 0, 0
+    transport.failures = []
+    if thresholds is None:
+        levels = np.linspace(0.0, 1.0, n_quantiles + 2)[1:-1]
+        reports = []
+        for client in clients:  # one at a time: a failing client must not hide the others
+            try:
+                reports.append(transport.request("setup", {client: {"levels": levels}})[client])
+            except ClientFailure:
+                continue
+        if not reports:
+            raise RuntimeError("no client answered the set-up (quantile reports)")
+        thresholds = merge_quantiles(reports, levels)
+    elif len(thresholds) != n_features:
+        raise ValueError(
+            f"thresholds must hold one array per feature ({n_features}), got {len(thresholds)}"
+        )
+    features = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(int)
+    flat = np.concatenate([np.asarray(t, dtype=float) for t in thresholds])
+    table = {"features": features, "thresholds": flat}
+    for client in clients:
+        try:
+            transport.request("candidates", {client: table})
+        except ClientFailure:
+            continue
+    setup = {
+        "numbers_to_clients": transport.sent,
+        "numbers_from_clients": transport.received,
+        "n_candidates": features.size,
+        "n_clients": len(clients),
+        "failures": list(transport.failures),
+    }
+    return features, flat, setup
+
+
+def _pooled_columns(server, reports, key, n_points):
+    return np.column_stack(
+        [server.pooled(per_domain, key, n) for per_domain, n in zip(reports, n_points)]
+    )
+
+
+def run_round(server, transport, participants, candidates, batch):
+    """One round of Figure 2 with the given participants; returns the round's record.
+
+    Raises :class:`~.protocol.ClientFailure` before any change to the server's state.
+    """
+    state_payload = state_to_payload(server.state)
+    everyone = [c for ids in participants for c in ids]
+    answers = transport.request("losses", {c: state_payload for c in everyone})
+    loss_reports = [[answers[c] for c in ids] for ids in participants]
+    n_points = [sum(report["n_points"] for report in reports) for reports in loss_reports]
+    losses = np.array([
+        server.pooled(reports, "loss_sum", n) for reports, n in zip(loss_reports, n_points)
+    ])  # fmt: skip
+    active = active_domains(losses)
+    edge_payload = {"domains": active, "asked": np.stack([candidates[k] for k in active])}
+    asked_clients = [c for l in active for c in participants[l]]
+    answers = transport.request("edges", {c: edge_payload for c in asked_clients})
+    edge_reports = {int(l): [answers[c] for c in participants[l]] for l in active}
+    record = {"losses": losses, "active": active, "exchanges": 0}
+    for score, direction in server.directions(active, edge_reports, candidates, n_points):
+
+        def evaluate(steps, direction=direction):
+            payload = {"direction": np.array(direction, dtype=float), "steps": steps}
+            answers = transport.request("line_search", {c: payload for c in everyone})
+            reports = [[answers[c] for c in ids] for ids in participants]
+            return tuple(
+                _pooled_columns(server, reports, key, n_points)
+                for key in ("loss_sums", "slope_sums")
+            )
+
+        step, exchanges = section_search(evaluate, batch)
+        record["exchanges"] += exchanges
+        if np.isinf(step):  # y Q h > 0 on every point: F → 0 as η → ∞
+            # MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0, stop
+            answers = transport.request("separating", {c: {"domain": direction[0]}
+                                                       for c in everyone})  # fmt: skip
+            lowest = min(answer["min_probability"] for answer in answers.values())
+            step = (1.0 + float(np.sum(server.state.steps))) / lowest
+            return {**record, "direction": direction, "score": score, "step": step,
+                    "stop": "separating direction"}  # fmt: skip
+        if step > 0:
+            return {**record, "direction": direction, "score": score, "step": step}
+    return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F"}
+
+
+def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progress=None):
+    """Figure 2's loop: ``n_rounds`` rounds (fewer if no coordinate decreases F).
+
+    A client that fails (after the transport's retries) is dropped from its round, which then
+    runs again from scratch with the others (nothing of the failed attempt reaches the model);
+    a round in which a domain has no client left is skipped. ``progress``: None or a callable
+    (round record) → None, called after each round. Returns the list of round records.
+    """
+    history = []
+    for round_number in range(1, n_rounds + 1):
+        start = time.perf_counter()
+        transport.round, transport.sent, transport.received = round_number, 0, 0
+        transport.failures = []
+        participants = server.select_clients(clients_by_domain)
+        candidates = server.select_candidates()
+        restarts = 0
+        while True:
+            if any(not ids for ids in participants):
+                record = {"direction": None, "step": 0.0, "stop": "a domain has no client"}
+                break
+            try:
+                record = run_round(server, transport, participants, candidates, batch)
+                break
+            except ClientFailure as failure:
+                participants = [[c for c in ids if c != failure.client] for ids in participants]
+                restarts += 1
+        if record["direction"] is not None:
+            server.commit(record["direction"], record["step"])
+        record.update(round=round_number, participants=participants, restarts=restarts,
+                      failures=transport.failures, numbers_to_clients=transport.sent,
+                      numbers_from_clients=transport.received,
+                      seconds=time.perf_counter() - start)  # fmt: skip
+        history.append(record)
+        if progress is not None:
+            progress(record)
+        if record.get("stop") in ("no coordinate decreases F", "separating direction"):
+            break
+    return history
+
+
+def as_estimator(state, q, classes, domain_labels, n_features, run):
+    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble."""
+    clf = MultiBoostClassifier(n_estimators=max(len(run.history), 1), domain_classifier=q)
+    clf.classes_, clf.domains_, clf.n_features_in_ = classes, domain_labels, n_features
+    clf.domain_classifier_ = q
+    clf.estimators_ = [
+        (int(k), Stump(feature=int(j), threshold=float(t), polarity=int(p)))
+        for k, j, t, p in zip(state.domains, state.features, state.thresholds, state.polarities)
+    ]
+    clf.estimator_weights_ = state.steps.copy()
+    clf.history_, terms = [], iter(clf.estimators_)
+    for record in run.history:
+        entry = {"losses": record.get("losses"), "active": record.get("active"),
+                 "step": record["step"], "domain": None, "stump": None}  # fmt: skip
+        if record["direction"] is not None:
+            entry["domain"], entry["stump"] = domain_labels[record["direction"][0]], next(terms)[1]
+        if "stop" in record:
+            entry["stop"] = record["stop"]
+        clf.history_.append(entry)
+    clf.federated_run_ = run
+    return clf

@@ -1,0 +1,230 @@
+"""FEDMULTIBOOST's messages: what the server asks, what a client answers, and the transport.
+
+Lives here, shared by every transport (in-process, Flower, Dask):
+
+- :func:`respond`, the whole client: ``(phase, shard, payload, kept) -> (message, kept)``, a
+  pure function of the client's shard, the server's payload and what the client kept from
+  earlier phases of the run (the candidate stumps, the round's model state). Every value in a
+  payload or message is a number or an array of numbers, so each transport can ship it as is.
+- :func:`state_to_payload` / :func:`state_from_payload`: :class:`~.client.ModelState` as arrays.
+- :class:`Transport`, the base of every transport: retries, the count of numbers that cross
+  the wire each way, the log of messages; a transport only implements ``_send``.
+
+Phases (payload → message; n = number of candidates, s = candidates per asked domain):
+
+================  ==================================  =========================================
+phase             payload (server → client)           message (client → server)
+================  ==================================  =========================================
+``setup``         ``levels`` (L)                       ``n_points``, ``quantiles`` (d, L)
+``candidates``    ``features``, ``thresholds`` (n)     nothing (the client keeps them)
+``losses``        the state, 5 numbers per term        ``n_points``, ``loss_sum``
+``edges``         ``domains`` (|K|), ``asked`` (|K|,s)  ``edge_sums`` (|K|, s)
+``line_search``   ``direction`` (4), ``steps`` (b)     ``loss_sums``, ``slope_sums`` (b each)
+``separating``    ``domain`` (1)                       ``min_probability``
+================  ==================================  =========================================
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from .client import (
+    ClientShard,
+    ModelState,
+    client_edges,
+    client_losses_along,
+    client_min_probability,
+    client_quantiles,
+    client_statistics,
+)
+
+__all__ = [
+    "PHASES",
+    "ClientFailure",
+    "InProcessTransport",
+    "Transport",
+    "count_numbers",
+    "respond",
+    "state_from_payload",
+    "state_to_payload",
+]
+
+_STATE_FIELDS = ("domains", "features", "thresholds", "polarities", "steps")
+
+
+class ClientFailure(RuntimeError):
+    """A client raised or timed out, after the retries of the policy."""
+
+    def __init__(self, client, phase, error):
+        super().__init__(f"client {client} failed in phase {phase!r}: {error!r}")
+        self.client, self.phase, self.error = client, phase, error
+
+
+def state_to_payload(state: ModelState) -> dict:
+    """The state f_{t−1} as five arrays (k, feature, θ, polarity, α per term)."""
+    return {f"state_{name}": getattr(state, name) for name in _STATE_FIELDS}
+
+
+def state_from_payload(payload: dict) -> ModelState:
+    """Inverse of :func:`state_to_payload`."""
+    return ModelState(
+        np.asarray(payload["state_domains"], dtype=int),
+        np.asarray(payload["state_features"], dtype=int),
+        *(np.asarray(payload[f"state_{name}"], dtype=float) for name in _STATE_FIELDS[2:]),
+    )
+
+
+def _setup(shard, payload, kept):
+    return client_quantiles(shard, np.asarray(payload["levels"])), kept
+
+
+def _candidates(shard, payload, kept):
+    features = np.asarray(payload["features"], dtype=int)
+    return {}, {**kept, "features": features, "thresholds": np.asarray(payload["thresholds"])}
+
+
+def _losses(shard, payload, kept):
+    state = state_from_payload(payload)
+    return client_statistics(state, shard), {**kept, "state": state}
+
+
+def _edges(shard, payload, kept):
+    asked = np.asarray(payload["asked"], dtype=int)
+    message = client_edges(
+        kept["state"], shard, np.asarray(payload["domains"], dtype=int),
+        kept["features"][asked], kept["thresholds"][asked],
+    )  # fmt: skip
+    return message, kept
+
+
+def _line_search(shard, payload, kept):
+    domain, feature, threshold, polarity = np.asarray(payload["direction"], dtype=float)
+    direction = (int(domain), int(feature), float(threshold), int(polarity))
+    steps = np.asarray(payload["steps"], dtype=float)
+    return client_losses_along(kept["state"], shard, direction, steps), kept
+
+
+def _separating(shard, payload, kept):
+    return client_min_probability(shard, int(np.asarray(payload["domain"]))), kept
+
+
+PHASES = {
+    "setup": _setup,
+    "candidates": _candidates,
+    "losses": _losses,
+    "edges": _edges,
+    "line_search": _line_search,
+    "separating": _separating,
+}
+
+
+def respond(phase: str, shard: ClientShard, payload: dict, kept: dict) -> tuple[dict, dict]:
+    """The client's answer to one request: (message, what it keeps for later phases).
+
+    ``kept`` is never modified in place (a new dict is returned), so a transport may retry.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> message, kept = respond("losses", shard, state_to_payload(ModelState()), {})
+    >>> message
+    {'n_points': 2, 'loss_sum': 2.0}
+    """
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {sorted(PHASES)}, got {phase!r}")
+    return PHASES[phase](shard, payload, kept)
+
+
+def count_numbers(message: dict) -> int:
+    """How many numbers a payload or message carries (what crosses the wire)."""
+    return int(sum(np.size(value) for value in message.values()))
+
+
+class Transport(ABC):
+    """Carries the server's requests to the clients; the same for every transport.
+
+    Subclasses implement :meth:`_send` (one attempt at a batch of requests). This class adds
+    the retry policy (``retries`` further attempts for the clients that failed), counts the
+    numbers sent each way (``sent``, ``received``: reset by the caller each round), keeps the
+    failures of the round and, with ``record``, the log of every client→server message as
+    (round, phase, client, message).
+    """
+
+    def __init__(self, retries: int = 0, record: bool = False):
+        if not isinstance(retries, (int, np.integer)) or retries < 0:
+            raise ValueError(f"retries must be an int >= 0, got {retries!r}")
+        self.retries, self.record = retries, record
+        self.round, self.sent, self.received = 0, 0, 0
+        self.log, self.failures = [], []
+
+    @abstractmethod
+    def _send(self, phase: str, payloads: dict) -> dict:
+        """{client: payload} → {client: message dict, or the exception the client raised}."""
+
+    def close(self) -> None:
+        """Release what the transport holds (processes, connections); a no-op by default."""
+        return None
+
+    def request(self, phase: str, payloads: dict) -> dict:
+        """Send ``payloads[c]`` to each client c; return {c: message} for all of them.
+
+        Raises :class:`ClientFailure` for the first client (in client order) that still
+        fails after the retries; the caller then decides (drop it and restart the round).
+        """
+        answers, pending = {}, dict(payloads)
+        for attempt in range(self.retries + 1):
+            self.sent += sum(count_numbers(payload) for payload in pending.values())
+            results = self._send(phase, pending)
+            failed = {}
+            for client in pending:
+                result = results.get(client, TimeoutError("no answer"))
+                if isinstance(result, BaseException):
+                    self.failures.append({"client": client, "phase": phase, "attempt": attempt,
+                                          "error": repr(result)})  # fmt: skip
+                    failed[client] = result
+                    continue
+                self.received += count_numbers(result)
+                if self.record:
+                    self.log.append((self.round, phase, client, result))
+                answers[client] = result
+            if not failed:
+                return {client: answers[client] for client in payloads}
+            pending = {client: payloads[client] for client in failed}
+        client = min(failed)
+        raise ClientFailure(client, phase, failed[client])
+
+
+class InProcessTransport(Transport):
+    """Calls :func:`respond` in this process: the transport of :func:`~.simulate`.
+
+    ``fault(round, client, phase)`` (tests) may raise to make a call fail; an answer that
+    takes longer than ``timeout`` seconds counts as a failure.
+    """
+
+    def __init__(self, shards, retries=0, timeout=None, fault=None, record=False):
+        super().__init__(retries, record)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        self.shards, self.timeout, self.fault = shards, timeout, fault
+        self.kept = [{} for _ in shards]
+
+    def _send(self, phase, payloads):
+        results = {}
+        for client, payload in payloads.items():
+            start = time.perf_counter()
+            try:
+                if self.fault is not None:
+                    self.fault(self.round, client, phase)
+                message, kept = respond(phase, self.shards[client], payload, self.kept[client])
+                elapsed = time.perf_counter() - start
+                if self.timeout is not None and elapsed > self.timeout:
+                    raise TimeoutError(f"{elapsed:.3g} s > timeout {self.timeout}")
+            except Exception as error:  # a client may fail in any way
+                results[client] = error
+                continue
+            self.kept[client] = kept
+            results[client] = message
+        return results
