@@ -7,8 +7,10 @@ set): margins, F_k, K_t and the edges are computed on all points at once, not pe
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
+from scipy.special import logsumexp
 
-from manytask.boost import MultiBoostClassifier, mixture_errors
+from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
 from manytask.boost.federated import (
     ClientShard,
     ModelState,
@@ -19,6 +21,7 @@ from manytask.boost.federated import (
     section_search,
     simulate,
 )
+from manytask.boost.federated.server import soft_max_aggregate
 
 ACTIVE_RTOL = 1e-9  # K_t tolerance of Figure 1's implementation (objective.ACTIVE_RTOL)
 
@@ -73,7 +76,7 @@ def dense_round(terms, X, signs, domain_index, Q, features, thresholds):
     best = [item for item in best if item[0] > 0]
     if active.size > 1:  # the steepest coordinate of max_l F_l, brute force over (k, r, ±)
         rate, choice = 0.0, None
-        for k in active:
+        for k in range(p):  # every domain's Q(k|·), as MultiBoostClassifier searches it
             for r in range(features.size):
                 for polarity in (1, -1):
                     value = min(polarity * cross[l, k, r] for l in active)
@@ -226,10 +229,11 @@ def fail(round_number, client, phase, *, once=False):
     return fault
 
 
-def test_transient_failure_is_retried_and_changes_nothing():
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_transient_failure_is_retried_and_changes_nothing(mu):
     X, y, domains = three_domains(seed=6)
-    clean = simulate(X, y, domains, 3, n_rounds=5, random_state=0)
-    retried = simulate(X, y, domains, 3, n_rounds=5, random_state=0, retries=1,
+    clean = simulate(X, y, domains, 3, n_rounds=5, random_state=0, mu=mu)
+    retried = simulate(X, y, domains, 3, n_rounds=5, random_state=0, retries=1, mu=mu,
                        fault=fail(3, 7, "edges", once=True))  # fmt: skip
     np.testing.assert_array_equal(clean.estimator_weights_, retried.estimator_weights_)
     failures = retried.federated_run_.history[2]["failures"]
@@ -382,3 +386,227 @@ def test_separating_stump_takes_multiboost_finite_step_and_stops():
     assert fed.estimators_[0][1] == central.estimators_[0][1]
     assert fed.federated_run_.history[-1]["stop"] == "separating direction"
     assert fed.score(X, y) == 1.0
+
+
+# ---------------------------------------------------------------- soft-max and pooled baseline
+
+
+def all_midpoints(X):
+    """MultiBoost's exact candidate set: −inf and every midpoint of each feature."""
+    thresholds = []
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        thresholds.append(np.concatenate([[-np.inf], 0.5 * values[:-1] + 0.5 * values[1:]]))
+    return thresholds
+
+
+def assert_same_ensemble(fed_terms, fed_steps, terms, steps):
+    """Same (domain, stump) per term and every α within 1e-9 (the issue's tolerance)."""
+    for (k, stump), (kc, stump_c) in zip(fed_terms, terms, strict=True):
+        assert (k, stump.feature, stump.polarity) == (kc, stump_c.feature, stump_c.polarity)
+        assert stump.threshold == pytest.approx(stump_c.threshold, rel=1e-12)
+    np.testing.assert_allclose(fed_steps, steps, rtol=0.0, atol=1e-9)
+
+
+def test_soft_max_all_midpoint_candidates_reproduce_multiboost_classifier_mu():
+    X, y, domains = three_domains(25, seed=0)
+    fed = simulate(X, y, domains, 3, n_rounds=15, random_state=0, thresholds=all_midpoints(X),
+                   mu=10)  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=15, mu=10).fit(X, y, domains=domains)
+    assert len(fed.estimators_) == 15 and fed.mu == 10.0
+    assert_same_ensemble(
+        fed.estimators_, fed.estimator_weights_, central.estimators_, central.estimator_weights_
+    )
+    # the server's soft-max weights p = softmax(μ F) from pooled client sums, round by round
+    for entry, entry_c in zip(fed.history_, central.history_, strict=True):
+        np.testing.assert_allclose(entry["soft_weights"], entry_c["soft_weights"], rtol=1e-9)
+        assert entry["objective"] == pytest.approx(entry_c["objective"], rel=1e-12)
+
+
+def test_soft_max_does_not_stall_where_hard_max_does():
+    X, y, domains = three_domains(seed=0)
+    thresholds = public_thresholds(X)
+    runs = {
+        mu: simulate(X, y, domains, 4, n_rounds=30, random_state=0, thresholds=thresholds, mu=mu)
+        for mu in (None, 10)
+    }
+    steps = {mu: np.array([r["step"] for r in run.federated_run_.history])
+             for mu, run in runs.items()}  # fmt: skip
+    # measured (30 rounds): hard max 4 steps < 1e-6 and 10 < 1e-3 (the zig-zag at ties);
+    # soft-max none below 0.11
+    assert steps[None].size == steps[10].size == 30
+    assert np.sum(steps[None] < 1e-6) >= 3 and np.sum(steps[None] < 1e-3) >= 6
+    assert np.all(steps[10] > 1e-3)
+    # and it gets further on the worst domain: measured max_k F_k 0.701 (hard) vs 0.586 (soft)
+    worst = {mu: run.federated_run_.history[-1]["losses"].max() for mu, run in runs.items()}
+    assert worst[10] < worst[None] - 0.05
+
+
+def test_soft_max_edges_ask_every_domain_and_wire_counts_add_up():
+    X, y, domains = three_domains(30, seed=3)
+    n_rounds, s, p = 3, 4, 3
+    clf = simulate(X, y, domains, 2, s=s, n_rounds=n_rounds, random_state=0, n_quantiles=6,
+                   mu=10, record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    n_clients = len(run.client_points)
+    for record in run.history:
+        t = record["round"]
+        edges = [m for rnd, ph, _, m in run.messages if (rnd, ph) == (t, "edges")]
+        assert len(edges) == n_clients  # every client of every domain answers
+        assert all(m["edge_sums"].shape == (p, s) for m in edges)
+        trials = [m["loss_sums"].size for rnd, ph, c, m in run.messages
+                  if (rnd, ph, c) == (t, "line_search", 0)]  # fmt: skip
+        assert len(trials) == record["exchanges"]
+        # out: state 5(t−1), domains p + asked p·s, each exchange direction 4 + its steps
+        expected_to = n_clients * (5 * (t - 1) + p + p * s + sum(4 + b for b in trials))
+        # back: m_c and Φ-sum, p·s edges, 2 numbers per trial step
+        expected_from = n_clients * (2 + p * s + 2 * sum(trials))
+        assert (record["numbers_to_clients"], record["numbers_from_clients"]) == (
+            expected_to,
+            expected_from,
+        )
+
+
+def test_soft_max_section_search_matches_brute_force_minimum():
+    rng = np.random.default_rng(14)
+    a = rng.uniform(0.1, 1.0, size=(3, 20))
+    u = rng.uniform(-1.0, 1.0, size=(3, 20))
+    mu = 4.0
+
+    def evaluate(steps):
+        terms = a[None] * np.exp(-steps[:, None, None] * u[None])
+        return terms.sum(axis=2), -(terms * u[None]).sum(axis=2)
+
+    step, exchanges = section_search(evaluate, aggregate=soft_max_aggregate(mu))
+    grid = np.linspace(0.0, 10.0, 200001)
+    values = logsumexp(mu * evaluate(grid)[0], axis=1) / mu  # F_μ on the grid
+    assert exchanges < 20
+    assert abs(step - grid[np.argmin(values)]) <= 2 * (grid[1] - grid[0])
+    at_step = logsumexp(mu * evaluate(np.array([step]))[0]) / mu
+    assert at_step <= values.min() + 1e-12
+    # the soft minimiser is not the hard one (else this test could not tell them apart)
+    hard_step, _ = section_search(evaluate)
+    assert abs(hard_step - step) > 10 * (grid[1] - grid[0])
+
+
+def test_soft_max_separating_stump_takes_multiboost_finite_step():
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 1] > 0.1).astype(int)
+    domains = np.zeros(40, int)
+    fed = simulate(X, y, domains, 4, n_rounds=5, random_state=0, thresholds=all_midpoints(X),
+                   mu=5.0)  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=5, mu=5.0).fit(X, y, domains=domains)
+    np.testing.assert_array_equal(central.estimator_weights_, [1.0])  # (1 + 0)/min Q, Q = 1
+    np.testing.assert_array_equal(fed.estimator_weights_, central.estimator_weights_)
+    assert fed.estimators_[0][1] == central.estimators_[0][1]
+    assert fed.federated_run_.history[-1]["stop"] == "separating direction"
+
+
+def dense_soft_round(terms, X, signs, domain_index, Q, features, thresholds, mu):
+    """One round on F_μ over the candidate stumps, brute force on pooled points: the rates
+    −F_μ'(α; e_{q,r}) by loops, the step by brentq on dF_μ/dη = Σ_l softmax(μF)_l F_l'."""
+    p = Q.shape[1]
+    scaled = np.exp(-dense_margins(terms, X, signs, Q))
+    losses = np.array([scaled[domain_index == l].mean() for l in range(p)])
+    weights = np.exp(mu * losses - logsumexp(mu * losses))
+    H = np.where(X[:, features] > thresholds, 1.0, -1.0)
+    rates = np.zeros((p, features.size))
+    for q in range(p):
+        for r in range(features.size):
+            for l in range(p):
+                inside = domain_index == l
+                edge = np.sum(scaled[inside] * signs[inside] * Q[inside, q] * H[inside, r])
+                rates[q, r] += weights[l] * edge / inside.sum()
+    q, r = np.unravel_index(np.argmax(np.abs(rates)), rates.shape)
+    polarity = 1 if rates[q, r] >= 0 else -1
+    u = signs * Q[:, q] * polarity * H[:, r]
+
+    def slope(step):
+        along = scaled * np.exp(-step * u)
+        values = np.array([along[domain_index == l].mean() for l in range(p)])
+        slopes = np.array([-(along * u)[domain_index == l].mean() for l in range(p)])
+        return np.exp(mu * values - logsumexp(mu * values)) @ slopes
+
+    step = brentq(slope, 0.0, 50.0, xtol=1e-15, rtol=1e-15)
+    return (int(q), int(features[r]), float(thresholds[r]), polarity), step
+
+
+def test_soft_max_dropped_client_round_equals_dense_soft_round_without_it():
+    X, y, domains = three_domains(30, seed=7)
+    thresholds = public_thresholds(X)
+    kwargs = dict(n_rounds=4, random_state=0, thresholds=thresholds, mu=10.0)
+    clean = simulate(X, y, domains, 3, **kwargs)
+    faulty = simulate(X, y, domains, 3, fault=fail(3, 1, "edges"), **kwargs)
+    run = faulty.federated_run_
+    np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
+    assert run.history[2]["restarts"] == 1 and run.history[2]["failures"][0]["client"] == 1
+    assert len(faulty.estimators_) == 4
+    keep = np.sort(np.concatenate([p for c, p in enumerate(run.client_points) if c != 1]))
+    Q = faulty.domain_classifier_.predict_proba(X)
+    terms = [(k, s.feature, s.threshold, s.polarity, a) for (k, s), a in
+             zip(faulty.estimators_[:2], faulty.estimator_weights_[:2])]  # fmt: skip
+    features = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)])
+    direction, step = dense_soft_round(terms, X[keep], np.where(y[keep] == 1, 1.0, -1.0),
+                                       domains[keep], Q[keep], features,
+                                       np.concatenate(thresholds), 10.0)  # fmt: skip
+    k, stump = faulty.estimators_[2]
+    assert direction == (k, stump.feature, stump.threshold, stump.polarity)
+    assert abs(step - faulty.estimator_weights_[2]) <= 1e-9 * max(1.0, step)
+
+
+def unequal_domains():
+    """Three sources of 10, 40 and 25 points: clients of very different sizes."""
+    X, y, domains = three_domains(40, seed=2)
+    keep = np.r_[0:10, 40:80, 80:105]
+    return X[keep], y[keep], domains[keep]
+
+
+def test_pooled_baseline_equals_adaboost_and_one_domain_multiboost_on_the_union():
+    X, y, domains = unequal_domains()
+    fed = simulate(X, y, domains, 3, n_rounds=12, random_state=0, thresholds=all_midpoints(X),
+                   pooled=True)  # fmt: skip
+    sizes = [points.size for points in fed.federated_run_.client_points]
+    assert min(sizes) <= 4 and max(sizes) >= 13  # FedAvg's size weighting matters here
+    ada = AdaBoost(n_estimators=12).fit(X, y)
+    one_domain = MultiBoostClassifier(n_estimators=12).fit(X, y)
+    assert fed.domains_.tolist() == [0] and len(fed.estimators_) == 12
+    assert all(k == 0 for k, _ in fed.estimators_)
+    assert_same_ensemble(
+        fed.estimators_, fed.estimator_weights_,
+        [(0, stump) for stump in ada.estimators_], ada.estimator_weights_,
+    )  # fmt: skip
+    assert_same_ensemble(
+        fed.estimators_, fed.estimator_weights_,
+        one_domain.estimators_, one_domain.estimator_weights_,
+    )  # fmt: skip
+    np.testing.assert_allclose(fed.decision_function(X), ada.decision_function(X), atol=1e-8)
+
+
+def test_pooled_baseline_keeps_the_clients_and_samples_r_of_all():
+    X, y, domains = unequal_domains()
+    kwargs = dict(n_rounds=4, random_state=5, n_quantiles=6)
+    multi = simulate(X, y, domains, 3, **kwargs)
+    pooled = simulate(X, y, domains, 3, r=2, pooled=True, **kwargs)
+    # the same clients (each still holds points of one source), now all in domain 0
+    for points, points_multi in zip(
+        pooled.federated_run_.client_points, multi.federated_run_.client_points, strict=True
+    ):
+        np.testing.assert_array_equal(points, points_multi)
+    n_clients = len(pooled.federated_run_.client_points)
+    for record in pooled.federated_run_.history:
+        (ids,) = record["participants"]
+        assert len(ids) == 2 and set(ids) <= set(range(n_clients))
+    assert np.all(pooled.domain_classifier_.predict_proba(X) == 1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"mu": 0.0}, "mu"), ({"mu": -1.0}, "mu"), ({"mu": np.inf}, "mu"), ({"mu": "10"}, "mu"),
+     ({"mu": True}, "mu"), ({"pooled": "yes"}, "pooled"),
+     ({"pooled": True, "domain_classifier": MultiBoostClassifier()}, "domain_classifier")],
+)  # fmt: skip
+def test_bad_soft_max_and_pooled_parameters_raise_naming_them(kwargs, name):
+    X, y, domains = three_domains(10)
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        simulate(X, y, domains, 2, **kwargs)

@@ -1,9 +1,19 @@
-"""Stump search: exactness against a brute-force loop, tie handling, binned mode, errors."""
+"""Stump search: exactness against a brute-force loop, tie handling, binned mode, errors;
+every test on both kernels (NumPy and numba)."""
 
 import numpy as np
 import pytest
 
-from manytask.boost import Stump, best_stump, presort, stumps
+from manytask.boost import Stump, best_stump, kernels, presort, stumps
+
+
+@pytest.fixture(autouse=True, params=["numpy", "numba"])
+def backend(request):
+    """Every test runs on the NumPy reference search and on the numba kernels."""
+    if request.param == "numba" and not kernels.numba_available():
+        pytest.skip("numba is not installed (pip install manytask[fast])")
+    with kernels.use_backend(request.param):
+        yield request.param
 
 
 def _data_with_ties(seed, m=40, d=4):
@@ -399,3 +409,18 @@ def test_binned_thresholds_follow_the_quantiles(n_bins):
         np.testing.assert_array_equal(edges, (expected + upper) / 2)
         expected_bins = (X[:, feature][:, None] > edges[None, :]).sum(axis=1)
         np.testing.assert_array_equal(presorted.bins[feature], expected_bins)
+
+
+@pytest.mark.parametrize("n_bins", [None, 5])
+def test_predictions_from_the_presorted_features_equal_predict(n_bins):
+    X, _, _ = _data_with_ties(12, m=50)
+    presorted = presort(X, n_bins=n_bins)
+    candidates = [-np.inf, 0.05, -0.35, 10.0, -10.0]  # midpoints of ties, outside the range
+    if n_bins is not None:
+        candidates += list(presorted.thresholds[1, : presorted.n_thresholds[1]])  # bin edges
+    for feature in range(X.shape[1]):
+        for threshold in [*candidates, X[0, feature]]:  # a data value: x > t is strict
+            for polarity in (1, -1):
+                stump = Stump(feature, float(threshold), polarity)
+                expected = np.where(X[:, feature] > threshold, polarity, -polarity)
+                np.testing.assert_array_equal(stumps.predict_presorted(presorted, stump), expected)

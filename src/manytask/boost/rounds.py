@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .figure1 import (
     active_domains,
     closed_form_step,
@@ -44,7 +45,14 @@ from .objective import (
     phi_derivative,
     phi_domain_losses,
 )
-from .stumps import Stump, best_stump, presort
+from .stumps import (
+    Stump,
+    best_stump,
+    predict_presorted,
+    presort,
+    split_in_full_order,
+    support_view,
+)
 from .ties import (
     block_step,
     soft_line_search_step,
@@ -129,14 +137,16 @@ class HardMaxRounds(_Rounds):
         chosen = None
         direction_rule = "paper"
         for k, stump in candidates:
-            chosen = self._step(k, stump, y, Q, scaled_losses, domain_index, objective, X)
+            chosen = self._step(k, stump, y, Q, scaled_losses, domain_index, objective, presorted)
             if chosen is not None:
                 break
         if chosen is None and active.size > 1:
             k, stump = self._steepest_coordinate(X, y, Q, scaled_losses, domain_index, active)
             direction_rule = "steepest"
             if stump is not None:
-                chosen = self._step(k, stump, y, Q, scaled_losses, domain_index, objective, X)
+                chosen = self._step(
+                    k, stump, y, Q, scaled_losses, domain_index, objective, presorted
+                )
         if chosen is None:
             record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F")
             self.history_.append(record)
@@ -167,8 +177,8 @@ class HardMaxRounds(_Rounds):
         }
         q = int(np.argmax(rates))
         stump = results[q].stump
-        # u_i = y_i Q(q|x_i) h(x_i); X was checked once by fit.
-        directional_margins = y * Q[:, q] * stump.predict(X, check_input=False)
+        # u_i = y_i Q(q|x_i) h(x_i), h read from the presorted features (= h.predict(X)).
+        directional_margins = y * Q[:, q] * predict_presorted(presorted, stump)
         step, step_rule = 0.0, "line_search"
         if rates[q] > 0:
             weighted = scaled_losses > 0
@@ -195,11 +205,11 @@ class HardMaxRounds(_Rounds):
             "soft_max",
         )  # fmt: skip
 
-    def _step(self, k, stump, y, Q, scaled_losses, domain_index, objective, X):
+    def _step(self, k, stump, y, Q, scaled_losses, domain_index, objective, presorted):
         """(η_t, rule, u) along e_{k,r} if it decreases F, else None (Figure 1, line 11)."""
         n_domains = self.domains_.size
-        # u_i = y_i Q(k|x_i) h(x_i); X was checked once by fit.
-        directional_margins = y * Q[:, k] * stump.predict(X, check_input=False)
+        # u_i = y_i Q(k|x_i) h(x_i), h read from the presorted features (= h.predict(X)).
+        directional_margins = y * Q[:, k] * predict_presorted(presorted, stump)
         weighted = scaled_losses > 0
         if np.all(directional_margins[weighted] > 0):
             return np.inf, "separating", directional_margins
@@ -242,9 +252,7 @@ class HardMaxRounds(_Rounds):
         if self._exact_presorted is None:  # binned mode: presort exactly once, when needed
             self._exact_presorted = presort(X)
         presorted = self._exact_presorted
-        order, split_valid = presorted.order, presorted.split_valid
-        d, m = order.shape
-        n_domains = self.domains_.size
+        m = presorted.n_samples
         # signed[q, j, i] = a_i y_i Q(q|x_i) on S_{active[j]}, all q at once (rows of one
         # cumulative sum are independent, so each is the sum the per-q loop would take).
         on_active = np.zeros((active.size, m))
@@ -253,9 +261,60 @@ class HardMaxRounds(_Rounds):
             on_active[row, on_l] = scaled_losses[on_l] * y[on_l]
         signed = on_active[None, :, :] * Q.T[:, None, :]  # (p, |K_t|, m)
         total = signed.sum(axis=2)  # (p, |K_t|)
+        if kernels.backend() == "numba":
+            best_gain, best_split, view = self._steepest_splits_compiled(
+                presorted, y, Q, scaled_losses, domain_index, active, total
+            )
+        else:
+            best_gain, best_split = self._steepest_splits(presorted, signed, total)
+            view = None
+        # The loop order q, feature, π with strict ">": the first maximum in C order wins.
+        best_gain = np.where(np.isnan(best_gain), -np.inf, best_gain)
+        flat = int(np.argmax(best_gain))
+        if not best_gain.flat[flat] > 0.0:
+            return None, None
+        q, feature, side = np.unravel_index(flat, best_gain.shape)
+        split = int(best_split[q, feature, side])
+        if view is not None:
+            split = split_in_full_order(presorted, view, int(feature), split)
+        values = presorted.sorted_values[feature]
+        threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
+        return int(q), Stump(int(feature), threshold, 1 if side == 0 else -1)
+
+    @staticmethod
+    def _steepest_splits_compiled(presorted, y, Q, scaled_losses, domain_index, active, total):
+        """:meth:`_steepest_splits` by :func:`~manytask.boost.kernels.steepest_splits`, with
+        the splits counted in a restricted view (returned too).
+
+        Only the points of the tied domains carry weight, so the search runs over their
+        sorted order alone (a cached restricted view); each point adds to the sums of its
+        own domain only (the NumPy sums add zeros elsewhere), in the same order: the same
+        gains. A split r of the view maps to the lowest full split with the same points
+        below (:func:`~manytask.boost.stumps.split_in_full_order`), which is where the full
+        search finds its first maximum.
+        """
+        slot_of_domain = np.full(Q.shape[1], -1, dtype=np.intp)
+        slot_of_domain[active] = np.arange(active.size)
+        view = support_view(presorted, slot_of_domain[domain_index] >= 0)
+        points = view.points
+        slot = slot_of_domain[domain_index[points]].astype(np.int8)  # p < 128 domains
+        # Row q: the NumPy products (a_i y_i) Q(q|x_i), in that order, over the view's points.
+        contributions = np.ascontiguousarray(((scaled_losses[points] * y[points])[:, None]
+                                              * Q[points]).T)  # fmt: skip
+        best_gain, best_split = kernels.steepest_splits(
+            view.local_order, view.invalid, slot, contributions, total
+        )
+        return best_gain, best_split, view
+
+    @staticmethod
+    def _steepest_splits(presorted, signed, total):
+        """Per (q, feature, π): the best split s and its gain min_l π(total − 2 prefix(s))."""
+        order, split_valid = presorted.order, presorted.split_valid
+        n_domains, n_active, m = signed.shape
+        d = order.shape[0]
         # Buffers reused for every feature: fresh arrays of this size cost page faults.
-        gathered = np.empty((n_domains, active.size, m - 1))
-        prefix = np.zeros((n_domains, active.size, m))
+        gathered = np.empty((n_domains, n_active, m - 1))
+        prefix = np.zeros((n_domains, n_active, m))
         twice, difference = np.empty_like(prefix), np.empty_like(prefix)
         gains = np.empty((2, n_domains, m))
         # Per feature, the best split of each (q, polarity π); Σ s h = π(total − 2·prefix).
@@ -275,16 +334,7 @@ class HardMaxRounds(_Rounds):
                 splits = np.argmax(gains[side], axis=1)
                 best_split[:, feature, side] = splits
                 best_gain[:, feature, side] = gains[side, rows, splits]
-        # The loop order q, feature, π with strict ">": the first maximum in C order wins.
-        best_gain = np.where(np.isnan(best_gain), -np.inf, best_gain)
-        flat = int(np.argmax(best_gain))
-        if not best_gain.flat[flat] > 0.0:
-            return None, None
-        q, feature, side = np.unravel_index(flat, best_gain.shape)
-        split = int(best_split[q, feature, side])
-        values = presorted.sorted_values[feature]
-        threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
-        return int(q), Stump(int(feature), threshold, 1 if side == 0 else -1)
+        return best_gain, best_split
 
 
 class GeneralRounds(_Rounds):

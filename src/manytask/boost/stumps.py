@@ -13,6 +13,10 @@ are the midpoints between consecutive distinct values of each feature plus −in
 or the bin edges (binned mode, exact over those thresholds; the same as exact mode on a
 feature with at most ``n_bins`` distinct values).
 
+With numba installed (extra ``fast``) the per-feature loops run as compiled kernels
+(:mod:`.kernels`, parallel over features) that add in the same order as the NumPy code, so
+both give the same stumps and errors bit for bit; ``MANYTASK_KERNELS=numpy`` forces NumPy.
+
 In MULTIBOOST (§3) the weights are w_i = D_t(k, i) Q(k|x_i) ≥ 0; the paper's Q-weighted error
 is then ε = ½(1 − Σ_i w_i) + Σ_i w_i 1{h(x_i) ≠ y_i}, computed by the caller. The boosters
 themselves live elsewhere.
@@ -35,8 +39,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import as_finite_array, as_points
+from . import kernels
 
-__all__ = ["PresortedFeatures", "Stump", "StumpResult", "best_stump", "presort"]
+__all__ = [
+    "PresortedFeatures",
+    "Stump",
+    "StumpResult",
+    "best_stump",
+    "predict_presorted",
+    "presort",
+    "split_in_full_order",
+    "support_view",
+]
 
 # Bound on the features × points block of cumulative sums held at once for one weight vector
 # (in floats); small enough that the gathered weights and their prefix sums stay in cache.
@@ -45,6 +59,7 @@ _BLOCK_FLOATS = 1 << 17
 # support only (a cached restriction of the presorted order, built on first use).
 _RESTRICT_FRACTION = 0.5
 _MAX_CACHED_SUPPORTS = 16
+_MAX_SUPPORT_VIEWS = 4
 
 
 @dataclass(frozen=True)
@@ -109,7 +124,7 @@ class PresortedFeatures:
     Binned mode: ``thresholds[f, :n_thresholds[f]]`` are the candidate thresholds of feature
     f (padded with +inf), ``bins[f, i]`` the number of them below x_i[f] and
     ``flat_bins[f, i] = f · n_bins + bins[f, i]``, the histogram cell of (f, x_i).
-    The searches keep per-support restrictions of these arrays in a private cache.
+    The searches keep per-support restrictions of these arrays in private caches.
     """
 
     X: np.ndarray
@@ -122,6 +137,7 @@ class PresortedFeatures:
     bins: np.ndarray | None = None
     flat_bins: np.ndarray | None = None
     _views: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _support_views: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_samples(self) -> int:
@@ -210,6 +226,37 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
     )
 
 
+def predict_presorted(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
+    """``stump.predict(presorted.X)`` from the presorted arrays, without reading a column of X.
+
+    A column of a C-ordered X is strided (one cache line per value); the sorted order, or
+    the bin numbers, of the feature are contiguous. Exact mode: the points above the
+    threshold are the sorted ones after the last value ≤ it; binned mode with a bin edge as
+    threshold: the points whose bin number is past it. Same values as :meth:`Stump.predict`.
+
+    Examples
+    --------
+    >>> X = np.array([[3.0], [1.0], [2.0]])
+    >>> predict_presorted(presort(X), Stump(0, 1.5, -1))
+    array([-1.,  1., -1.])
+    """
+    feature, threshold = stump.feature, stump.threshold
+    polarity = float(stump.polarity)
+    if presorted.n_bins is None:
+        below = int(np.searchsorted(presorted.sorted_values[feature], threshold, side="right"))
+        predictions = np.full(presorted.n_samples, -polarity)
+        predictions[presorted.order[feature, below:]] = polarity
+        return predictions
+    if threshold == -np.inf:
+        return np.full(presorted.n_samples, polarity)
+    edges = presorted.thresholds[feature, : presorted.n_thresholds[feature]]
+    edge = int(np.searchsorted(edges, threshold, side="left"))
+    if edge < edges.size and edges[edge] == threshold:
+        # bins[f, i] counts the edges below x_i: x_i > edges[edge] iff bins[f, i] > edge.
+        return np.where(presorted.bins[feature] > edge, polarity, -polarity)
+    return _predict_column(presorted.X[:, feature], threshold, stump.polarity)
+
+
 def _check_labels_and_weights(presorted, y, weights) -> tuple[np.ndarray, np.ndarray, bool]:
     """Return y as floats in {−1, +1}, the weights as (K, m), and whether they were 1-D."""
     m = presorted.n_samples
@@ -283,6 +330,60 @@ def _flat_bins(presorted) -> np.ndarray:
     return np.ascontiguousarray(presorted.bins + offsets[:, None])
 
 
+class _CompiledExactView(NamedTuple):
+    """The exact view for :func:`~manytask.boost.kernels.exact_search`: ``local_order[f]``
+    (d, n) sorts feature f by positions in ``points`` (all m points if ``points`` is None,
+    the last sorted point left out as in :class:`_ExactView`), ``invalid`` (d, n + 1) marks
+    the forbidden splits."""
+
+    n_features: int
+    points: np.ndarray | None
+    local_order: np.ndarray
+    invalid: np.ndarray
+
+    def order(self, feature: int) -> np.ndarray:
+        local = self.local_order[feature]
+        return local if self.points is None else self.points[local]
+
+
+class _CompiledBinnedView(NamedTuple):
+    points: np.ndarray | None
+    bins: np.ndarray  # (d, n), the narrowest unsigned type that holds the bin numbers
+
+
+def _index_type(size: int):
+    return np.int32 if size < 2**31 else np.intp
+
+
+def _compiled_full_view(presorted):
+    if presorted.n_bins is not None:
+        bin_type = np.uint8 if presorted.n_bins <= 256 else np.uint16
+        if presorted.n_bins > 2**16:
+            bin_type = np.intp
+        return _CompiledBinnedView(None, np.ascontiguousarray(presorted.bins, dtype=bin_type))
+    order = np.ascontiguousarray(presorted.order[:, :-1], dtype=_index_type(presorted.n_samples))
+    return _CompiledExactView(presorted.n_features, None, order, ~presorted.split_valid)
+
+
+def _compiled_restricted_view(presorted, support: np.ndarray):
+    """:func:`_restricted_view` for the compiled kernels (positions within the support)."""
+    full = _compiled_full_view(presorted) if presorted.n_bins is not None else None
+    points = np.flatnonzero(support)
+    d, n = presorted.n_features, points.size
+    if full is not None:
+        return _CompiledBinnedView(points, np.ascontiguousarray(full.bins[:, points]))
+    in_support = np.take(support, presorted.order)
+    position = np.full(presorted.n_samples, -1, dtype=_index_type(presorted.n_samples))
+    position[points] = np.arange(n)
+    local_order = np.ascontiguousarray(position[presorted.order[in_support]].reshape(d, n))
+    values = presorted.sorted_values[in_support].reshape(d, n)
+    invalid = np.zeros((d, n + 1), dtype=bool)
+    if n > 0:
+        invalid[:, 1:n] = values[:, 1:] <= values[:, :-1]
+        invalid[:, n] = ~(presorted.sorted_values[:, -1] > values[:, -1])
+    return _CompiledExactView(d, points, local_order, invalid)
+
+
 def _full_view(presorted):
     if presorted.n_bins is not None:
         return _BinnedView(None, _flat_bins(presorted))
@@ -305,16 +406,21 @@ def _restricted_view(presorted, support: np.ndarray):
     return _exact_view(points, order, invalid)
 
 
-def _view_for(presorted, weights_row: np.ndarray):
-    """The cached view for this weight vector's support (full if the support is large)."""
+def _view_for(presorted, weights_row: np.ndarray, compiled: bool = False):
+    """The cached view for this weight vector's support (full if the support is large), for
+    the NumPy search or (``compiled``) the numba kernels."""
     support = weights_row != 0
     if np.count_nonzero(support) > _RESTRICT_FRACTION * support.size:
-        key = "full"
+        key = ("full", compiled)
     else:
-        key = np.packbits(support).tobytes()
+        key = (np.packbits(support).tobytes(), compiled)
     views = presorted._views
     if key not in views:
-        view = _full_view(presorted) if key == "full" else _restricted_view(presorted, support)
+        if compiled:
+            full, restricted = _compiled_full_view, _compiled_restricted_view
+        else:
+            full, restricted = _full_view, _restricted_view
+        view = full(presorted) if key[0] == "full" else restricted(presorted, support)
         # Bound the cache: at most _MAX_CACHED_SUPPORTS views whose supports hold at most 2m
         # points in all (p disjoint domains hold m), dropping the oldest first.
         while views and (
@@ -323,6 +429,21 @@ def _view_for(presorted, weights_row: np.ndarray):
         ):
             views.pop(next(iter(views)))
         views[key] = view
+    return views[key]
+
+
+def support_view(presorted, support: np.ndarray):
+    """The compiled view (exact mode) of the points where ``support`` is True, however many
+    they are (for searches that know their weights vanish off it, like the steepest
+    coordinate over the tied domains). Cached apart from the searches' views, at most
+    ``_MAX_SUPPORT_VIEWS`` of them (p domains tie in at most 2^p − 1 ways, few in practice),
+    so that they do not evict those."""
+    key = np.packbits(support).tobytes()
+    views = presorted._support_views
+    if key not in views:
+        if len(views) >= _MAX_SUPPORT_VIEWS:
+            views.pop(next(iter(views)))
+        views[key] = _compiled_restricted_view(presorted, support)
     return views[key]
 
 
@@ -393,7 +514,7 @@ def _search_exact(view: _ExactView, signed_row, total: float, negative_total: fl
     return tuple(array[: view.n_features] for array in best)
 
 
-def _split_in_full_order(presorted, view: _ExactView, feature: int, split: int) -> int:
+def split_in_full_order(presorted, view: _ExactView, feature: int, split: int) -> int:
     """Position s in feature's full sorted order of the view's split r (the lowest such s)."""
     if view.points is None or split == 0:
         return split
@@ -437,6 +558,16 @@ def _search_binned(presorted, view: _BinnedView, signed_row, total, negative_tot
     )
 
 
+def _search_compiled(presorted, view, signed_row, total, negative_total):
+    """:func:`_search_exact` / :func:`_search_binned` by the numba kernels (same sums)."""
+    values = signed_row if view.points is None else signed_row[view.points]
+    if presorted.n_bins is None:
+        return kernels.exact_search(values, view.local_order, view.invalid, total, negative_total)
+    return kernels.binned_search(
+        values, view.bins, presorted.n_thresholds, presorted.n_bins, total, negative_total
+    )
+
+
 def _threshold_binned(presorted, feature: int, split: int) -> float:
     return -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
 
@@ -474,7 +605,10 @@ def best_stump(presorted: PresortedFeatures, y, weights):
     one-off O(d·m) restriction kept in ``presorted`` (about 9·d·|S| bytes each, up to 16
     supports holding 2m points in all; the view of all points, built on first use, takes
     about 9·d·m bytes). Zero weights add nothing to the sums, so the result is the same as
-    the full search's.
+    the full search's. With numba (:mod:`.kernels`) each feature's prefix sums and their
+    extremes (exact), or its histogram and prefix sums (binned), are one compiled loop, the
+    features spread over numba's threads; the sums are added in the NumPy order, so the
+    results are the same bit for bit.
 
     Examples
     --------
@@ -491,11 +625,15 @@ def best_stump(presorted: PresortedFeatures, y, weights):
     feature_errors = np.empty((n_rows, d))
     splits = np.empty((n_rows, d), dtype=np.intp)
     polarities = np.empty((n_rows, d), dtype=np.intp)
-    views = [_view_for(presorted, weights[row]) for row in range(n_rows)]
+    compiled = kernels.backend() == "numba"
+    views = [_view_for(presorted, weights[row], compiled) for row in range(n_rows)]
     if presorted.n_bins is not None:
         valid = np.arange(presorted.n_bins)[None, :] <= presorted.n_thresholds[:, None]
     for row, view in enumerate(views):
-        if presorted.n_bins is None:
+        if compiled:
+            searched = _search_compiled(presorted, view, signed[row], total[row],
+                                        negative_total[row])  # fmt: skip
+        elif presorted.n_bins is None:
             searched = _search_exact(view, signed[row], total[row], negative_total[row])
         else:
             searched = _search_binned(
@@ -508,12 +646,12 @@ def best_stump(presorted: PresortedFeatures, y, weights):
         feature = int(np.argmin(feature_errors[row]))
         split = int(splits[row, feature])
         if presorted.n_bins is None:
-            split = _split_in_full_order(presorted, view, feature, split)
+            split = split_in_full_order(presorted, view, feature, split)
             threshold = _threshold_exact(presorted, feature, split)
         else:
             threshold = _threshold_binned(presorted, feature, split)
         stump = Stump(feature=feature, threshold=threshold, polarity=int(polarities[row, feature]))
-        wrong = _predict_column(presorted.X[:, feature], threshold, stump.polarity) != y
+        wrong = predict_presorted(presorted, stump) != y
         # A NumPy sum, not a dot product: a multi-threaded BLAS dot of m > 10⁴ terms can cost
         # more than the whole search on a busy machine (its threads spin for a free core).
         error = float(weights[row][wrong].sum())

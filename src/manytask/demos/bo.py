@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..bo import MultiTaskBO, run
 from ..bo.problems import perturbed_sine
 from ..report import Report, Section, text_table
@@ -97,11 +98,7 @@ def run_bo_demo(
 
 def plot_bo_demo(result: BODemoResult):
     """Mean ± std over seeds of R_C(t)/t against t, one line per algorithm (Agg canvas)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6.4, 3.8), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(6.4, 3.8)
     ax = figure.subplots()
     steps = np.arange(1, result.rounds + 1)
     for index, (name, curve) in enumerate(result.curves.items()):

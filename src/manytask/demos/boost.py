@@ -14,29 +14,43 @@ remedies for its stalls at ties, block steps (``tie_step="block"``) and the soft
 μ = 10, and report all three as they come out. The full comparison on real
 data is ``manytask reproduce boost-table1`` (:mod:`manytask.experiments.boost_table1`).
 
-What lives here: the toy generator, the small experiment, its text table, its figures and its
-report section. The boosters are :class:`manytask.boost.MultiBoostClassifier` and
-:class:`manytask.boost.AdaBoost`; the errors come from :func:`manytask.boost.mixture_errors`.
+Federation (FEDMULTIBOOST, §5): :func:`run_federation_demo` trains on the same toy split
+into a few clients per source with :func:`manytask.boost.federated.simulate` (in process,
+r clients and s candidate stumps per source and round), and :data:`FEDERATION_HOWTO` says how
+to run the same protocol on Flower or Dask (extras ``fed``, ``dist``) and on real data
+(``manytask reproduce fedboost``).
+
+What lives here: the toy generator, the small experiment, its text table, its figures, the
+tiny federation and its report section. The boosters are
+:class:`manytask.boost.MultiBoostClassifier` and :class:`manytask.boost.AdaBoost`; the errors
+come from :func:`manytask.boost.mixture_errors`.
 """
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..boost import AdaBoost, MultiBoostClassifier, mixture_errors
+from .._figures import agg_figure
+from ..boost import AdaBoost, MixtureErrors, MultiBoostClassifier, mixture_errors
+from ..boost.federated import simulate
 from ..report import Report, Section, text_table
 
 __all__ = [
+    "FEDERATION",
+    "FEDERATION_HOWTO",
     "BoostDemoResult",
+    "FederationDemoResult",
     "boost_section",
     "make_three_sources",
     "plot_decision_regions",
     "plot_domain_errors",
     "run_boost_demo",
+    "run_federation_demo",
     "run_section",
 ]
 
@@ -179,18 +193,93 @@ def run_boost_demo(
     return BoostDemoResult(models, errors, X, y, domains, n_estimators, seed)
 
 
-def _figure(width, height):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+#: The demo's federation: clients per source, clients r and candidate stumps s sampled per
+#: source and round, rounds T, soft-max μ (the hard max if ``simulate`` has no ``mu``).
+FEDERATION = {"clients_per_domain": 3, "r": 2, "s": 8, "n_rounds": 8, "mu": 10.0}
+FEDERATION_HOWTO = """\
+Federated training (FEDMULTIBOOST, section 5): each source's points stay on its clients; the
+server sees only sums (losses, edges, line-search values), never a data point.
+  in process:  from manytask.boost.federated import simulate
+               clf = simulate(X, y, domains, clients_per_domain=10, r=5, s=50, n_rounds=100,
+                              random_state=0)   # mu=10 for the soft-max; pooled=True: AdaBoost
+  Flower:      pip install 'manytask[fed]'
+               from manytask.boost.federated.flower import run_local_federation
+               clf = run_local_federation(X, y, domains, 10, r=5, s=50, n_rounds=100)
+               (a SuperLink and one SuperNode per client as local processes; the module
+               manytask.boost.federated.flower.apps says how to deploy on several machines)
+  Dask:        pip install 'manytask[dist]'
+               MultiBoostClassifier().fit(X, y, domains=d) with X, y, d dask arrays on a
+               dask.distributed cluster: each chunk's sources are clients, fitted where they lie
+  real data:   manytask reproduce fedboost --quick   (Fashion-MNIST and CPS1988, ~10 clients
+               per source, against centralised MultiBoost; numbers communicated per round)"""
 
-    figure = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
+
+@dataclass(frozen=True)
+class FederationDemoResult:
+    """The toy trained by an in-process federation, and its test errors.
+
+    Attributes
+    ----------
+    model : MultiBoostClassifier
+        The federated ensemble (``federated_run_`` holds the per-round record).
+    errors : MixtureErrors
+        On the demo's test sample.
+    mu : float or None
+        The soft-max μ used, None for the paper's hard max.
+    numbers : int
+        Numbers sent to and received from the clients, set-up included.
+    """
+
+    model: MultiBoostClassifier
+    errors: MixtureErrors
+    mu: float | None
+    numbers: int
+
+    def summary(self) -> str:
+        run = self.model.federated_run_
+        objective = "hard max (paper)" if self.mu is None else f"soft-max mu={self.mu:g}"
+        return (
+            f"FEDMULTIBOOST in process ({objective}): {run.setup['n_clients']} clients "
+            f"({FEDERATION['clients_per_domain']} per source), r={FEDERATION['r']} clients and "
+            f"s={FEDERATION['s']} of {run.setup['n_candidates']} candidate stumps per source "
+            f"and round, {len(self.model.estimators_)} rounds: test error uniform "
+            f"{self.errors.uniform:.3f}, agnostic {self.errors.agnostic:.3f}; "
+            f"{self.numbers} numbers communicated in all (set-up included)."
+        )
+
+
+def run_federation_demo(seed: int = 0) -> FederationDemoResult:
+    """Train MULTIBOOST on the toy by an in-process federation with :data:`FEDERATION`.
+
+    The federation is :func:`~manytask.boost.federated.simulate`; the soft-max μ of
+    :data:`FEDERATION` is used when ``simulate`` takes ``mu`` (the hard max stalls at the ties
+    of this toy, see :func:`boost_section`), else the hard max.
+
+    Example
+    -------
+    >>> result = run_federation_demo()
+    >>> result.numbers > 0 and len(result.model.estimators_) <= FEDERATION["n_rounds"]
+    True
+    """
+    X, y, domains = make_three_sources(random_state=seed)
+    X_test, y_test, domains_test = make_three_sources((TEST_SIZE,) * 3, random_state=seed + 1)
+    options = {key: FEDERATION[key] for key in ("clients_per_domain", "r", "s", "n_rounds")}
+    mu = FEDERATION["mu"] if "mu" in inspect.signature(simulate).parameters else None
+    if mu is not None:
+        options["mu"] = mu
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
+        model = simulate(X, y, domains, random_state=seed, **options)
+    run = model.federated_run_
+    numbers = run.setup["numbers_to_clients"] + run.setup["numbers_from_clients"]
+    numbers += sum(h["numbers_to_clients"] + h["numbers_from_clients"] for h in run.history)
+    errors = mixture_errors(model, X_test, y_test, domains_test)
+    return FederationDemoResult(model, errors, mu, int(numbers))
 
 
 def plot_decision_regions(result: BoostDemoResult, resolution: int = 120):
     """One panel per method: predicted class on a grid, training points by source and label."""
-    figure = _figure(10.0, 3.4)
+    figure = agg_figure(10.0, 3.4)
     axes = figure.subplots(1, len(METHODS), sharey=True)
     x1 = np.linspace(-4.5, 4.5, resolution)
     x2 = np.linspace(-2.2, 2.2, resolution // 2)
@@ -219,7 +308,7 @@ def plot_decision_regions(result: BoostDemoResult, resolution: int = 120):
 
 def plot_domain_errors(result: BoostDemoResult):
     """Grouped bars: test error of each method on each source and the agnostic error."""
-    figure = _figure(6.4, 3.4)
+    figure = agg_figure(6.4, 3.4)
     ax = figure.subplots()
     groups = ["source 0", "source 1", "source 2", "agnostic"]
     width = 0.8 / len(METHODS)
@@ -236,8 +325,13 @@ def plot_domain_errors(result: BoostDemoResult):
     return figure
 
 
-def boost_section(result: BoostDemoResult) -> Section:
-    """The report section: the toy, the error table, decision regions and error bars."""
+def boost_section(
+    result: BoostDemoResult, federation: FederationDemoResult | None = None
+) -> Section:
+    """The report section: the toy, the error table, decision regions and error bars.
+
+    With ``federation``, a closing paragraph on the federated run and how to run others.
+    """
     section = Section("Multi-source boosting", slug="boost")
     section.add_paragraph(
         "Three sources lie side by side along x1; the small middle one has its labels flipped "
@@ -273,11 +367,23 @@ def boost_section(result: BoostDemoResult) -> Section:
         "the soft-max objective is smooth. Table 1 of the paper on real data is "
         "reproduced by `manytask reproduce boost-table1` (add --quick for a few-minute version)."
     )
+    if federation is not None:
+        section.add_paragraph(
+            "Federated training (FEDMULTIBOOST, §5 of the paper): the points of each source "
+            "stay on its clients and the server sees only sums. "
+            + federation.summary()
+            + " The same protocol runs on Flower (`pip install manytask[fed]`, "
+            "`manytask.boost.federated.flower.run_local_federation`) and on a dask.distributed "
+            "cluster (`pip install manytask[dist]`, `MultiBoostClassifier.fit` on dask "
+            "arrays); `manytask reproduce fedboost` compares it with centralised MultiBoost on "
+            "Fashion-MNIST and CPS1988."
+        )
     return section
 
 
 def run_section(report: Report, *, seed: int = 0, progress: bool = False) -> str:
     """Run the demo, add its section to ``report`` and return the text to print."""
     result = run_boost_demo(seed=seed, progress=progress)
-    report.add_section(boost_section(result))
-    return f"{result.summary()}\n\n{result.table()}"
+    federation = run_federation_demo(seed=seed)
+    report.add_section(boost_section(result, federation))
+    return f"{result.summary()}\n\n{result.table()}\n\n{federation.summary()}\n\n{FEDERATION_HOWTO}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from ..report import Report, Section, text_table
@@ -127,11 +128,8 @@ def run_itl_demo(seed: int = 0, n_samples: int = 200, n_test: int = 2000) -> ITL
 def plot_itl_demo(result: ITLDemoResult):
     """The data, the 19 predicted quantile curves (one fit) and the true 5 % / 50 % / 95 %."""
     from matplotlib import colormaps
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(6.4, 4.0)
     ax = figure.subplots()
     ax.scatter(result.X[:, 0], result.y, s=8, color="0.4", label="data")
     colours = colormaps["coolwarm"](np.asarray(LEVELS))

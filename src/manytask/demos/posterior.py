@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..bo.problems import (
     NOISE_VARIANCE,
     PERTURBATION_CENTRES,
@@ -277,15 +278,11 @@ def plot_posterior_demo(result: PosteriorDemoResult):
     Uses a bare :class:`matplotlib.figure.Figure` on the Agg canvas, so no display and no
     global pyplot state are involved.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     ex = result.example
     n_tasks = ex.truth.shape[1]
     n_cols = 2
     n_rows = -(-n_tasks // n_cols)
-    figure = Figure(figsize=(10, 3.2 * n_rows), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(10, 3.2 * n_rows)
     axes = figure.subplots(n_rows, n_cols, sharex=True, sharey=True, squeeze=False).ravel()
     for task, ax in enumerate(axes[:n_tasks]):
         mt_mean, mt_std = ex.multitask_mean[:, task], ex.multitask_std[:, task]

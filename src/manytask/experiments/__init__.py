@@ -25,6 +25,7 @@ EXPERIMENTS: dict[str, str] = {
     "itl-csc": "manytask.experiments.itl_csc",
     "itl-dlse": "manytask.experiments.itl_dlse",
     "boost-table1": "manytask.experiments.boost_table1",
+    "fedboost": "manytask.experiments.fedboost",
 }
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..bo.problems import Problem
 from ..report import _write_atomic
 from .bo_figure1_runs import (
@@ -146,11 +147,7 @@ def _csv_bytes(panels, curves, seeds, horizon) -> bytes:
 
 def plot_panel(panel: Panel, curves, seeds, horizon):
     """Mean ± std over seeds of the panel's metric against t; log y-axis when it spans > 10×."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6.4, 4.2), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(6.4, 4.2)
     ax = figure.subplots()
     steps = np.arange(1, horizon + 1)
     means = []

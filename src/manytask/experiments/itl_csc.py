@@ -38,6 +38,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
 from ..report import _write_atomic
@@ -191,12 +192,8 @@ class CSCResult:
 
 def plot_curves(result: CSCResult):
     """∞-CSC test sensitivity and specificity against θ, mean ± std over splits."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     count = len(result.datasets)
-    figure = Figure(figsize=(3.2 * count, 3.2), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(3.2 * count, 3.2)
     axes = np.atleast_1d(figure.subplots(1, count, sharey=True))
     for ax, name in zip(axes, result.datasets):
         curves = np.array(result.curves[name])  # (splits, thetas, 2)

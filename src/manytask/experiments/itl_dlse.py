@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
 from ..report import _write_atomic
@@ -137,11 +138,7 @@ class DLSEResult:
 
 def plot_figure2(result: DLSEResult):
     """Proportion of inliers against θ: train, test (mean ± std over runs) and oracle 1 − θ."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(4.8, 4.0), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(4.8, 4.0)
     ax = figure.subplots()
     for index, (which, label) in enumerate((("train", "Train"), ("test", "Test"))):
         values = np.array(getattr(result, which))

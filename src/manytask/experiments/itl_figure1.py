@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from ..report import _write_atomic
@@ -131,8 +132,6 @@ class Figure1:
 def plot_figure1(models, data):
     """Three panels: 100 learnt quantiles with λ_nc = 10, with λ_nc = 0, and the true ones."""
     from matplotlib import colormaps
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
     X, y = data
     grid = np.linspace(*SINE_TOY_BOUNDS, 300)[:, None]
@@ -142,8 +141,7 @@ def plot_figure1(models, data):
         (models[1].predict(grid, quantiles=PLOT_LEVELS), f"Crossing: λ_nc = {LAMBDAS_NC[1]:g}"),
         (sine_toy_quantiles(grid, PLOT_LEVELS), "True quantiles"),
     ]
-    figure = Figure(figsize=(12, 3.8), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(12, 3.8)
     axes = figure.subplots(1, 3, sharey=True)
     for ax, (Q, title) in zip(axes, panels):
         for level in range(Q.shape[1]):

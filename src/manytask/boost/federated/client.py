@@ -2,9 +2,10 @@
 
 Lives here: :class:`ClientShard` (what a client keeps), :class:`ModelState` (f_{t−1} as sent
 by the server), and the client functions :func:`client_quantiles` (set-up),
-:func:`client_statistics` (Φ, Z), :func:`client_edges` (β) and :func:`client_losses_along`
-(line search), each returning aggregate numbers only. Not here: the server
-(:mod:`.server`), the transport and simulation (:mod:`.simulation`).
+:func:`client_statistics` (Φ, Z), :func:`client_edges` (β, by the per-shard histograms of
+:class:`EdgeIndex`) and :func:`client_losses_along` (line search), each returning aggregate
+numbers only. Not here: the server (:mod:`.server`), the transport and simulation
+(:mod:`.simulation`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ import numpy as np
 __all__ = [
     "TERM_SIZE",
     "ClientShard",
+    "EdgeIndex",
     "ModelState",
     "client_edges",
     "client_losses_along",
     "client_margins",
     "client_min_probability",
     "client_quantiles",
+    "client_scaled_losses",
     "client_statistics",
+    "signed_edges",
 ]
 
 TERM_SIZE = 5  # numbers per ensemble term: k, feature, threshold, polarity, α
@@ -78,7 +82,13 @@ def client_quantiles(shard: ClientShard, levels) -> dict:
     return {"n_points": shard.y.size, "quantiles": np.quantile(shard.X, levels, axis=0).T}
 
 
-def client_statistics(state: ModelState, shard: ClientShard) -> dict:
+def client_scaled_losses(state: ModelState, shard: ClientShard) -> np.ndarray:
+    """a_i = e^{−y_i f(x_i)} on the client's points: O(m·t) for t terms, so a client computes
+    it once per round (``losses`` phase) and passes it as ``scaled`` to the later phases."""
+    return np.exp(-client_margins(state, shard))
+
+
+def client_statistics(state: ModelState, shard: ClientShard, scaled=None) -> dict:
     """Figure 2 lines 7–8 on one client: ``n_points`` m_c and ``loss_sum``
     Σ_i e^{−y_i f(x_i)} = m_c Φ_{k,c} (= Z_{t,c} for Φ = exp); two numbers.
 
@@ -88,16 +98,108 @@ def client_statistics(state: ModelState, shard: ClientShard) -> dict:
     >>> client_statistics(ModelState(), shard)
     {'n_points': 2, 'loss_sum': 2.0}
     """
-    scaled = np.exp(-client_margins(state, shard))
+    scaled = client_scaled_losses(state, shard) if scaled is None else scaled
     return {"n_points": shard.y.size, "loss_sum": float(scaled.sum())}
 
 
-def client_edges(state: ModelState, shard: ClientShard, domains, features, thresholds) -> dict:
+class EdgeIndex:
+    """Where a shard's points fall among candidate thresholds, for :func:`client_edges`.
+
+    Per indexed feature j (row ``rows[j]``): ``sorted_thresholds[j]``, its n_j thresholds in
+    increasing order, and the cell of each point, ``cells[rows[j], i]`` = rows[j]·width +
+    #{θ < x_ij} (one ``np.searchsorted``; width = max_j n_j + 1), so that x_ij ≤ θ_(r)
+    exactly when the cell is ≤ rows[j]·width + r. Built once per shard (O(m·d log n_j)) in
+    the ``candidates`` phase and kept by the client; the edges of any subset of the
+    candidates then cost one weighted ``np.bincount`` over the asked features' cells and
+    cumulative sums: O(m·d_asked + d·width).
+
+    Examples
+    --------
+    >>> index = EdgeIndex(np.array([[0.0], [1.0], [2.0]]), [0, 0], [1.5, 0.5])
+    >>> index.sorted_thresholds[0].tolist(), index.cells.tolist()
+    ([0.5, 1.5], [[0, 1, 2]])
+    """
+
+    def __init__(self, X, features, thresholds):
+        features = np.asarray(features, dtype=int).ravel()
+        thresholds = np.asarray(thresholds, dtype=float).ravel()
+        indexed = np.unique(features)
+        self.sorted_thresholds = {int(j): np.sort(thresholds[features == j]) for j in indexed}
+        self.rows = {int(j): row for row, j in enumerate(indexed)}
+        self.width = 1 + max((t.size for t in self.sorted_thresholds.values()), default=0)
+        self.cells = np.empty((indexed.size, X.shape[0]), dtype=np.intp)
+        for j, row in self.rows.items():
+            bins = np.searchsorted(self.sorted_thresholds[j], X[:, j], side="left")
+            np.add(bins, row * self.width, out=self.cells[row])
+        self._located = None  # the last request located, reused while it repeats
+
+    def locate(self, features, thresholds):
+        """For asked candidates (j, θ): the asked rows and, per candidate, the flat position
+        of its cumulative sum in :meth:`below_sums`'s (asked rows, width) array."""
+        features, thresholds = np.asarray(features, dtype=int), np.asarray(thresholds, float)
+        last = self._located
+        if (
+            last is not None
+            and np.array_equal(last[0], features)
+            and np.array_equal(last[1], thresholds)
+        ):
+            return last[2]
+        asked = np.unique(features)
+        positions = np.empty(features.shape, dtype=np.intp)
+        for order, j in enumerate(asked):
+            values = self.sorted_thresholds.get(int(j))
+            mask = features == j
+            found = values is not None and values.size > 0
+            if found:
+                ranks = np.searchsorted(values, thresholds[mask], side="left")
+                ranks = np.minimum(ranks, values.size - 1)
+                found = np.array_equal(values[ranks], thresholds[mask])
+            if not found:
+                raise ValueError(
+                    f"thresholds of feature {j} must be among the indexed candidates, got "
+                    f"{thresholds[mask][:5].tolist()}"
+                )
+            positions[mask] = order * self.width + ranks
+        rows = np.array([self.rows[int(j)] for j in asked], dtype=np.intp)
+        self._located = (features.copy(), thresholds.copy(), (rows, positions))
+        return rows, positions
+
+    def below_sums(self, weights, rows):
+        """Σ_{x_ij ≤ θ_(r)} w_i, shape (len(rows), width): row q for indexed row ``rows[q]``."""
+        cells = self.cells if rows.size == self.cells.shape[0] else self.cells[rows]
+        histogram = np.bincount(
+            cells.ravel(),
+            weights=np.tile(weights, rows.size),
+            minlength=self.cells.shape[0] * self.width,
+        ).reshape(-1, self.width)  # the indexed rows' cells, in order
+        return np.cumsum(histogram[rows], axis=1)
+
+
+def signed_edges(index: EdgeIndex, weights, features, thresholds) -> np.ndarray:
+    """Σ_i w_i h_r(x_i) = Σ_{x>θ_r} w − Σ_{x≤θ_r} w for the stumps h_r = ±1{x_j > θ}  (h of
+    eq. 3 with polarity +1), from cumulative sums of a weighted histogram over the sorted
+    thresholds of each asked feature: O(m·d_asked + d·width).
+    """
+    rows, positions = index.locate(features, thresholds)
+    below = index.below_sums(weights, rows).ravel()[positions]
+    total = float(np.sum(weights))
+    return (total - below) - below
+
+
+def client_edges(state: ModelState, shard: ClientShard, domains, features, thresholds,
+                 index: EdgeIndex | None = None, scaled=None) -> dict:  # fmt: skip
     """Figure 2 lines 15–16 on one client: ``edge_sums[q, r]`` =
     Σ_i e^{−y_i f(x_i)} y_i Q(k_q|x_i) h_{q,r}(x_i) for the candidates h_{q,r} = ±1{x_j > θ}
     of each asked domain k_q = ``domains[q]`` (``features``, ``thresholds``: (n_q, s)).
     With k_q = the client's domain these are β_{t,c,r} = Z_{t,c}[1 − 2ε_{t,c,r}]; the other
     rows are the cross edges −F_l'(α; e_{k_q,r}) of the steepest-coordinate fallback at ties.
+
+    Cost O(m·d_asked + d·max_j n_j) per asked domain (n_j: candidates on feature j), never an
+    (m × s) matrix of stump values: per asked feature a weighted histogram of the points over
+    that feature's sorted thresholds and its cumulative sums (:func:`signed_edges`).
+    ``index``: an :class:`EdgeIndex` of the shard over a superset of the asked candidates
+    (the client keeps one from the ``candidates`` phase); None builds one for the asked
+    candidates. ``scaled``: :func:`client_scaled_losses` of this state, if already computed.
 
     Examples
     --------
@@ -106,22 +208,25 @@ def client_edges(state: ModelState, shard: ClientShard, domains, features, thres
     >>> message["edge_sums"].tolist()
     [[2.0]]
     """
-    scaled = np.exp(-client_margins(state, shard))
+    scaled = client_scaled_losses(state, shard) if scaled is None else scaled
     features, thresholds = np.atleast_2d(features), np.atleast_2d(thresholds)
+    if index is None:
+        index = EdgeIndex(shard.X, features, thresholds)
     edges = np.empty(features.shape)
     for q, k in enumerate(domains):
         weights = scaled * shard.y * shard.domain_probabilities[:, k]
-        edges[q] = weights @ _stump_values(shard.X, features[q], thresholds[q])
+        edges[q] = signed_edges(index, weights, features[q], thresholds[q])
     return {"edge_sums": edges}
 
 
-def client_losses_along(state, shard, direction, steps) -> dict:
+def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
     """Σ_i a_i e^{−η u_i} and −Σ_i a_i u_i e^{−η u_i} at each trial η  (eq. 4 along e_{k,r}).
 
-    a_i = e^{−y_i f(x_i)}, u_i = y_i Q(k|x_i) h(x_i); ``direction`` = (k, feature, θ, polarity).
+    a_i = e^{−y_i f(x_i)} (``scaled``, if already computed), u_i = y_i Q(k|x_i) h(x_i);
+    ``direction`` = (k, feature, θ, polarity).
     """
     domain, feature, threshold, polarity = direction
-    scaled = np.exp(-client_margins(state, shard))
+    scaled = client_scaled_losses(state, shard) if scaled is None else scaled
     values = polarity * np.where(shard.X[:, feature] > threshold, 1.0, -1.0)
     directional = shard.y * shard.domain_probabilities[:, domain] * values
     with np.errstate(over="ignore"):

@@ -2,11 +2,13 @@
 
 Lives here: :class:`FederatedRun` (what a run did), :func:`setup_candidates` (candidate stumps
 from the clients' quantile reports, then sent to every client), :func:`run_round` (one round
-of Figure 2; nothing reaches the model unless it completes), :func:`run_rounds` (the loop,
-dropping failing clients and restarting their round) and :func:`as_estimator` (the fitted
+of Figure 2 with the hard max, or on the soft-max F_μ of §3 when the server has ``mu``;
+nothing reaches the model unless it completes), :func:`run_rounds` (the loop, dropping failing
+clients and restarting their round) and :func:`as_estimator` (the fitted
 :class:`~manytask.boost.MultiBoostClassifier`). The in-process, Flower and Dask transports all
-run these same functions. Not here: the client (:mod:`.client`, :mod:`.protocol`), the
-server's arithmetic (:mod:`.server`).
+run these same functions, so ``FederatedServer(..., mu=μ)`` is all a transport needs for the
+soft-max. Not here: the client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic
+(:mod:`.server`).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from ..multiboost import MultiBoostClassifier
 from ..objective import active_domains
 from ..stumps import Stump
 from .protocol import ClientFailure, state_to_payload
-from .server import merge_quantiles, section_search
+from .server import merge_quantiles, section_search, soft_max_aggregate
 
 __all__ = ["FederatedRun", "as_estimator", "run_round", "run_rounds", "setup_candidates"]
+
+# Stops that end the run (a skipped round, "a domain has no client", does not).
+_FINAL_STOPS = ("no coordinate decreases F", "no coordinate decreases F_mu", "separating direction")
 
 
 @dataclass
@@ -32,9 +37,12 @@ class FederatedRun:
     ``setup``: set-up counts; ``history``: per round ``participants`` (client ids per domain),
     ``failures`` (client, phase, attempt, error), ``restarts``, ``exchanges`` (line-search
     round trips), ``numbers_to_clients`` / ``numbers_from_clients``, ``seconds`` (wall time),
-    ``direction``, ``step`` and ``stop`` when no step was taken (or, ``"separating
-    direction"``, after the finite step of MultiBoost along a stump right on every point, which
-    ends the run); ``messages``: (round, phase, client, message) when recorded;
+    ``losses`` (the pooled F_k), ``active``, ``direction``, ``step``, with ``mu`` also
+    ``objective`` (F_μ) and ``soft_weights`` (softmax(μ F)), and ``stop`` when no step was
+    taken (``"no coordinate decreases F"``, with ``mu`` ``"no coordinate decreases F_mu"``, or
+    ``"a domain has no client"`` for a skipped round) or, ``"separating direction"``, after the
+    finite step of MultiBoost along a stump right on every point, which ends the run;
+    ``messages``: (round, phase, client, message) when recorded;
     ``client_points``: row indices of each client's shard (simulation bookkeeping, never sent
     to the server).
     """
@@ -94,10 +102,34 @@ def _pooled_columns(server, reports, key, n_points):
     )
 
 
+def _line_search(server, transport, participants, n_points, direction, batch, aggregate=None):
+    """(η, exchanges) along ``direction`` from every participant's batched (F_l, F_l') sums."""
+    everyone = [c for ids in participants for c in ids]
+
+    def evaluate(steps):
+        payload = {"direction": np.array(direction, dtype=float), "steps": steps}
+        answers = transport.request("line_search", {c: payload for c in everyone})
+        reports = [[answers[c] for c in ids] for ids in participants]
+        return tuple(
+            _pooled_columns(server, reports, key, n_points) for key in ("loss_sums", "slope_sums")
+        )
+
+    return section_search(evaluate, batch, aggregate=aggregate)
+
+
+def _separating_step(server, transport, everyone, domain):
+    """MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0."""
+    answers = transport.request("separating", {c: {"domain": domain} for c in everyone})
+    lowest = min(answer["min_probability"] for answer in answers.values())
+    return (1.0 + float(np.sum(server.state.steps))) / lowest
+
+
 def run_round(server, transport, participants, candidates, batch):
     """One round of Figure 2 with the given participants; returns the round's record.
 
-    Raises :class:`~.protocol.ClientFailure` before any change to the server's state.
+    With ``server.mu`` set, the round descends the soft-max F_μ instead (see
+    :func:`_soft_round`). Raises :class:`~.protocol.ClientFailure` before any change to the
+    server's state.
     """
     state_payload = state_to_payload(server.state)
     everyone = [c for ids in participants for c in ids]
@@ -108,35 +140,63 @@ def run_round(server, transport, participants, candidates, batch):
         server.pooled(reports, "loss_sum", n) for reports, n in zip(loss_reports, n_points)
     ])  # fmt: skip
     active = active_domains(losses)
-    edge_payload = {"domains": active, "asked": np.stack([candidates[k] for k in active])}
+    if server.mu is not None:
+        return _soft_round(server, transport, participants, candidates, batch, losses, n_points)
+    # One active domain: Figure 2's message (its own rows). At a tie, every domain's rows, for
+    # the steepest-coordinate fallback over every q (as MultiBoostClassifier searches it).
+    asked = active if active.size == 1 else np.arange(losses.size)
+    edge_payload = {"domains": asked, "asked": np.stack([candidates[k] for k in asked])}
     asked_clients = [c for l in active for c in participants[l]]
     answers = transport.request("edges", {c: edge_payload for c in asked_clients})
     edge_reports = {int(l): [answers[c] for c in participants[l]] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
-    for score, direction in server.directions(active, edge_reports, candidates, n_points):
-
-        def evaluate(steps, direction=direction):
-            payload = {"direction": np.array(direction, dtype=float), "steps": steps}
-            answers = transport.request("line_search", {c: payload for c in everyone})
-            reports = [[answers[c] for c in ids] for ids in participants]
-            return tuple(
-                _pooled_columns(server, reports, key, n_points)
-                for key in ("loss_sums", "slope_sums")
-            )
-
-        step, exchanges = section_search(evaluate, batch)
+    directions = server.directions(active, edge_reports, candidates, n_points, asked)
+    for score, direction in directions:
+        step, exchanges = _line_search(server, transport, participants, n_points, direction,
+                                       batch)  # fmt: skip
         record["exchanges"] += exchanges
         if np.isinf(step):  # y Q h > 0 on every point: F → 0 as η → ∞
-            # MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0, stop
-            answers = transport.request("separating", {c: {"domain": direction[0]}
-                                                       for c in everyone})  # fmt: skip
-            lowest = min(answer["min_probability"] for answer in answers.values())
-            step = (1.0 + float(np.sum(server.state.steps))) / lowest
+            step = _separating_step(server, transport, everyone, direction[0])
             return {**record, "direction": direction, "score": score, "step": step,
                     "stop": "separating direction"}  # fmt: skip
         if step > 0:
             return {**record, "direction": direction, "score": score, "step": step}
     return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F"}
+
+
+def _soft_round(server, transport, participants, candidates, batch, losses, n_points):
+    """One round on F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as MultiBoostClassifier(mu=μ) does.
+
+    The clients of every domain l return the edge rows of every domain q (the cross rows of
+    ``client_edges``: p + p·s numbers out, p·s back per client); the server combines them with
+    the soft-max weights p_l into the descent rate Σ_l p_l E_l(q, r) of F_μ, takes the single
+    steepest coordinate (:meth:`~.server.FederatedServer.soft_direction`) and the exact line
+    search on F_μ along it (:func:`~.server.section_search` with
+    :func:`~.server.soft_max_aggregate`). F_μ is smooth, so there is no tie fallback: if that
+    coordinate does not decrease F_μ the run stops (``"no coordinate decreases F_mu"``).
+    """
+    everyone = [c for ids in participants for c in ids]
+    n_domains = len(participants)
+    weights = server.soft_weights(losses)
+    edge_payload = {"domains": np.arange(n_domains), "asked": np.stack(candidates)}
+    answers = transport.request("edges", {c: edge_payload for c in everyone})
+    edge_reports = [[answers[c] for c in ids] for ids in participants]
+    record = {"losses": losses, "active": active_domains(losses), "exchanges": 0,
+              "objective": server.soft_objective(losses), "soft_weights": weights}  # fmt: skip
+    score, direction = server.soft_direction(weights, edge_reports, candidates, n_points)
+    step = 0.0
+    if score > 0:
+        step, record["exchanges"] = _line_search(
+            server, transport, participants, n_points, direction, batch,
+            soft_max_aggregate(server.mu),
+        )  # fmt: skip
+    if np.isinf(step):  # y Q h > 0 on every point: F_μ → 0 as η → ∞
+        step = _separating_step(server, transport, everyone, direction[0])
+        return {**record, "direction": direction, "score": score, "step": step,
+                "stop": "separating direction"}  # fmt: skip
+    if step > 0:
+        return {**record, "direction": direction, "score": score, "step": step}
+    return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F_mu"}
 
 
 def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progress=None):
@@ -174,14 +234,15 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
         history.append(record)
         if progress is not None:
             progress(record)
-        if record.get("stop") in ("no coordinate decreases F", "separating direction"):
+        if record.get("stop") in _FINAL_STOPS:
             break
     return history
 
 
-def as_estimator(state, q, classes, domain_labels, n_features, run):
-    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble."""
-    clf = MultiBoostClassifier(n_estimators=max(len(run.history), 1), domain_classifier=q)
+def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None):
+    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
+    (``mu``: the server's soft-max parameter, kept as the estimator's ``mu``)."""
+    clf = MultiBoostClassifier(n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu)
     clf.classes_, clf.domains_, clf.n_features_in_ = classes, domain_labels, n_features
     clf.domain_classifier_ = q
     clf.estimators_ = [
@@ -195,8 +256,9 @@ def as_estimator(state, q, classes, domain_labels, n_features, run):
                  "step": record["step"], "domain": None, "stump": None}  # fmt: skip
         if record["direction"] is not None:
             entry["domain"], entry["stump"] = domain_labels[record["direction"][0]], next(terms)[1]
-        if "stop" in record:
-            entry["stop"] = record["stop"]
+        for key in ("objective", "soft_weights", "stop"):  # the first two with mu only
+            if key in record:
+                entry[key] = record[key]
         clf.history_.append(entry)
     clf.federated_run_ = run
     return clf

@@ -16,7 +16,8 @@ Phases (payload → message; n = number of candidates, s = candidates per asked 
 phase             payload (server → client)           message (client → server)
 ================  ==================================  =========================================
 ``setup``         ``levels`` (L)                       ``n_points``, ``quantiles`` (d, L)
-``candidates``    ``features``, ``thresholds`` (n)     nothing (the client keeps them)
+``candidates``    ``features``, ``thresholds`` (n)     nothing (the client keeps them and
+                                                       their :class:`~.client.EdgeIndex`)
 ``losses``        the state, 5 numbers per term        ``n_points``, ``loss_sum``
 ``edges``         ``domains`` (|K|), ``asked`` (|K|,s)  ``edge_sums`` (|K|, s)
 ``line_search``   ``direction`` (4), ``steps`` (b)     ``loss_sums``, ``slope_sums`` (b each)
@@ -33,11 +34,13 @@ import numpy as np
 
 from .client import (
     ClientShard,
+    EdgeIndex,
     ModelState,
     client_edges,
     client_losses_along,
     client_min_probability,
     client_quantiles,
+    client_scaled_losses,
     client_statistics,
 )
 
@@ -83,19 +86,25 @@ def _setup(shard, payload, kept):
 
 def _candidates(shard, payload, kept):
     features = np.asarray(payload["features"], dtype=int)
-    return {}, {**kept, "features": features, "thresholds": np.asarray(payload["thresholds"])}
+    thresholds = np.asarray(payload["thresholds"], dtype=float)
+    # where the shard's points fall among the thresholds: every later edge request is then
+    # O(m·d + n) (client_edges), whichever subset of the candidates it asks for
+    index = EdgeIndex(shard.X, features, thresholds)
+    return {}, {**kept, "features": features, "thresholds": thresholds, "edge_index": index}
 
 
 def _losses(shard, payload, kept):
     state = state_from_payload(payload)
-    return client_statistics(state, shard), {**kept, "state": state}
+    scaled = client_scaled_losses(state, shard)  # kept for the round's later phases
+    return client_statistics(state, shard, scaled), {**kept, "state": state, "scaled": scaled}
 
 
 def _edges(shard, payload, kept):
     asked = np.asarray(payload["asked"], dtype=int)
     message = client_edges(
         kept["state"], shard, np.asarray(payload["domains"], dtype=int),
-        kept["features"][asked], kept["thresholds"][asked],
+        kept["features"][asked], kept["thresholds"][asked], index=kept.get("edge_index"),
+        scaled=kept["scaled"],
     )  # fmt: skip
     return message, kept
 
@@ -104,7 +113,8 @@ def _line_search(shard, payload, kept):
     domain, feature, threshold, polarity = np.asarray(payload["direction"], dtype=float)
     direction = (int(domain), int(feature), float(threshold), int(polarity))
     steps = np.asarray(payload["steps"], dtype=float)
-    return client_losses_along(kept["state"], shard, direction, steps), kept
+    message = client_losses_along(kept["state"], shard, direction, steps, kept["scaled"])
+    return message, kept
 
 
 def _separating(shard, payload, kept):

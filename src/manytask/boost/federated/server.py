@@ -1,18 +1,27 @@
 """FEDMULTIBOOST's server side: selections, direction and step from aggregates only.
 
 Lives here: :func:`merge_quantiles` (candidate thresholds from the clients' quantile reports),
-:func:`section_search` (the exact line search from batched (F_l, F_l') aggregates) and
-:class:`FederatedServer` (state α, SELECTCLIENT / SELECTBASECLASSIFIER, direction, commit).
-Not here: the client functions (:mod:`.client`), the transport (:mod:`.simulation`).
+:func:`section_search` (the exact line search from batched (F_l, F_l') aggregates, for the
+hard max or, with :func:`soft_max_aggregate`, the soft-max F_μ of §3) and
+:class:`FederatedServer` (state α, SELECTCLIENT / SELECTBASECLASSIFIER, the hard-max directions
+of Figure 2 or the steepest coordinate of F_μ, commit). Not here: the client functions
+(:mod:`.client`), the round loop (:mod:`.driver`), the transport (:mod:`.simulation`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
 from .client import ModelState
 
-__all__ = ["FederatedServer", "merge_quantiles", "section_search"]
+__all__ = [
+    "FederatedServer",
+    "check_mu",
+    "merge_quantiles",
+    "section_search",
+    "soft_max_aggregate",
+]
 
 
 def merge_quantiles(reports, levels) -> list[np.ndarray]:
@@ -46,14 +55,38 @@ def _increasing(losses, slopes, rtol=1e-12) -> bool:
     return bool(slopes[tied].max() >= 0.0)
 
 
-def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges: int = 200):
-    """argmin_{η ≥ 0} max_l F_l(α + η e) from batched (F_l, F_l') evaluations.
+def soft_max_aggregate(mu):
+    """(F_μ, dF_μ/dη) of one trial step from the (F_l, F_l'): the ``aggregate`` of
+    :func:`section_search` for the soft-max F_μ = (1/μ) log Σ_l e^{μ F_l} (§3), whose slope is
+    Σ_l p_l F_l' with p = softmax(μ F) (chain rule; ``inf`` on overflow).
 
-    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). F along a coordinate is
-    convex, so its right-derivative changes sign once; the bracket grows by 2^16 per exchange
-    and shrinks by ``batch + 1`` per exchange down to a width ``rtol``·max(η, 1); a last
-    exchange checks that F(η) < F(0)(1 − 1e-12). Returns (η, number of exchanges); η = 0 if F
-    does not decrease (at η = 0 or by more than that), ``inf`` if it still decreases at 2^64.
+    Examples
+    --------
+    >>> value, slope = soft_max_aggregate(10.0)(np.array([1.0, 1.0]), np.array([-1.0, 0.5]))
+    >>> round(value, 6), slope  # 1 + log(2)/10, the mean slope at a tie
+    (1.069315, -0.25)
+    """
+    mu = float(mu)
+
+    def aggregate(losses, slopes):
+        return agnostic_objective(losses, mu), aggregate_slope(losses, slopes, mu)
+
+    return aggregate
+
+
+def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges: int = 200,
+                   aggregate=None):  # fmt: skip
+    """argmin_{η ≥ 0} agg_l F_l(α + η e) from batched (F_l, F_l') evaluations.
+
+    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). ``aggregate``: None for the
+    hard max agg = max_l (right-derivative: the largest slope among the maximal F_l), or a
+    function (F_l, F_l') of one step → (value, slope) of a smooth convex aggregate, e.g.
+    :func:`soft_max_aggregate`; a step where every F_l underflowed to 0 counts as decreasing.
+    F along a coordinate is convex, so its right-derivative changes sign once; the bracket
+    grows by 2^16 per exchange and shrinks by ``batch + 1`` per exchange down to a width
+    ``rtol``·max(η, 1); a last exchange checks that F(η) < F(0)(1 − 1e-12). Returns
+    (η, number of exchanges); η = 0 if F does not decrease (at η = 0 or by more than that),
+    ``inf`` if it still decreases at 2^64.
 
     Examples
     --------
@@ -63,13 +96,23 @@ def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges
     >>> bool(abs(step - 1.0) < 1e-12)
     True
     """
+    if aggregate is None:
+        value_of, increasing = (lambda losses, slopes: losses.max()), _increasing
+    else:
+
+        def value_of(losses, slopes):
+            return aggregate(losses, slopes)[0]
+
+        def increasing(losses, slopes):
+            return losses.max() != 0.0 and aggregate(losses, slopes)[1] >= 0.0
+
     steps = np.concatenate([[0.0], 2.0 ** np.arange(-8, 7)])
     low, high, exchanges, start = 0.0, None, 0, None
     while high is None:
         losses, slopes = evaluate(steps)
         exchanges += 1
-        start = losses[0].max() if start is None else start
-        flags = [_increasing(losses[i], slopes[i]) for i in range(steps.size)]
+        start = value_of(losses[0], slopes[0]) if start is None else start
+        flags = [bool(increasing(losses[i], slopes[i])) for i in range(steps.size)]
         if True in flags:
             first = flags.index(True)
             if steps[first] == 0.0:
@@ -85,15 +128,28 @@ def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges
         steps = np.linspace(low, high, batch + 2)[1:-1]
         losses, slopes = evaluate(steps)
         exchanges += 1
-        flags = [_increasing(losses[i], slopes[i]) for i in range(steps.size)]
+        flags = [bool(increasing(losses[i], slopes[i])) for i in range(steps.size)]
         first = flags.index(True) if True in flags else steps.size
         high = steps[first] if first < steps.size else high
         low = steps[first - 1] if first > 0 else low
     step = 0.5 * (low + high)
     exchanges += 1
-    if evaluate(np.array([step]))[0].max() >= start * (1.0 - _DECREASE_RTOL):
+    losses, slopes = evaluate(np.array([step]))
+    if value_of(losses[0], slopes[0]) >= start * (1.0 - _DECREASE_RTOL):
         return 0.0, exchanges  # no decrease above rounding: a zig-zag at a tie has stalled
     return step, exchanges
+
+
+def check_mu(mu):
+    """``mu`` as a float (None stays None); ValueError unless None or a finite number > 0."""
+    if mu is not None and (
+        isinstance(mu, (bool, np.bool_))
+        or not isinstance(mu, (int, float, np.integer, np.floating))
+        or not np.isfinite(mu)
+        or mu <= 0
+    ):
+        raise ValueError(f"mu must be None or a finite number > 0, got {mu!r}")
+    return None if mu is None else float(mu)
 
 
 class FederatedServer:
@@ -107,13 +163,25 @@ class FederatedServer:
     r, s : None or int >= 1
         Clients and candidates sampled per domain and round (None: all).
     random_state : None, int or Generator
+    mu : None or float > 0
+        None: the hard max F = max_k F_k of Figure 2. A float: each round descends the soft-max
+        F_μ = (1/μ) log Σ_k e^{μ F_k} (§3) along its steepest coordinate
+        (:meth:`soft_direction`), as ``MultiBoostClassifier(mu=...)`` does; the round loop
+        (:func:`~.driver.run_round`) reads it from here, so every transport gets it.
+
+    Examples
+    --------
+    >>> server = FederatedServer(2, [0, 0], [0.0, 1.0], mu=10.0)
+    >>> server.mu, server.state.steps.size
+    (10.0, 0)
     """
 
     def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
-                 random_state=None):  # fmt: skip
+                 random_state=None, mu=None):  # fmt: skip
         for name, value in (("r", r), ("s", s)):
             if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
                 raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
+        self.mu = check_mu(mu)
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
@@ -148,16 +216,19 @@ class FederatedServer:
         return (int(k), int(self.candidate_features[index]),
                 float(self.candidate_thresholds[index]), 1 if edge >= 0 else -1)  # fmt: skip
 
-    def directions(self, active, edge_reports, candidates, n_points):
+    def directions(self, active, edge_reports, candidates, n_points, asked=None):
         """Directions (score, (k, j, θ, polarity)) to try in order.
 
         First Figure 2's (line 17): the best candidate of each active domain k for its own
         F_k, by decreasing |Σ_{c∈C_k} β_{t,c,r}| / Σ_{c∈C_k} m_c = (Z_{t,k}/m_k)|1 − 2ε_{t,k,r}|.
         Then, as :class:`MultiBoostClassifier` does when these all raise another active F_l (a
         tie), the steepest coordinate of F itself among the candidates:
-        argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l.
+        argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l,
+        over every asked domain k. ``asked``: the domains of the edge rows, in row order
+        (default: ``active``).
         """
-        rows = {int(k): q for q, k in enumerate(active)}
+        asked = active if asked is None else asked
+        rows = {int(k): q for q, k in enumerate(asked)}
         pooled = {int(l): self.pooled(edge_reports[l], "edge_sums", n_points[l]) for l in active}
         best = []
         for k in active:
@@ -172,10 +243,34 @@ class FederatedServer:
             q, r = np.unravel_index(int(np.argmax(rates)), rates.shape)
             if rates[q, r] > 0:
                 sign = 1.0 if stacked[:, q, r].min() >= rates[q, r] else -1.0
-                steepest = self._direction(active[q], candidates, r, sign)
+                steepest = self._direction(asked[q], candidates, r, sign)
                 if steepest not in [direction for _, direction in tried]:
                     tried.append((float(rates[q, r]), steepest))
         return tried
+
+    def soft_weights(self, losses):
+        """p_k = ∂F_μ/∂F_k = softmax(μ F)_k over all domains (§3; sum to 1)."""
+        return aggregate_weights(losses, self.mu)
+
+    def soft_objective(self, losses):
+        """F_μ = (1/μ) log Σ_k e^{μ F_k}  (§3)."""
+        return agnostic_objective(losses, self.mu)
+
+    def soft_direction(self, weights, edge_reports, candidates, n_points):
+        """The steepest coordinate of F_μ: (rate, (q, j, θ, polarity)), rate ≤ 0 if none descends.
+
+        ``edge_reports[l]``: the edge messages of domain l's clients, rows q = 0..p−1 over the
+        candidates ``candidates[q]``. −F_μ'(α; e_{q,r}) = Σ_l p_l E_l(q, r) with E_l(q, r) =
+        Σ_{c∈C_l} edge_sums[q, r] / Σ_{c∈C_l} m_c = −F_l'(α; e_{q,r}) (chain rule, as in
+        :func:`~manytask.boost.ties.soft_max_stump_weights`); the direction is
+        argmax_{q,r,±} ±Σ_l p_l E_l(q, r), the first maximum in (q, r) order, polarity the sign.
+        """
+        rates = sum(
+            weight * self.pooled(reports, "edge_sums", n)
+            for weight, reports, n in zip(weights, edge_reports, n_points)
+        )
+        q, r = np.unravel_index(int(np.argmax(np.abs(rates))), rates.shape)
+        return float(abs(rates[q, r])), self._direction(q, candidates, r, rates[q, r])
 
     def commit(self, direction, step):
         """α_t = α_{t−1} + η_t e_{k,r}  (Figure 2, line 19), in one assignment."""

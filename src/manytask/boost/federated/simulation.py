@@ -1,9 +1,11 @@
 """FEDMULTIBOOST in one process: :func:`simulate`, for tests and quick experiments.
 
 Lives here: :func:`simulate` (split the data into clients, fit Q, run the federation over an
-:class:`~.protocol.InProcessTransport`), and :func:`make_shards` (the clients' shards). Not
-here: the client (:mod:`.client`, :mod:`.protocol`), the server (:mod:`.server`), the loop
-(:mod:`.driver`), which the Flower and Dask transports run too.
+:class:`~.protocol.InProcessTransport`; hard max, soft-max ``mu``, or with ``pooled=True`` the
+FedAvg-style federated AdaBoost on the pooled objective, the baseline of the ``fedboost``
+experiment), and :func:`make_shards` (the clients' shards). Not here: the client
+(:mod:`.client`, :mod:`.protocol`), the server (:mod:`.server`), the loop (:mod:`.driver`),
+which the Flower and Dask transports run too.
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ from ..domain import DomainClassifier
 from .client import ClientShard
 from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
 from .protocol import InProcessTransport
-from .server import FederatedServer
+from .server import FederatedServer, check_mu
 
-__all__ = ["make_shards", "simulate"]
+__all__ = ["check_federation_inputs", "make_shards", "simulate"]
 
 
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
              *, thresholds=None, n_quantiles=16, domain_classifier=None, line_search_batch=15,
-             retries=0, timeout=None, fault=None, record_messages=False):  # fmt: skip
+             retries=0, timeout=None, fault=None, record_messages=False, mu=None,
+             pooled=False):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) run in process; returns a fitted :class:`MultiBoostClassifier`.
 
     Parameters
@@ -54,6 +57,22 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         Fault injection for tests: raising makes that client call fail.
     record_messages : bool
         Keep every client→server message in ``federated_run_.messages``.
+    mu : None or float > 0
+        None: the hard max F = max_k F_k of Figure 2. A float: the soft-max
+        F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as ``MultiBoostClassifier(mu=mu)``: each round the
+        clients of every domain return the edge rows of every domain q, the server takes the
+        steepest coordinate of F_μ (rate Σ_l p_l E_l(q, r), p = softmax(μ F)) and the exact line
+        search on F_μ; it does not stall at the ties where the hard max zig-zags. Wire cost:
+        the edges phase is p + p·s numbers out and p·s back per client (hard max: |K_t|(s + 1)
+        and |K_t|·s, to the clients of the active domains only), and one direction is
+        line-searched per round (the hard max may try several at a tie).
+    pooled : bool
+        True: the FedAvg-style baseline, federated AdaBoost on the pooled objective. The same
+        clients (each still holds points of one source) and protocol, but every point is in one
+        domain with Q ≡ 1, so the server minimises Σ_c m_c Φ_c / Σ_c m_c, the exponential loss
+        of the union (size-weighted, as FedAvg weights clients); ``domain_classifier`` must
+        then be None, and ``r`` counts the clients sampled per round out of all of them. The
+        returned estimator has one domain (``domains_ = [0]``).
 
     Returns
     -------
@@ -71,39 +90,38 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     >>> float(clf.score(X, y)) > 0.9
     True
     """
-    X, y = check_X_y(X, y)
-    domains = np.asarray(domains)
-    if domains.shape != (X.shape[0],):
-        raise ValueError(f"domains must have shape ({X.shape[0]},), got {domains.shape}")
-    positive_ints = {
-        "clients_per_domain": clients_per_domain,
-        "n_rounds": n_rounds,
-        "line_search_batch": line_search_batch,
-        "n_quantiles": n_quantiles,
-    }
-    for name, value in positive_ints.items():
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(f"y must have exactly 2 classes, got {classes.size}")
+    X, y, domains, classes = check_federation_inputs(
+        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
+    )
+    if not isinstance(pooled, (bool, np.bool_)):
+        raise ValueError(f"pooled must be True or False, got {pooled!r}")
+    if pooled and domain_classifier is not None:
+        raise ValueError(
+            f"domain_classifier must be None with pooled=True (Q ≡ 1), got {domain_classifier!r}"
+        )
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
     q = clone(domain_classifier) if domain_classifier is not None else DomainClassifier()
-    q.fit(X, domains)
+    q.fit(X, np.zeros(X.shape[0], int) if pooled else domains)
     signs = np.where(y == classes[1], 1.0, -1.0)
+    # The pooled baseline splits the points into the same clients (same draws of rng).
     shards, clients_by_domain, client_points = make_shards(
         X, signs, domain_index, clients_per_domain, q.predict_proba(X), rng
     )
+    if pooled:
+        shards = [ClientShard(shard.X, shard.y, 0, shard.domain_probabilities)
+                  for shard in shards]  # fmt: skip
+        clients_by_domain = [[c for ids in clients_by_domain for c in ids]]
+        domain_labels = np.array([0])
     transport = InProcessTransport(shards, retries, timeout, fault, record_messages)
     features, flat, setup = setup_candidates(
         transport, range(len(shards)), X.shape[1], thresholds, n_quantiles
     )
-    server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng)
+    server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng, mu=mu)
     run = FederatedRun(setup=setup, client_points=client_points)
     run.history = run_rounds(server, transport, clients_by_domain, n_rounds, line_search_batch)
     run.messages = transport.log
-    return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run)
+    return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu)
 
 
 def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
@@ -121,3 +139,26 @@ def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
             client_points.append(part)
             shards.append(ClientShard(X[part], signs[part], k, probabilities[part]))
     return shards, clients_by_domain, client_points
+
+
+def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_search_batch,
+                            n_quantiles, mu=None):  # fmt: skip
+    """The argument checks every federation runner shares; returns (X, y, domains, classes)."""
+    X, y = check_X_y(X, y)
+    domains = np.asarray(domains)
+    if domains.shape != (X.shape[0],):
+        raise ValueError(f"domains must have shape ({X.shape[0]},), got {domains.shape}")
+    positive_ints = {
+        "clients_per_domain": clients_per_domain,
+        "n_rounds": n_rounds,
+        "line_search_batch": line_search_batch,
+        "n_quantiles": n_quantiles,
+    }
+    for name, value in positive_ints.items():
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(f"y must have exactly 2 classes, got {classes.size}")
+    check_mu(mu)
+    return X, y, domains, classes

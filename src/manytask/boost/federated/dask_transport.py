@@ -1,0 +1,230 @@
+"""The transport of MULTIBOOST on ``dask.distributed``: :class:`DaskTransport`.
+
+Lives here: :class:`DaskTransport`, the :class:`~.protocol.Transport` whose clients live on
+the workers, and what runs there: :class:`WorkerClients` (the actor holding one worker's
+clients) and the task of ``mode="tasks"``. A request batch runs :func:`~.protocol.respond`
+on the workers holding the shards and brings back only the protocol's aggregates. Not here:
+building the shards and the fit (:mod:`.dask_backend`), the protocol (:mod:`.protocol`).
+
+The clients of a worker live in one dask actor (:class:`WorkerClients`, made by
+``client.submit(WorkerClients, {client: shard_future}, actor=True)`` on the worker that holds
+the shards): it keeps the shards and what :func:`respond` returns to keep, and a request batch
+is one direct call per worker, not through the scheduler. ``mode="tasks"`` runs each client's
+request as a task instead, the kept state chained from call to call as a future; it gives the
+same numbers, but each request costs two scheduled tasks (measured on 2 shared cores, 12
+clients: 0.11–0.2 s per request batch against 0.013–0.018 s with actors; a round makes 15–20
+batches). A client that answers after the driver gave up on it (timeout) still keeps what the
+answer keeps; :func:`respond` is deterministic, so a retry of the same request computes the
+same numbers.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .protocol import Transport, count_numbers, respond
+
+__all__ = ["DaskTransport", "WorkerClients"]
+
+_SCATTER_NUMBERS = 100_000  # payloads larger than this are scattered once, not sent per client
+
+
+def import_distributed():
+    """``distributed``, or an ImportError naming the extra that installs it."""
+    try:
+        import distributed
+    except ImportError as error:  # pragma: no cover - the extra is installed in the test env
+        raise ImportError(
+            "fitting MultiBoostClassifier on dask arrays needs dask.distributed: "
+            "pip install manytask[dist]"
+        ) from error
+    return distributed
+
+
+# ----------------------------------------------------------------------- on the workers
+
+
+class WorkerClients:
+    """The clients held by one worker, as one dask actor: their shards, what each keeps
+    between requests, and the compute time per phase."""
+
+    def __init__(self, shards: dict):
+        self.shards = shards
+        self.kept = {client: {} for client in shards}
+        self.seconds = {"wall": {}, "cpu": {}}
+
+    def respond(self, phase, payloads, fault=None, round_number=0):
+        """{client: message, or the exception it raised}; ``kept`` changes only on success."""
+        start, cpu_start = time.perf_counter(), time.thread_time()
+        messages = {}
+        for client, payload in payloads.items():
+            try:
+                if fault is not None:
+                    fault(round_number, client, phase)
+                messages[client], kept = respond(phase, self.shards[client], payload,
+                                                 self.kept[client])  # fmt: skip
+            except Exception as error:  # a client may fail in any way; the others answer
+                messages[client] = error
+                continue
+            self.kept[client] = kept
+        for kind, elapsed in (("wall", time.perf_counter() - start),
+                              ("cpu", time.thread_time() - cpu_start)):  # fmt: skip
+            self.seconds[kind][phase] = self.seconds[kind].get(phase, 0.0) + elapsed
+        return messages
+
+    def compute_seconds(self) -> dict:
+        """Seconds spent answering per phase, all of this worker's clients: ``wall`` (time
+        in :func:`respond`, waits for a core included) and ``cpu`` (the actor thread's)."""
+        return {kind: dict(seconds) for kind, seconds in self.seconds.items()}
+
+
+def _respond_task(phase, shard, payload, previous, fault, round_number, client):
+    """``mode="tasks"``: (message, kept) from the previous call's (message, kept) future."""
+    if fault is not None:
+        fault(round_number, client, phase)
+    return respond(phase, shard, payload, {} if previous is None else previous[1])
+
+
+def _message_of(result):
+    return result[0]
+
+
+# ----------------------------------------------------------------------- the transport
+
+
+class DaskTransport(Transport):
+    """Carries the protocol's requests to clients on ``dask.distributed`` workers.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    shards : list of Future
+        One :class:`~.client.ClientShard` future per client, on the worker that holds it.
+    mode : {"actors", "tasks"}
+        ``"actors"``: a :class:`WorkerClients` actor per worker, holding its shards, called
+        directly once per request batch.
+        ``"tasks"``: one task per request on the shard's worker (plus one to take the message
+        out of its result), the kept state chained as a future.
+    retries, record : as in :class:`~.protocol.Transport`
+    timeout : None or float > 0
+        Seconds to wait for the answers of one request batch; later answers are failures.
+    fault : None or callable(round, client, phase)
+        Fault injection for tests, called on the worker before the client answers.
+
+    Attributes
+    ----------
+    phase_seconds : dict
+        Wall time of the request batches per phase, seen from the driver.
+    """
+
+    def __init__(self, client, shards, mode="actors", retries=0, timeout=None, fault=None,
+                 record=False):  # fmt: skip
+        super().__init__(retries, record)
+        if mode not in ("actors", "tasks"):
+            raise ValueError(f"mode must be 'actors' or 'tasks', got {mode!r}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        self.client, self.shards, self.mode = client, list(shards), mode
+        self.timeout, self.fault = timeout, fault
+        self.phase_seconds = {}
+        distributed = import_distributed()
+        distributed.wait(self.shards)
+        who_has = client.who_has(self.shards)
+        self.workers = [sorted(who_has[shard.key])[:1] or None for shard in self.shards]
+        self.kept = [None] * len(self.shards)
+        self.actors, self._actor_futures, self._by_worker = {}, [], {}
+        if mode == "actors":  # one actor per worker, holding that worker's clients
+            by_worker = {}
+            for client_id, (shard, workers) in enumerate(zip(self.shards, self.workers)):
+                by_worker.setdefault(workers[0] if workers else None, {})[client_id] = shard
+            for worker, shards_here in by_worker.items():
+                future = client.submit(WorkerClients, shards_here, actor=True, pure=False,
+                                       workers=None if worker is None else [worker])  # fmt: skip
+                self._actor_futures.append(future)
+                actor = self._by_worker[worker] = future.result()
+                for client_id in shards_here:
+                    self.actors[client_id] = actor
+
+    def _ship(self, payload):
+        if self.mode == "tasks" and count_numbers(payload) > _SCATTER_NUMBERS:
+            return self.client.scatter([payload], broadcast=True, hash=False)[0]
+        return payload
+
+    def _send(self, phase, payloads):
+        start = time.perf_counter()
+        if self.mode == "actors":
+            results = self._send_to_actors(phase, payloads, start)
+        else:
+            results = self._collect(self._submit_tasks(phase, payloads), start)
+        self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + (
+            time.perf_counter() - start
+        )
+        return results
+
+    def _send_to_actors(self, phase, payloads, start):
+        """One call per worker with its clients' payloads (a payload shared by several
+        clients is pickled once per call)."""
+        calls, results = {}, {}
+        for client, payload in payloads.items():
+            calls.setdefault(id(self.actors[client]), (self.actors[client], {}))[1][client] = (
+                payload
+            )
+        pending = [(actor.respond(phase, batch, self.fault, self.round), batch)
+                   for actor, batch in calls.values()]  # fmt: skip
+        for future, batch in pending:
+            remaining = None
+            if self.timeout is not None:
+                remaining = max(self.timeout - (time.perf_counter() - start), 1e-3)
+            try:
+                results.update(future.result(timeout=remaining))
+            except Exception as error:  # the worker failed or timed out: all its clients
+                results.update({client: error for client in batch})
+        return results
+
+    def _submit_tasks(self, phase, payloads):
+        shipped, pending = {}, {}
+        for client, payload in payloads.items():
+            if id(payload) not in shipped:
+                shipped[id(payload)] = self._ship(payload)
+            result = self.client.submit(
+                _respond_task, phase, self.shards[client], shipped[id(payload)],
+                self.kept[client], self.fault, self.round, client,
+                workers=self.workers[client], allow_other_workers=True, pure=False,
+            )  # fmt: skip
+            message = self.client.submit(_message_of, result, workers=self.workers[client],
+                                         allow_other_workers=True, pure=False)  # fmt: skip
+            pending[client] = (result, message)
+        return pending
+
+    def _collect(self, pending, start):
+        results = {}
+        distributed = import_distributed()
+        messages = [message for _, message in pending.values()]
+        try:
+            distributed.wait(messages, timeout=self.timeout)
+        except TimeoutError:
+            pass
+        finished = [c for c, (_, message) in pending.items() if message.status == "finished"]
+        gathered = self.client.gather([pending[c][1] for c in finished]) if finished else []
+        for client, message in zip(finished, gathered):
+            results[client] = message
+            self.kept[client] = pending[client][0]
+        for client, (result, message) in pending.items():
+            if client in results:
+                continue
+            if message.status == "error":
+                results[client] = message.exception()
+            else:
+                results[client] = TimeoutError(f"no answer within timeout {self.timeout} s")
+                self.client.cancel([result, message])
+        return results
+
+    def compute_seconds(self) -> dict:
+        """{worker: {"wall" | "cpu": {phase: seconds}}} of its clients' answers (actors)."""
+        pending = {worker: actor.compute_seconds() for worker, actor in self._by_worker.items()}
+        return {worker: future.result() for worker, future in pending.items()}
+
+    def close(self):
+        """Release the actors, shards and kept states held on the cluster."""
+        self.actors, self._actor_futures, self._by_worker = {}, [], {}
+        self.kept, self.shards = [], []

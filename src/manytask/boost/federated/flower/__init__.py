@@ -1,0 +1,30 @@
+"""FEDMULTIBOOST on Flower (extra ``fed``: ``pip install manytask[fed]``).
+
+Lives here: :mod:`.clientapp` (the ClientApp: one call of the protocol's ``respond`` per
+message, and the wire format), :mod:`.apps` (the ServerApp and :class:`FlowerTransport`, which
+run the driver of :mod:`manytask.boost.federated` over Flower's Message API; its docstring says
+how to deploy across machines), :mod:`.runner` (:func:`run_local_federation`: SuperLink + one
+SuperNode per client as local processes on loopback, the same clients and result as
+:func:`~manytask.boost.federated.simulate`) and two local-only speed-ups of Flower's runtime
+that :mod:`.runner` uses (:mod:`.supernode`: shorter polling; :mod:`.forkserver`: ClientApp
+processes forked from a preloaded one). Not here: the protocol, server and driver, shared with
+every transport. The modules import without flwr; running a federation then raises an
+ImportError naming the extra.
+
+Timing: ``clf.federated_run_.history[t]["seconds"]`` is the wall time of round t as the
+ServerApp measured it (every Flower round trip included), comparable with the same field of
+:func:`~manytask.boost.federated.simulate`.
+"""
+
+from .apps import FlowerTransport, client_app, server_app
+from .runner import read_result, run_local_federation, save_shard, write_app
+
+__all__ = [
+    "FlowerTransport",
+    "client_app",
+    "read_result",
+    "run_local_federation",
+    "save_shard",
+    "server_app",
+    "write_app",
+]

@@ -1,0 +1,258 @@
+"""FEDMULTIBOOST's Flower ServerApp and :class:`FlowerTransport`.
+
+Lives here: :class:`FlowerTransport` (the protocol's transport over a Flower ``Grid``), the
+ServerApp ``server_app`` (waits for the SuperNodes, asks who they are, then runs the driver of
+:mod:`~manytask.boost.federated.driver`: :func:`setup_candidates`, :class:`FederatedServer`,
+:func:`run_rounds`) and its result file (:func:`write_result`); ``client_app`` is re-exported
+from :mod:`.clientapp`. Not here: the protocol (:mod:`..protocol`), the local deployment
+runner (:mod:`.runner`).
+
+Both apps take everything from Flower's configs, so the same app runs on one machine
+(:func:`~.runner.run_local_federation`) or across machines. Across machines:
+
+1. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
+   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink::
+
+       flower-supernode --superlink HOST:PORT --root-certificates ca.pem \\
+           --node-config 'shard="/data/shard.npz" client-id=3'
+
+   (``client-id`` is optional; without it the server numbers the clients by (domain, node id)).
+2. The server side starts ``flower-superlink`` (TLS certificates, or ``--insecure`` on a
+   trusted network; ``--disable-runtime-dependency-installation`` when manytask is installed)
+   and the user submits the app from any machine with the Flower CLI::
+
+       flwr run APP_DIR CONNECTION --stream --run-config overrides.toml
+
+   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``CONNECTION`` names the
+   SuperLink in ``$FLWR_HOME/config.toml``. The run config (:data:`RUN_CONFIG`) sets
+   ``n-clients`` (SuperNodes to wait for), ``n-rounds``, ``r``, ``s`` (0: all), ``seed``,
+   ``thresholds`` (an .npz of per-feature thresholds on the server, "": quantile reports),
+   ``result`` (where the server writes the model and the
+   :class:`~manytask.boost.federated.driver.FederatedRun` history), ... Every machine needs
+   ``pip install manytask[fed]``; the result is read back with :func:`~.runner.read_result`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from ..driver import run_rounds, setup_candidates
+from ..protocol import Transport, state_to_payload
+from ..server import FederatedServer
+from .clientapp import (
+    FLWR_MISSING,
+    HELLO,
+    MESSAGE_TYPE,
+    ClientAppError,
+    client_app,
+    decode_reply,
+    encode_request,
+)
+
+try:
+    from flwr.app import Context, Message
+    from flwr.serverapp import Grid, ServerApp
+except ImportError:  # a bare install still imports this module; the runner says what to install
+    ServerApp = None
+
+__all__ = [
+    "FLWR_MISSING",
+    "RUN_CONFIG",
+    "FlowerTransport",
+    "client_app",
+    "hello",
+    "server_app",
+    "write_result",
+]
+
+# Run config of the ServerApp with its defaults (Flower's config values: str, int, float, bool);
+# 0 or "" stand for None where the Python argument takes None.
+RUN_CONFIG = {
+    "result": "fedmultiboost-result.npz",  # where the server writes state + history
+    "n-clients": 1,  # SuperNodes to wait for before the set-up
+    "n-domains": 0,  # 0: 1 + the largest domain index the clients report
+    "wait": 60.0,  # seconds to wait for the SuperNodes to connect
+    "n-rounds": 100,
+    "r": 0,
+    "s": 0,
+    "seed": -1,  # -1: fresh entropy
+    "rng-state": "",  # JSON of a numpy PCG64 state (overrides seed): the runner's generator
+    "thresholds": "",  # .npz with arrays "0", "1", ... (one per feature); "": quantiles
+    "n-quantiles": 16,
+    "line-search-batch": 15,
+    "retries": 0,
+    "timeout": 0.0,  # seconds per request batch, 0: wait for every reply
+    "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
+}
+
+
+class FlowerTransport(Transport):
+    """The protocol's :class:`~manytask.boost.federated.protocol.Transport` over a Flower Grid.
+
+    One Message per client and request (type "query", group id = the round), pushed together
+    with ``grid.push_messages``; the replies are pulled every ``poll`` seconds until all are
+    in or ``timeout`` seconds have passed (None: wait), as ``grid.send_and_receive`` does, but
+    without its fixed 3 s pause between pulls (a round of FEDMULTIBOOST makes ~20 requests).
+    ``nodes`` maps client ids to Flower node ids. An error reply becomes
+    :class:`ClientAppError`, a missing reply ``TimeoutError``; the base class retries and counts.
+    """
+
+    def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
+                 poll=0.05):  # fmt: skip
+        super().__init__(retries, record)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        if not poll > 0:
+            raise ValueError(f"poll must be > 0, got {poll!r}")
+        self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll
+
+    def _send(self, phase, payloads):
+        clients = list(payloads)
+        messages = [
+            Message(encode_request(phase, payloads[client]), self.nodes[client], MESSAGE_TYPE,
+                    group_id=str(self.round))
+            for client in clients
+        ]  # fmt: skip
+        return self._exchange(clients, messages, decode_reply)
+
+    def _exchange(self, clients, messages, decode):
+        """Push ``messages`` (one per client), pull the replies: {client: decoded or error}."""
+        ids = list(self.grid.push_messages(messages))
+        results = {client: ClientAppError("the SuperLink refused the message")
+                   for client, message_id in zip(clients, ids) if message_id is None}  # fmt: skip
+        pending = {message_id: client for client, message_id in zip(clients, ids) if message_id}
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while pending:
+            for reply in self.grid.pull_messages(list(pending)):
+                client = pending.pop(reply.metadata.reply_to_message_id, None)
+                if client is None:
+                    continue
+                if reply.has_error():
+                    results[client] = ClientAppError(reply.error.reason)
+                else:
+                    results[client] = decode(reply.content)
+            if not pending or (deadline is not None and time.monotonic() > deadline):
+                break
+            time.sleep(self.poll)
+        for client in pending.values():
+            results[client] = TimeoutError(f"no reply within {self.timeout} s")
+        return results
+
+
+def _wait_for_nodes(grid, n_clients, wait):
+    deadline = time.monotonic() + wait
+    while True:
+        nodes = sorted(grid.get_node_ids())
+        if len(nodes) >= n_clients:
+            return nodes
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{len(nodes)} SuperNodes connected in {wait} s, need {n_clients}")
+        time.sleep(0.2)
+
+
+def hello(transport, nodes):
+    """Ask every node who it is; returns ({client id: node id}, clients by domain, d).
+
+    Client ids come from the SuperNodes' ``client-id`` node config, or else are numbered by
+    (domain, node id); a node that does not answer (error, ``timeout``) takes no part. Not
+    counted as protocol traffic (a deployment detail).
+    """
+    transport.nodes = {node: node for node in nodes}
+    messages = [Message(encode_request(HELLO, {}), node, MESSAGE_TYPE) for node in nodes]
+    answers = transport._exchange(nodes, messages, decode_reply)
+    silent = {node: answer for node, answer in answers.items()
+              if isinstance(answer, BaseException)}  # fmt: skip
+    nodes = [node for node in nodes if node not in silent]  # left out of the run
+    if not nodes:
+        raise RuntimeError(f"no SuperNode answered the hello: {silent}")
+    ids = [answers[node]["client"] for node in nodes]
+    if min(ids) < 0 or len(set(ids)) < len(ids):
+        ordered = sorted(nodes, key=lambda node: (answers[node]["domain"], node))
+        ids = [ordered.index(node) for node in nodes]
+    features = {answers[node]["n_features"] for node in nodes}
+    if len(features) != 1:
+        raise RuntimeError(f"the clients hold different numbers of features: {sorted(features)}")
+    transport.nodes = dict(zip(ids, nodes))
+    n_domains = 1 + max(answer["domain"] for answer in answers.values())
+    clients_by_domain = [
+        sorted(c for c, node in transport.nodes.items() if answers[node]["domain"] == k)
+        for k in range(n_domains)
+    ]
+    return dict(transport.nodes), clients_by_domain, features.pop()
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"cannot write {type(value).__name__} to the result file")
+
+
+def write_result(path, state=None, run=None, error=None) -> None:
+    """The server's result file (.npz): state arrays and a JSON "run"; atomic (rename)."""
+    path = Path(path)
+    arrays = state_to_payload(state) if state is not None else {}
+    document = json.dumps({**(run or {}), "error": error}, default=_jsonable)
+    partial = path.with_name(path.name + ".partial.npz")
+    np.savez(partial, run=np.array(document), **arrays)
+    os.replace(partial, path)
+
+
+def _config(context):
+    config = {**RUN_CONFIG, **context.run_config}
+    return {key: config[key] for key in RUN_CONFIG}
+
+
+def _thresholds(path):
+    if not path:
+        return None
+    with np.load(path, allow_pickle=False) as data:
+        return [data[str(j)] for j in range(len(data.files))]
+
+
+def server_main(grid: Grid, context: Context) -> None:
+    """The ServerApp: wait for the SuperNodes, say hello, then the driver's loop."""
+    config = _config(context)
+    try:
+        nodes = _wait_for_nodes(grid, int(config["n-clients"]), float(config["wait"]))
+        transport = FlowerTransport(grid, {}, int(config["retries"]),
+                                    float(config["timeout"]) or None)  # fmt: skip
+        client_nodes, clients_by_domain, n_features = hello(transport, nodes)
+        n_domains = max(int(config["n-domains"]), len(clients_by_domain))
+        clients_by_domain += [[] for _ in range(n_domains - len(clients_by_domain))]
+        if config["rng-state"]:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = json.loads(config["rng-state"])
+        else:
+            rng = np.random.default_rng(None if config["seed"] < 0 else int(config["seed"]))
+        features, flat, setup = setup_candidates(
+            transport, sorted(client_nodes), n_features, _thresholds(config["thresholds"]),
+            int(config["n-quantiles"]),
+        )  # fmt: skip
+        server = FederatedServer(n_domains, features, flat, int(config["r"]) or None,
+                                 int(config["s"]) or None, random_state=rng,
+                                 mu=float(config["mu"]) or None)  # fmt: skip
+        history = run_rounds(server, transport, clients_by_domain, int(config["n-rounds"]),
+                             int(config["line-search-batch"]))  # fmt: skip
+    except Exception:
+        write_result(config["result"], error=traceback.format_exc())
+        raise
+    run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
+           "nodes": {str(c): node for c, node in client_nodes.items()}}  # fmt: skip
+    write_result(config["result"], server.state, run)
+
+
+if ServerApp is not None:
+    server_app = ServerApp()
+    server_app.main()(server_main)
+else:
+    server_app = None

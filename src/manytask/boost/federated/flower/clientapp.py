@@ -1,0 +1,156 @@
+"""FEDMULTIBOOST's Flower ClientApp and the wire format of its messages.
+
+Lives here: the (de)serialisation of the protocol's payloads and messages to Flower records
+(:func:`encode_request`, :func:`decode_request`, :func:`encode_reply`, :func:`decode_reply`),
+of what a client keeps between messages (:func:`kept_to_record`, :func:`kept_from_record`),
+:func:`load_shard` and ``client_app``, which answers each message with
+:func:`~manytask.boost.federated.protocol.respond` and has no protocol logic of its own. Not
+here: the ServerApp and :class:`~.apps.FlowerTransport` (:mod:`.apps`). This module imports
+only the client side of the protocol (:mod:`..client`, :mod:`..protocol`), because Flower
+starts a fresh ClientApp process for every message (see ``runner.CLIENT_SOURCE``).
+
+Wire format: a request is a ``RecordDict`` with a ``ConfigRecord`` "config" (the phase) and an
+``ArrayRecord`` "payload" (one NumPy array per payload entry, exact float64); a reply holds an
+``ArrayRecord`` "message", or a Flower ``Error`` whose reason is the client's exception.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from ..client import ClientShard, ModelState
+from ..protocol import respond, state_from_payload, state_to_payload
+
+try:
+    from flwr.app import Array, ArrayRecord, ConfigRecord, Context, Error, Message, RecordDict
+    from flwr.clientapp import ClientApp
+except ImportError:  # a bare install still imports this module; the runner says what to install
+    ClientApp = None
+
+__all__ = [
+    "FLWR_MISSING",
+    "HELLO",
+    "MESSAGE_TYPE",
+    "ClientAppError",
+    "client_app",
+    "client_query",
+    "decode_reply",
+    "decode_request",
+    "encode_reply",
+    "encode_request",
+    "kept_from_record",
+    "kept_to_record",
+    "load_shard",
+]
+
+FLWR_MISSING = "FEDMULTIBOOST on Flower needs flwr: pip install manytask[fed]"
+MESSAGE_TYPE = "query"  # Flower's message category; the phase travels in the content
+HELLO = "hello"  # the server's first message: which client, which domain, how many features
+KEPT = "fedmultiboost-kept"  # the key of what a client keeps in its Context.state
+_PICKLED = "pickled:"  # prefix of kept objects that are not arrays
+
+
+class ClientAppError(RuntimeError):
+    """A client's error reply (its exception, as Flower's ``Error`` reason)."""
+
+
+def _arrays_to_record(values: dict) -> ArrayRecord:
+    return ArrayRecord(
+        {key: Array.from_numpy_ndarray(np.asarray(value)) for key, value in values.items()}
+    )
+
+
+def _record_to_arrays(record) -> dict:
+    """0-d arrays come back as Python numbers (as the client functions return them)."""
+    values = {}
+    for key, array in record.items():
+        value = array.numpy()
+        values[key] = value.item() if value.ndim == 0 else value
+    return values
+
+
+def encode_request(phase: str, payload: dict) -> RecordDict:
+    """A server → client request: the phase and the payload arrays."""
+    return RecordDict({"config": ConfigRecord({"phase": phase}),
+                       "payload": _arrays_to_record(payload)})  # fmt: skip
+
+
+def decode_request(content: RecordDict) -> tuple[str, dict]:
+    """Inverse of :func:`encode_request`: (phase, payload)."""
+    return str(content["config"]["phase"]), _record_to_arrays(content["payload"])
+
+
+def encode_reply(message: dict) -> RecordDict:
+    """A client → server message as records."""
+    return RecordDict({"message": _arrays_to_record(message)})
+
+
+def decode_reply(content: RecordDict) -> dict:
+    """Inverse of :func:`encode_reply`."""
+    return _record_to_arrays(content["message"])
+
+
+def kept_to_record(kept: dict) -> ArrayRecord:
+    """What a client keeps between messages as arrays, for its ``Context.state``.
+
+    Arrays as they are, the round's :class:`~..client.ModelState` as its five arrays; any
+    other object the protocol keeps (e.g. the candidates' edge index) pickled into a byte
+    array. ``Context.state`` never leaves the SuperNode, so these bytes only ever come back to
+    the same node (never unpickle anything a peer sent).
+    """
+    values = {}
+    for key, value in kept.items():
+        if key == "state" and isinstance(value, ModelState):
+            values.update(state_to_payload(value))
+        elif isinstance(value, np.ndarray):
+            values[key] = value
+        else:
+            values[_PICKLED + key] = np.frombuffer(pickle.dumps(value), dtype=np.uint8)
+    return _arrays_to_record(values)
+
+
+def kept_from_record(record) -> dict:
+    """Inverse of :func:`kept_to_record`."""
+    values = {key: array.numpy() for key, array in record.items()}
+    kept = {}
+    for key, value in values.items():
+        if key.startswith(_PICKLED):
+            kept[key[len(_PICKLED) :]] = pickle.loads(value.tobytes())
+        elif not key.startswith("state_"):
+            kept[key] = value
+    if "state_steps" in values:
+        kept["state"] = state_from_payload(values)
+    return kept
+
+
+def load_shard(path) -> ClientShard:
+    """A client's shard from the .npz of :func:`~.runner.save_shard`."""
+    with np.load(path, allow_pickle=False) as data:
+        return ClientShard(data["X"], data["y"], int(data["domain"]), data["domain_probabilities"])
+
+
+def client_query(message: Message, context: Context) -> Message:
+    """The ClientApp: one :func:`respond` per message; ``kept`` lives in ``context.state``."""
+    try:
+        phase, payload = decode_request(message.content)
+        shard = load_shard(context.node_config["shard"])
+        if phase == HELLO:
+            reply = {"client": int(context.node_config.get("client-id", -1)),
+                     "domain": shard.domain, "n_features": shard.X.shape[1]}  # fmt: skip
+            return Message(encode_reply(reply), reply_to=message)
+        stored = context.state.array_records.get(KEPT)
+        kept = kept_from_record(stored) if stored is not None else {}
+        reply, kept = respond(phase, shard, payload, kept)
+        context.state[KEPT] = kept_to_record(kept)
+        return Message(encode_reply(reply), reply_to=message)
+    except Exception as error:  # any failure
+        return Message(Error(code=2, reason=f"{type(error).__name__}: {error}"), reply_to=message)
+
+
+if ClientApp is not None:
+    client_app = ClientApp()
+    client_app.query()(client_query)
+else:
+    client_app = None

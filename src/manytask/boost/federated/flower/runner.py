@@ -1,0 +1,465 @@
+"""FEDMULTIBOOST on Flower's deployment runtime, on this machine: :func:`run_local_federation`.
+
+Lives here: :func:`run_local_federation` (the clients of :func:`~..simulation.simulate`, each a
+``flower-supernode`` process, a ``flower-superlink`` on loopback, the app submitted with
+``flwr run``), the files the apps read (:func:`save_shard`, :func:`write_app`) and
+:func:`read_result`. Not here: the apps themselves (:mod:`.apps`). No Ray: Flower's simulation
+engine is not used; every process is a real Flower component talking HTTP on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import clone
+
+from ...domain import DomainClassifier
+from ..client import ModelState
+from ..driver import FederatedRun, as_estimator
+from ..protocol import state_from_payload
+from ..simulation import check_federation_inputs, make_shards
+from . import forkserver
+from .apps import FLWR_MISSING, RUN_CONFIG
+
+__all__ = [
+    "federation_estimator",
+    "prepare_federation",
+    "read_result",
+    "run_local_federation",
+    "save_shard",
+    "write_app",
+    "write_inputs",
+]
+
+APP_NAME = "fedmultiboost"
+CONNECTION = "manytask-local"
+STARTUP_SECONDS = 60.0  # for the SuperLink's port and the SuperNodes to come up
+# Fork each ClientApp process from one that imported Flower (forkserver.py); Linux only.
+FORK_CLIENTAPPS = sys.platform.startswith("linux")
+
+
+def _require_flower() -> Path:
+    """The directory of the Flower executables (next to this Python's)."""
+    try:
+        import flwr  # noqa: F401
+    except ImportError as error:
+        raise ImportError(FLWR_MISSING) from error
+    bin_dir = Path(sys.executable).parent
+    for script in ("flower-superlink", "flower-supernode", "flwr"):
+        if not (bin_dir / script).exists() and shutil.which(script) is None:
+            raise ImportError(f"{script} not found next to {sys.executable}; {FLWR_MISSING}")
+    return bin_dir
+
+
+def save_shard(path, shard) -> None:
+    """Write a client's :class:`~..client.ClientShard` for the ClientApp (``shard`` node config)."""
+    np.savez(path, X=shard.X, y=shard.y, domain=np.array(shard.domain),
+             domain_probabilities=shard.domain_probabilities)  # fmt: skip
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(str(value))  # a TOML basic string is a JSON string
+
+
+# The ClientApp component of the app: Flower starts a fresh process for every message, and
+# importing manytask's top-level package (scipy, scikit-learn: ~1.3 s) would dominate each
+# one; this loads the client side of the protocol (client.py, protocol.py, client_app.py:
+# numpy and flwr only) as a stand-alone package, or manytask as usual if that fails.
+CLIENT_MODULE = "fedmultiboost_client"
+CLIENT_SOURCE = '''"""FEDMULTIBOOST's ClientApp (manytask), without manytask's top-level package."""
+
+import importlib
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+
+def _client_app():
+    spec = importlib.util.find_spec("manytask")
+    if spec is None or spec.origin is None:
+        raise ImportError("manytask is not installed on this SuperNode: pip install manytask[fed]")
+    federated = Path(spec.origin).parent / "boost" / "federated"
+    try:
+        for name, path in (("_fedmultiboost", federated), ("_fedmultiboost.flower",
+                                                           federated / "flower")):
+            package = sys.modules.setdefault(name, types.ModuleType(name))
+            package.__path__ = [str(path)]
+        return importlib.import_module("_fedmultiboost.flower.clientapp").client_app
+    except ImportError:
+        from manytask.boost.federated.flower.clientapp import client_app
+
+        return client_app
+
+
+client_app = _client_app()
+'''
+
+
+def write_app(directory) -> Path:
+    """The Flower App project: ``pyproject.toml`` (ServerApp :mod:`.apps`, ClientApp
+    :mod:`.clientapp` through a small loader module) and that loader."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{CLIENT_MODULE}.py").write_text(CLIENT_SOURCE, encoding="utf-8")
+    config = "\n".join(f"{key} = {_toml_value(value)}" for key, value in RUN_CONFIG.items())
+    (directory / "pyproject.toml").write_text(
+        f"""[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "{APP_NAME}"
+version = "1.0.0"
+description = "FEDMULTIBOOST (manytask) on Flower"
+license = "BSD-3-Clause"
+dependencies = ["manytask[fed]"]
+
+[tool.flwr.app]
+publisher = "manytask"
+
+[tool.flwr.app.components]
+serverapp = "manytask.boost.federated.flower.apps:server_app"
+clientapp = "{CLIENT_MODULE}:client_app"
+
+[tool.flwr.app.config]
+{config}
+""",
+        encoding="utf-8",
+    )
+    return directory
+
+
+def read_result(path):
+    """(state, run dict) from the ServerApp's result file; raises if the server failed."""
+    with np.load(path, allow_pickle=False) as data:
+        run = json.loads(str(data["run"]))
+        if run.get("error"):
+            raise RuntimeError(f"the Flower ServerApp failed:\n{run['error']}")
+        state = state_from_payload({key: data[key] for key in data.files if key != "run"})
+    for record in run["history"]:
+        for key in ("losses", "active"):
+            if record.get(key) is not None:
+                record[key] = np.asarray(record[key], dtype=float if key == "losses" else int)
+        if record.get("direction") is not None:
+            k, j, threshold, polarity = record["direction"]
+            record["direction"] = (int(k), int(j), float(threshold), int(polarity))
+    return state, run
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for_port(port, process, log, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"flower-superlink exited ({process.returncode}):\n{_tail(log)}")
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"flower-superlink did not listen on port {port} in {seconds} s")
+
+
+def _wait_for_line(path, line, process, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{path.stem} exited ({process.returncode}):\n{_tail(path)}")
+        if line in Path(path).read_text(errors="replace").splitlines():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"{path.stem} did not start in {seconds} s:\n{_tail(path)}")
+
+
+def _tail(path, lines=40) -> str:
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _signal_group(process, signum) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop(processes, grace=5.0) -> None:
+    """SIGTERM the process groups of processes we started (each and the Flower processes it
+    spawned), all at once; SIGKILL what is left after ``grace`` seconds."""
+    for process in processes:
+        if process.poll() is None:
+            _signal_group(process, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            pass
+    for process in processes:  # children (superexec, app processes) may outlive their parent
+        _signal_group(process, signal.SIGKILL)
+        process.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the process that started it dies (Linux
+    ``PR_SET_PDEATHSIG``), so a killed caller leaves no SuperLink or SuperNode behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+class _Processes:
+    """Started processes, each in its own session, stopped (last first) on exit."""
+
+    def __init__(self, env, logs):
+        self.env, self.logs, self.started = env, logs, []
+
+    def start(self, name, command, env=None):
+        log = self.logs / f"{name}.log"
+        with open(log, "wb") as output:
+            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env=env or self.env,
+                                       start_new_session=True,
+                                       preexec_fn=_die_with_parent)  # fmt: skip
+        self.started.append(process)
+        return process, log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        _stop(self.started[::-1])
+        return False
+
+
+def _check_arguments(X, y, domains, clients_per_domain, n_rounds, line_search_batch,
+                     n_quantiles, retries, timeout, mu):  # fmt: skip
+    """The checks of :func:`~..simulation.simulate`, with the same messages."""
+    X, y, domains, classes = check_federation_inputs(
+        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
+    )
+    if not isinstance(retries, (int, np.integer)) or retries < 0:
+        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+    return X, y, domains, classes
+
+
+def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
+                         random_state=None, *, thresholds=None, n_quantiles=16,
+                         domain_classifier=None, line_search_batch=15, retries=0, timeout=None,
+                         mu=None, workdir=None):  # fmt: skip
+    """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
+
+    The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
+    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard;
+    a ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
+    ``flwr run``. Every process is stopped on return, on error and on KeyboardInterrupt.
+
+    Parameters
+    ----------
+    X, y, domains, clients_per_domain, r, s, n_rounds, random_state, thresholds, n_quantiles, \
+domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost.federated.simulate`
+    timeout : None or float > 0
+        Seconds the server waits for the replies of one request batch.
+    workdir : None or path
+        Where the shards, the app, ``FLWR_HOME`` and the processes' logs go (kept); None: a
+        temporary directory, removed afterwards.
+
+    Returns
+    -------
+    MultiBoostClassifier
+        As :func:`~manytask.boost.federated.simulate`'s; ``federated_run_.history`` holds the
+        per-round ``seconds`` measured by the ServerApp (Flower's round trips included) and
+        ``federated_run_.messages`` is empty (not recorded).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 2))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> clf = run_local_federation(X, y, np.repeat([0, 1, 2], 40), 1,
+    ...                            n_rounds=1)  # doctest: +SKIP
+    """
+    bin_dir = _require_flower()
+    federation = prepare_federation(
+        X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
+        thresholds=thresholds, n_quantiles=n_quantiles, domain_classifier=domain_classifier,
+        line_search_batch=line_search_batch, retries=retries, timeout=timeout, mu=mu,
+    )  # fmt: skip
+    with ExitStack() as stack:
+        if workdir is None:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="manytask-fl-")))
+        else:
+            root = Path(workdir)
+            root.mkdir(parents=True, exist_ok=True)
+        shard_paths = write_inputs(root, federation)
+        state, run = _deploy(bin_dir, root, shard_paths, federation["run_config"])
+    return federation_estimator(federation, state, run)
+
+
+def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
+                       random_state=None, *, thresholds=None, n_quantiles=16,
+                       domain_classifier=None, line_search_batch=15, retries=0,
+                       timeout=None, mu=None) -> dict:  # fmt: skip
+    """What :func:`~manytask.boost.federated.simulate` does before its loop, for Flower.
+
+    Checks the arguments, fits Q, splits the clients (:func:`~..simulation.make_shards`) and
+    returns a dict: ``shards``, ``client_points``, ``q``, ``classes``, ``domain_labels``,
+    ``n_features``, ``thresholds`` and the ServerApp's ``run_config`` (whose ``rng-state``
+    continues simulate's generator where the client split left it).
+    """
+    X, y, domains, classes = _check_arguments(
+        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, retries,
+        timeout, mu,
+    )  # fmt: skip
+    for name, value in (("r", r), ("s", s)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
+    if thresholds is not None and len(thresholds) != X.shape[1]:
+        raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
+                         f"got {len(thresholds)}")  # fmt: skip
+    domain_labels, domain_index = np.unique(domains, return_inverse=True)
+    rng = np.random.default_rng(random_state)
+    q = clone(domain_classifier) if domain_classifier is not None else DomainClassifier()
+    q.fit(X, domains)
+    signs = np.where(y == classes[1], 1.0, -1.0)
+    shards, _, client_points = make_shards(
+        X, signs, domain_index, clients_per_domain, q.predict_proba(X), rng
+    )
+    run_config = {
+        "n-clients": len(shards), "n-domains": int(domain_labels.size),
+        "n-rounds": int(n_rounds), "r": int(r or 0), "s": int(s or 0),
+        "rng-state": json.dumps(rng.bit_generator.state), "n-quantiles": int(n_quantiles),
+        "line-search-batch": int(line_search_batch), "retries": int(retries),
+        "timeout": float(timeout or 0.0), "mu": float(mu or 0.0),
+    }  # fmt: skip
+    return {"shards": shards, "client_points": client_points, "q": q, "classes": classes,
+            "domain_labels": domain_labels, "n_features": X.shape[1], "thresholds": thresholds,
+            "run_config": run_config, "mu": mu}  # fmt: skip
+
+
+def write_inputs(root, federation) -> list[Path]:
+    """The shards (one .npz per client) and the server's thresholds under ``root``; sets the
+    ``thresholds`` and ``result`` paths of ``federation["run_config"]``; returns the shards."""
+    root = Path(root)
+    (root / "shards").mkdir(parents=True, exist_ok=True)
+    run_config = federation["run_config"]
+    if federation["thresholds"] is not None:
+        arrays = {str(j): np.asarray(t, dtype=float)
+                  for j, t in enumerate(federation["thresholds"])}  # fmt: skip
+        np.savez(root / "thresholds.npz", **arrays)
+        run_config["thresholds"] = str(root / "thresholds.npz")
+    result = root / "result.npz"
+    result.unlink(missing_ok=True)
+    run_config["result"] = str(result)
+    paths = []
+    for client, shard in enumerate(federation["shards"]):
+        paths.append(root / "shards" / f"client-{client}.npz")
+        save_shard(paths[-1], shard)
+    return paths
+
+
+def federation_estimator(federation, state, run):
+    """The fitted :class:`~manytask.boost.MultiBoostClassifier` from the server's result."""
+    federated_run = FederatedRun(setup=run["setup"], history=run["history"],
+                                 client_points=federation["client_points"])  # fmt: skip
+    return as_estimator(
+        state,
+        federation["q"],
+        federation["classes"],
+        federation["domain_labels"],
+        federation["n_features"],
+        federated_run,
+        mu=federation["mu"],
+    )
+
+
+def _deploy(bin_dir, root, shard_paths, run_config) -> tuple[ModelState, dict]:
+    """SuperLink, SuperNodes and ``flwr run`` as local processes; (state, run) of the server."""
+    logs = root / "logs"
+    logs.mkdir(exist_ok=True)
+    result = Path(run_config["result"])
+    overrides = root / "run-config.toml"
+    overrides.write_text(
+        "".join(f"{key} = {_toml_value(value)}\n" for key, value in run_config.items()),
+        encoding="utf-8",
+    )
+    app = write_app(root / "app")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "FLWR_TELEMETRY_ENABLED": "0", "FLWR_DISABLE_UPDATE_CHECK": "1",
+           "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.05",  # Flower's default: 1 s per task
+           "PYTHONUNBUFFERED": "1"}  # fmt: skip
+
+    def home(name, base=env):
+        path = root / "flwr-home" / name
+        path.mkdir(parents=True, exist_ok=True)
+        return {**base, "FLWR_HOME": str(path)}
+
+    port = _free_port()
+    with _Processes(env, logs) as processes:
+        node_env = env
+        if FORK_CLIENTAPPS:  # ClientApp processes forked from a preloaded one (forkserver.py)
+            name = f"manytask-flower-{os.getpid()}-{port}"  # a Linux abstract socket
+            shim = forkserver.write_shim(root / "bin", "\0" + name)
+            server, server_log = processes.start("forkserver", [
+                sys.executable, str(Path(__file__).with_name("forkserver.py")), name,
+            ])  # fmt: skip
+            node_env = {**env, "PATH": f"{shim.parent}{os.pathsep}{env['PATH']}"}
+        superlink, superlink_log = processes.start("superlink", [
+            str(bin_dir / "flower-superlink"), "--insecure", "--host", "127.0.0.1",
+            "--port", str(port), "--disable-runtime-dependency-installation",
+        ], home("superlink"))  # fmt: skip
+        _wait_for_port(port, superlink, superlink_log, STARTUP_SECONDS)
+        if FORK_CLIENTAPPS:  # started before the SuperLink; both import Flower meanwhile
+            _wait_for_line(server_log, "ready", server, STARTUP_SECONDS)
+        for client, path in enumerate(shard_paths):
+            node_config = f"shard={_toml_value(str(path))} client-id={client}"
+            processes.start(f"supernode-{client}", [
+                sys.executable, str(Path(__file__).with_name("supernode.py")), "--insecure",
+                "--superlink", f"127.0.0.1:{port}", "--port", str(_free_port()),
+                "--node-config", node_config,
+            ], home(f"supernode-{client}", node_env))  # fmt: skip
+        cli_env = home("cli")
+        (Path(cli_env["FLWR_HOME"]) / "config.toml").write_text(
+            f'[superlink]\ndefault = "{CONNECTION}"\n\n[superlink.{CONNECTION}]\n'
+            f'address = "127.0.0.1:{port}"\ninsecure = true\n',
+            encoding="utf-8",
+        )
+        submit, submit_log = processes.start("flwr-run", [
+            str(bin_dir / "flwr"), "run", str(app), CONNECTION, "--stream",
+            "--run-config", str(overrides),
+        ], cli_env)  # fmt: skip
+        while submit.poll() is None and not result.exists():
+            if superlink.poll() is not None:
+                raise RuntimeError(f"flower-superlink exited:\n{_tail(superlink_log)}")
+            time.sleep(0.1)
+        if not result.exists():
+            raise RuntimeError(
+                f"flwr run ended ({submit.returncode}) without a result:\n{_tail(submit_log)}"
+                f"\nSuperLink log:\n{_tail(superlink_log)}"
+            )
+        return read_result(result)

@@ -1,0 +1,342 @@
+"""Compiled (numba) kernels for the hot loops of a MULTIBOOST round, and the switch between them
+and the NumPy reference code.
+
+Lives here: :func:`backend` / :func:`use_backend` (which implementation runs) and the compiled
+kernels, each a loop that replaces a chain of NumPy passes with one pass over the data:
+
+- :func:`exact_search`: per feature, the cumulative signed weight along the presorted order and
+  its least / largest value over the valid splits (the exact stump search of :mod:`.stumps`);
+- :func:`binned_search`: per feature, a histogram of the signed weights over the bins, its
+  prefix sums and their extremes (the binned search);
+- :func:`steepest_splits`: per feature, the split of each (q, polarity) maximising the least
+  rate over the tied domains (the steepest coordinate of :mod:`.rounds` at a tie);
+- :func:`coordinate_pieces`: F_l(α + η e) and its first two derivatives in η for every
+  domain l, one fused pass over the terms a_i e^{−η u_i} (the line search of :mod:`.figure1`).
+
+Every kernel adds in the same order as the NumPy code it replaces (sequential cumulative
+sums and histograms), so searches give bit-for-bit the same sums, stumps and errors; the
+features run in parallel (``prange``) over numba's threads, or on one thread below
+``PARALLEL_MIN_CELLS`` (feature, point) cells.
+
+Does not live here: the NumPy reference implementations (:mod:`.stumps`, :mod:`.rounds`,
+:mod:`.figure1`), which stay the fallback when numba is missing and the reference in tests.
+
+Numba comes with the optional extra ``fast`` (``pip install manytask[fast]``) and is used
+automatically when importable. ``MANYTASK_KERNELS=numpy`` in the environment (or
+:func:`use_backend`) forces the NumPy path; ``MANYTASK_KERNELS=numba`` requires numba. The
+kernels are compiled on first use and cached on disk (``cache=True``; if no cache directory
+is writable, numba compiles in memory each run).
+
+>>> with use_backend("numpy"):
+...     backend()
+'numpy'
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = [
+    "BACKENDS",
+    "PARALLEL_MIN_CELLS",
+    "backend",
+    "binned_search",
+    "coordinate_pieces",
+    "exact_search",
+    "numba_available",
+    "steepest_splits",
+    "use_backend",
+]
+
+BACKENDS = ("auto", "numba", "numpy")
+_ENVIRONMENT = "MANYTASK_KERNELS"
+_override: str | None = None
+_compiled: dict | None = None
+_numba_missing = False
+# Replaced by numba.prange when the kernels are compiled (numba is imported lazily: it takes
+# a second to import, and most users of manytask never run a boosting round).
+prange = range
+
+
+def _check_backend(name, source: str) -> str:
+    if name not in BACKENDS:
+        raise ValueError(f"{source} must be one of {BACKENDS}, got {name!r}")
+    return name
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (the ``fast`` extra is installed)."""
+    return _load() is not None
+
+
+def backend() -> str:
+    """The kernels in use: "numba" or "numpy".
+
+    Decided, in this order, by :func:`use_backend`, the environment variable
+    ``MANYTASK_KERNELS`` ("auto", "numba" or "numpy") and, for "auto", whether numba imports.
+    """
+    requested = _override
+    if requested is None:
+        requested = _check_backend(
+            os.environ.get(_ENVIRONMENT, "auto").strip().lower() or "auto", _ENVIRONMENT
+        )
+    if requested == "numpy":
+        return "numpy"
+    if _load() is not None:
+        return "numba"
+    if requested == "numba":
+        raise ImportError(
+            "numba kernels were requested (MANYTASK_KERNELS=numba) but numba is not "
+            "installed: pip install manytask[fast]"
+        )
+    return "numpy"
+
+
+@contextmanager
+def use_backend(name: str):
+    """Run the enclosed code with the kernels ``name`` ("auto", "numba" or "numpy")."""
+    global _override
+    _check_backend(name, "name")
+    previous, _override = _override, name
+    try:
+        yield
+    finally:
+        _override = previous
+
+
+def _load() -> dict | None:
+    """The compiled kernels by name (compiled lazily on first call), or None without numba."""
+    global _compiled, _numba_missing, prange
+    if _compiled is not None or _numba_missing:
+        return _compiled
+    try:
+        import numba
+    except ImportError:
+        _numba_missing = True
+        return None
+    prange = numba.prange
+    kernels = {}
+    for name, function in _KERNELS.items():
+        # The feature loops also get a serial twin: on small problems starting numba's
+        # threads costs more than it saves (and much more on a busy machine).
+        variants = [(name, False)]
+        if name != "coordinate_pieces":
+            variants = [(name, True), (f"{name}_serial", False)]
+        for key, parallel in variants:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # numba's cache warnings: fall back silently
+                try:
+                    kernels[key] = numba.njit(cache=True, parallel=parallel, nogil=True)(function)
+                except Exception:  # noqa: BLE001 no usable cache locator: compile in memory
+                    kernels[key] = numba.njit(parallel=parallel, nogil=True)(function)
+    _compiled = kernels
+    return _compiled
+
+
+# ------------------------------------------------------------------------------------ kernels
+#
+# Plain Python functions, compiled by _load(); each is also correct (slowly) as Python.
+
+
+def _exact_search(values, order, invalid, total, negative_total):
+    d, n = order.shape
+    errors = np.empty(d)
+    splits = np.empty(d, dtype=np.intp)
+    polarities = np.empty(d, dtype=np.intp)
+    for feature in prange(d):
+        # prefix(r) = Σ of the first r sorted values; the first least / largest over the
+        # valid splits (np.argmin / np.argmax order: the lowest r wins ties).
+        least, split_least = np.inf, 0
+        largest, split_largest = -np.inf, 0
+        prefix = 0.0
+        for r in range(n + 1):
+            if r == 1:
+                prefix = values[order[feature, 0]]  # np.cumsum starts with the first term
+            elif r > 1:
+                prefix += values[order[feature, r - 1]]
+            if not invalid[feature, r]:
+                if prefix < least:
+                    least, split_least = prefix, r
+                if prefix > largest:
+                    largest, split_largest = prefix, r
+        error_plus = least + negative_total
+        error_minus = total - (largest + negative_total)
+        if error_minus < error_plus or (error_minus == error_plus and split_largest < split_least):
+            errors[feature], splits[feature], polarities[feature] = error_minus, split_largest, -1
+        else:
+            errors[feature], splits[feature], polarities[feature] = error_plus, split_least, 1
+    return errors, splits, polarities
+
+
+def _binned_search(values, bins, n_thresholds, n_bins, total, negative_total):
+    d, n = bins.shape
+    errors = np.empty(d)
+    splits = np.empty(d, dtype=np.intp)
+    polarities = np.empty(d, dtype=np.intp)
+    for feature in prange(d):
+        histogram = np.zeros(n_bins)
+        for point in range(n):  # in point order, like np.bincount
+            histogram[bins[feature, point]] += values[point]
+        least, split_least = np.inf, 0
+        least_minus, split_minus = np.inf, 0
+        prefix = 0.0
+        for split in range(n_thresholds[feature] + 1):
+            if split == 1:
+                prefix = histogram[0]
+            elif split > 1:
+                prefix += histogram[split - 1]
+            error_plus = prefix + negative_total
+            error_minus = total - error_plus
+            if error_plus < least:
+                least, split_least = error_plus, split
+            if error_minus < least_minus:
+                least_minus, split_minus = error_minus, split
+        if least_minus < least or (least_minus == least and split_minus < split_least):
+            errors[feature], splits[feature], polarities[feature] = least_minus, split_minus, -1
+        else:
+            errors[feature], splits[feature], polarities[feature] = least, split_least, 1
+    return errors, splits, polarities
+
+
+def _steepest_splits(order, invalid, slot, contributions, totals):
+    d, n = order.shape
+    n_q, n_slots = totals.shape
+    best_gain = np.empty((n_q, d, 2))
+    best_split = np.empty((n_q, d, 2), dtype=np.intp)
+    for feature in prange(d):
+        prefix = np.empty(n_slots)
+        # rate[j] = totals[q, j] − 2 prefix[j]; polarity +1 gains min_j rate, −1 gains
+        # min_j (2 prefix − totals) = −max_j rate (IEEE subtraction is antisymmetric).
+        rate = np.empty(n_slots)
+        for q in range(n_q):  # one scan per q: a few scalars of state, one row of values
+            values = contributions[q]
+            for j in range(n_slots):
+                prefix[j], rate[j] = 0.0, totals[q, j]
+            gain_plus, gain_minus, split_plus, split_minus = -np.inf, -np.inf, 0, 0
+            for split in range(n + 1):
+                if split > 0:
+                    point = order[feature, split - 1]
+                    j = slot[point]
+                    # The other slots' sums would add +0 here (NumPy adds the zeros).
+                    prefix[j] += values[point]
+                    rate[j] = totals[q, j] - 2.0 * prefix[j]
+                if invalid[feature, split]:
+                    continue
+                least, largest = rate[0], rate[0]
+                for other in range(1, n_slots):
+                    least = min(least, rate[other])
+                    largest = max(largest, rate[other])
+                if least > gain_plus:
+                    gain_plus, split_plus = least, split
+                if -largest > gain_minus:
+                    gain_minus, split_minus = -largest, split
+            best_gain[q, feature, 0], best_split[q, feature, 0] = gain_plus, split_plus
+            best_gain[q, feature, 1], best_split[q, feature, 1] = gain_minus, split_minus
+    return best_gain, best_split
+
+
+def _coordinate_pieces(terms, margins, starts):
+    n_domains = starts.size - 1
+    pieces = np.zeros((3, n_domains))
+    for domain in range(n_domains):  # a few domains: threads would cost more than they save
+        loss, slope, curvature = 0.0, 0.0, 0.0
+        for point in range(starts[domain], starts[domain + 1]):
+            weighted = terms[point] * margins[point]
+            loss += terms[point]
+            slope += weighted
+            curvature += weighted * margins[point]
+        pieces[0, domain], pieces[1, domain], pieces[2, domain] = loss, -slope, curvature
+    return pieces
+
+
+_KERNELS = {
+    "exact_search": _exact_search,
+    "binned_search": _binned_search,
+    "steepest_splits": _steepest_splits,
+    "coordinate_pieces": _coordinate_pieces,
+}
+
+
+# Below this many (feature, point) cells a feature loop runs on one thread.
+PARALLEL_MIN_CELLS = 1 << 16
+
+
+def _kernel(name: str, cells: int | None = None):
+    kernels = _load()
+    if kernels is None:
+        raise ImportError(f"the {name} kernel needs numba: pip install manytask[fast]")
+    if cells is not None and cells < PARALLEL_MIN_CELLS:
+        return kernels[f"{name}_serial"]
+    return kernels[name]
+
+
+def exact_search(values, order, invalid, total: float, negative_total: float):
+    """Per feature: (least error, its split r, polarity) of the exact stump search.
+
+    ``values`` are the signed weights w_i y_i of the searched points, ``order[f]`` (d, n)
+    lists them in feature f's sorted order and ``invalid[f, r]`` (d, n + 1) marks the splits r
+    (r = the number of points below) that are not allowed. With P(r) the sum of the first r
+    sorted values, polarity +1 errs by P(r) + Σ w 1{y = −1} and −1 by the complement
+    ``total`` minus that; ties go to the lower split, then to polarity +1.
+
+    Examples
+    --------
+    >>> values = np.array([-1.0, -1.0, 1.0])  # x = 0, 1, 2 with y = −1, −1, +1
+    >>> order = np.array([[0, 1, 2]])
+    >>> errors, splits, polarities = exact_search(values, order, np.zeros((1, 4), bool), 3.0, 2.0)
+    >>> float(errors[0]), int(splits[0]), int(polarities[0])
+    (0.0, 2, 1)
+    """
+    kernel = _kernel("exact_search", order.size)
+    return kernel(values, order, invalid, float(total), float(negative_total))
+
+
+def binned_search(values, bins, n_thresholds, n_bins: int, total: float, negative_total: float):
+    """Per feature: (least error, its split j, polarity) of the binned stump search.
+
+    ``bins[f, i]`` (d, n) is the bin of point i on feature f (the number of thresholds below
+    it), split j ≤ ``n_thresholds[f]`` puts bins 0..j−1 below the threshold (j = 0: the
+    constant stump); otherwise as :func:`exact_search`.
+    """
+    return _kernel("binned_search", bins.size)(
+        values, bins, n_thresholds, int(n_bins), float(total), float(negative_total)
+    )
+
+
+def steepest_splits(order, invalid, slot, contributions, totals):
+    """Per (q, feature, polarity): the best split of the steepest-coordinate search.
+
+    ``order[f]`` (d, n) sorts the n points by feature f, ``invalid[f, r]`` (d, n + 1) marks
+    the forbidden splits r (r = the number of points below), point i belongs to slot
+    ``slot[i]`` (one of the tied domains). With P_{q,j}(r) the sum of ``contributions[q, i]``
+    (p, n) over the first r sorted points of slot j, the gain of split r is
+    min_j (``totals[q, j]`` − 2 P_{q,j}(r)) for polarity +1 and min_j (2 P_{q,j}(r) −
+    ``totals[q, j]``) for −1. Returns the best gains (p, d, 2) (−inf if no split is valid)
+    and their first splits (p, d, 2).
+    """
+    kernel = _kernel("steepest_splits", order.size * totals.shape[0])
+    return kernel(order, invalid, slot, contributions, totals)
+
+
+def coordinate_pieces(terms, margins, starts):
+    """(3, p): Σ t, −Σ t u and Σ (t u) u over each domain's points, in order.
+
+    With the terms t_i = a_i e^{−η u_i} these are F_l(α + η e) and its first two
+    derivatives in η; ``terms`` and ``margins`` u_i list domain l's points in
+    ``starts[l]:starts[l + 1]``. Each sum runs in that order, as ``np.bincount`` does over
+    points in index order, so the sums are bit for bit NumPy's (the exponentials are left to
+    NumPy, whose vectorised ``exp`` is both faster and the reference).
+
+    Examples
+    --------
+    >>> terms, margins = np.array([1.0, 2.0, 3.0]), np.array([1.0, -1.0, 2.0])
+    >>> coordinate_pieces(terms, margins, np.array([0, 2, 3]))  # domains {0, 1} and {2}
+    array([[ 3.,  3.],
+           [ 1., -6.],
+           [ 3., 12.]])
+    """
+    return _kernel("coordinate_pieces")(terms, margins, starts)

@@ -1,0 +1,293 @@
+"""Tests of MULTIBOOST on Dask (:mod:`manytask.boost.federated.dask_backend`) and of the
+clients' edge statistics at scale (:func:`~manytask.boost.federated.client_edges`).
+
+The references are independent: the single-process ``MultiBoostClassifier`` (its own exact
+or binned stump search), the in-process transport on shards built here in NumPy, and for the
+edges a dense (m × n) matrix of stump values and a brute-force loop.
+"""
+
+import numpy as np
+import pytest
+
+from boost.test_federated import three_domains
+from manytask.boost import DomainClassifier, MultiBoostClassifier
+from manytask.boost.federated import (
+    ClientShard,
+    FederatedServer,
+    InProcessTransport,
+    ModelState,
+    client_edges,
+    run_rounds,
+    setup_candidates,
+)
+from manytask.boost.federated.client import EdgeIndex
+from manytask.boost.stumps import _midpoints, presort
+
+N_PER_DOMAIN = 40
+CHUNK = 35  # 120 rows in 4 chunks, each holding points of one or two sources
+
+
+# ----------------------------------------------------------------------- edges, no cluster
+
+
+def random_shard(seed, m=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    X[:, 1] = np.round(X[:, 1])  # ties: few distinct values
+    return ClientShard(X, rng.choice([-1.0, 1.0], m), 1, rng.dirichlet([1.0, 1.0], size=m))
+
+
+def candidate_table(X, seed):
+    """Unsorted candidates per feature: −inf, data values themselves, duplicates, midpoints."""
+    rng = np.random.default_rng(seed)
+    features, thresholds = [], []
+    for j in range(X.shape[1]):
+        values = np.concatenate([[-np.inf], X[:6, j], X[:2, j], rng.normal(size=5)])
+        features.append(np.full(values.size, j))
+        thresholds.append(rng.permutation(values))
+    return np.concatenate(features), np.concatenate(thresholds)
+
+
+def test_histogram_edges_equal_dense_matrix_and_brute_force():
+    shard = random_shard(0)
+    state = ModelState().with_term(0, 2, 0.1, -1, 0.4).with_term(1, 0, -0.3, 1, 0.2)
+    features, thresholds = candidate_table(shard.X, 1)
+    asked = np.stack([np.arange(features.size), np.arange(features.size)[::-1]])
+    got = client_edges(state, shard, [1, 0], features[asked], thresholds[asked])["edge_sums"]
+    indexed = client_edges(state, shard, [1, 0], features[asked], thresholds[asked],
+                           index=EdgeIndex(shard.X, features, thresholds))["edge_sums"]  # fmt: skip
+    # dense: (m × n) stump values; brute force: one point and one candidate at a time
+    f = 0.4 * shard.domain_probabilities[:, 0] * -np.where(shard.X[:, 2] > 0.1, 1.0, -1.0)
+    f += 0.2 * shard.domain_probabilities[:, 1] * np.where(shard.X[:, 0] > -0.3, 1.0, -1.0)
+    scaled = np.exp(-shard.y * f)
+    for q, k in enumerate([1, 0]):
+        weights = scaled * shard.y * shard.domain_probabilities[:, k]
+        dense = weights @ np.where(shard.X[:, features[asked[q]]] > thresholds[asked[q]], 1, -1)
+        np.testing.assert_allclose(got[q], dense, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(indexed[q], got[q])
+        for r in range(0, asked.shape[1], 7):
+            j, threshold = features[asked[q, r]], thresholds[asked[q, r]]
+            brute = sum(
+                weights[i] * (1.0 if shard.X[i, j] > threshold else -1.0)
+                for i in range(shard.X.shape[0])
+            )
+            assert got[q, r] == pytest.approx(brute, rel=1e-12, abs=1e-12)
+
+
+def test_equal_thresholds_and_empty_intervals_give_identical_edges():
+    shard = random_shard(2)
+    # three thresholds with no point between them, and one repeated: exact ties, as in the
+    # single-process search (which then keeps the lowest threshold)
+    low = np.sort(shard.X[:, 0])[:2]
+    between = low[0] + np.array([0.25, 0.5, 0.75, 0.5]) * (low[1] - low[0])
+    edges = client_edges(ModelState(), shard, [1], np.zeros((1, 4), int), between[None])
+    assert np.unique(edges["edge_sums"]).size == 1
+
+
+def test_edge_index_rejects_thresholds_it_does_not_hold():
+    shard = random_shard(3)
+    index = EdgeIndex(shard.X, [0, 0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="^thresholds of feature 0 must be among"):
+        client_edges(ModelState(), shard, [1], np.array([[0]]), np.array([[0.5]]), index=index)
+    with pytest.raises(ValueError, match="^thresholds of feature 2 must be among"):
+        client_edges(ModelState(), shard, [1], np.array([[2]]), np.array([[0.0]]), index=index)
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [({"loss": "logistic"}, "loss"), ({"beta": 0.1}, "beta"),
+     ({"mixtures": [[0.5, 0.5]]}, "mixtures"), ({"tie_step": "block"}, "tie_step"),
+     ({"multi_class": "mh"}, "multi_class"), ({"step": "closed_form"}, "step"),
+     ({"n_iter_no_change": 2}, "n_iter_no_change"), ({"n_bins": 1}, "n_bins")],
+)  # fmt: skip
+def test_unsupported_options_raise_naming_them(options, name):
+    da = pytest.importorskip("dask.array")
+    X, y, domains = three_domains(10)
+    with pytest.raises(ValueError, match=f"^{name}(=.* is not supported on dask| must be)"):
+        MultiBoostClassifier(**options).fit(da.from_array(X, chunks=(10, 3)), y, domains)
+
+
+# ----------------------------------------------------------------------- on a LocalCluster
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:  # fmt: skip
+        with Client(cluster) as client:
+            yield client
+
+
+def data(seed=0):
+    import dask.array as da
+
+    X, y, domains = three_domains(N_PER_DOMAIN, seed=seed)
+    return X, y, domains, da.from_array(X, chunks=(CHUNK, X.shape[1]))
+
+
+def assert_same_ensemble(fitted, reference, atol=1e-9):
+    assert len(fitted.estimators_) == len(reference.estimators_) > 0
+    for (k, stump), (kr, stump_r) in zip(fitted.estimators_, reference.estimators_):
+        assert (k, stump) == (kr, stump_r)  # thresholds bit for bit: the same midpoints
+    np.testing.assert_allclose(
+        fitted.estimator_weights_, reference.estimator_weights_, rtol=0.0, atol=atol
+    )
+
+
+def test_dask_fit_equals_single_process_fit_with_the_same_q(dask_client):
+    X, y, domains, X_dask = data()
+    q = DomainClassifier().fit(X, domains)
+    central = MultiBoostClassifier(n_estimators=8, domain_classifier=q).fit(X, y, domains)
+    fitted = MultiBoostClassifier(n_estimators=8, domain_classifier=q).fit(X_dask, y, domains)
+    assert fitted.domain_classifier_ is q  # a fitted Q is used as is
+    assert_same_ensemble(fitted, central)
+    np.testing.assert_allclose(
+        fitted.decision_function(X), central.decision_function(X), rtol=0, atol=1e-9
+    )
+    assert fitted.objective_ == pytest.approx(central.objective_, rel=1e-9)
+    # 4 chunks × the sources in each: (0), (0, 1), (1, 2), (2)
+    assert fitted.federated_run_.setup["n_clients"] == 6
+    assert fitted.federated_run_.setup["thresholds"] == "exact"
+
+
+def test_soft_max_mu_is_passed_to_the_server_and_equals_single_process_fit(dask_client):
+    X, y, domains, X_dask = data(seed=5)
+    q = DomainClassifier().fit(X, domains)
+    options = dict(n_estimators=5, mu=20.0, domain_classifier=q)
+    central = MultiBoostClassifier(**options).fit(X, y, domains)
+    fitted = MultiBoostClassifier(**options).fit(X_dask, y, domains)
+    assert_same_ensemble(fitted, central)
+    assert fitted.objective_ == pytest.approx(central.objective_, rel=1e-9)  # F_μ
+
+
+def test_default_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_client):
+    from manytask.boost.federated.dask_backend import fit_on_dask
+
+    X, y, domains, X_dask = data(seed=1)
+    y_dask = X_dask[:, 0] * 0 + y  # a dask y with X's row chunks
+    central = MultiBoostClassifier(n_estimators=3).fit(X, y, domains)
+    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=3), X_dask, y_dask, domains,
+                         client=dask_client, mode="tasks")  # fmt: skip
+    np.testing.assert_allclose(
+        fitted.domain_classifier_.predict_proba(X), central.domain_classifier_.predict_proba(X)
+    )
+    assert_same_ensemble(fitted, central)
+
+
+def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(dask_client):
+    # Not compared with MultiBoostClassifier(n_bins=8): its tie fallback (the steepest
+    # coordinate) searches exact stumps, outside the binned candidates.
+    from manytask.boost.federated.dask_backend import fit_on_dask
+
+    X, y, domains, X_dask = data(seed=2)
+    q = DomainClassifier().fit(X, domains)
+    binned = presort(X, n_bins=8)
+    thresholds = [
+        np.concatenate([[-np.inf], binned.thresholds[j, : binned.n_thresholds[j]]])
+        for j in range(X.shape[1])
+    ]
+    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=6, domain_classifier=q), X_dask, y,
+                         domains, thresholds=thresholds)  # fmt: skip
+    shards, by_domain = numpy_shards(X, y, domains, q)
+    transport = InProcessTransport(shards)
+    features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds)
+    server = FederatedServer(3, features, flat)
+    run_rounds(server, transport, by_domain, 6)
+    # the same clients answer the same requests with the same code: the same numbers
+    np.testing.assert_array_equal(fitted.estimator_weights_, server.state.steps)
+    assert [(k, s.feature, s.threshold, s.polarity) for k, s in fitted.estimators_] == list(
+        zip(server.state.domains, server.state.features, server.state.thresholds,
+            server.state.polarities)
+    )  # fmt: skip
+
+
+def test_quantile_candidates_are_the_merged_sketches_of_chunk_sources(dask_client):
+    X, y, domains, X_dask = data(seed=3)
+    fitted = MultiBoostClassifier(n_estimators=4, n_bins=5).fit(X_dask, y, domains)
+    levels = np.linspace(0.0, 1.0, 6)[1:-1]
+    weights, quantiles = [], []
+    for start in range(0, X.shape[0], CHUNK):  # the clients: each chunk's sources, in NumPy
+        rows = np.arange(start, min(start + CHUNK, X.shape[0]))
+        for label in np.unique(domains[rows]):
+            part = X[rows[domains[rows] == label]]
+            weights.append(np.full(levels.size, part.shape[0]))
+            quantiles.append(np.quantile(part, levels, axis=0).T)
+    weights, quantiles = np.concatenate(weights), np.concatenate(quantiles, axis=1)
+    expected = []
+    for j in range(X.shape[1]):  # weighted quantiles of the reported quantiles, by hand
+        order = np.argsort(quantiles[j], kind="stable")
+        share = np.cumsum(weights[order]) / weights.sum()
+        picked = [quantiles[j][order][min(np.argmax(share >= level), order.size - 1)]
+                  for level in levels]  # fmt: skip
+        expected.append(np.concatenate([[-np.inf], np.unique(picked)]))
+    assert fitted.federated_run_.setup["n_candidates"] == sum(t.size for t in expected)
+    for _, stump in fitted.estimators_:
+        assert stump.threshold in expected[stump.feature]
+    assert fitted.score(X, y) > 0.7
+
+
+def numpy_shards(X, y, domains, q):
+    """The Dask backend's clients built here: each chunk's rows of each source, in order."""
+    shards, by_domain = [], [[] for _ in np.unique(domains)]
+    probabilities, signs = q.predict_proba(X), np.where(y == 1, 1.0, -1.0)
+    for start in range(0, X.shape[0], CHUNK):
+        rows = np.arange(start, min(start + CHUNK, X.shape[0]))
+        for k in np.unique(domains[rows]):
+            part = rows[domains[rows] == k]
+            by_domain[k].append(len(shards))
+            shards.append(ClientShard(X[part], signs[part], int(k), probabilities[part]))
+    return shards, by_domain
+
+
+def failing(client, phase, round_number):
+    def fault(t, c, ph):
+        if c == client and ph == phase and t >= round_number:
+            raise RuntimeError("injected")
+
+    return fault
+
+
+def test_failing_worker_client_is_dropped_like_in_process(dask_client):
+    from manytask.boost.federated.dask_backend import fit_on_dask
+
+    X, y, domains, X_dask = data(seed=4)
+    q = DomainClassifier().fit(X, domains)
+    fault = failing(3, "line_search", 2)
+    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=4, domain_classifier=q), X_dask, y,
+                         domains, fault=fault, retries=1)  # fmt: skip
+    # the same protocol in process, on the same clients, with the same fault
+    shards, by_domain = numpy_shards(X, y, domains, q)
+    transport = InProcessTransport(shards, retries=1, fault=fault)
+    distinct = [np.unique(X[:, j]) for j in range(3)]
+    exact = [np.concatenate([[-np.inf], _midpoints(u[:-1], u[1:])]) for u in distinct]
+    features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds=exact)
+    server = FederatedServer(3, features, flat)
+    history = run_rounds(server, transport, by_domain, 4)
+    np.testing.assert_allclose(fitted.estimator_weights_, server.state.steps, rtol=0, atol=1e-9)
+    records = fitted.federated_run_.history
+    assert records[1]["restarts"] == 1 and history[1]["restarts"] == 1
+    assert {(f["client"], f["phase"]) for f in records[1]["failures"]} == {(3, "line_search")}
+    assert all(3 not in sum(record["participants"], []) for record in records[1:])
+
+
+def test_bad_inputs_raise_naming_them(dask_client):
+    import dask.array as da
+
+    X, y, domains, X_dask = data()
+    with pytest.raises(ValueError, match="^X must not contain NaN"):
+        bad = X.copy()
+        bad[5, 1] = np.nan
+        MultiBoostClassifier(n_estimators=2).fit(da.from_array(bad, chunks=(CHUNK, 3)), y, domains)
+    with pytest.raises(ValueError, match="^y must contain exactly two classes on dask"):
+        MultiBoostClassifier(n_estimators=2).fit(X_dask, y + (domains == 2), domains)
+    with pytest.raises(ValueError, match=r"^y must have shape \(120,\)"):
+        MultiBoostClassifier(n_estimators=2).fit(X_dask, y[:-1], domains)
+    with pytest.raises(ValueError, match="^X has unknown chunk sizes"):
+        MultiBoostClassifier(n_estimators=2).fit(X_dask[X_dask[:, 0] > 0], y, domains)
+    with pytest.raises(ValueError, match="^thresholds must be 'auto'"):
+        from manytask.boost.federated.dask_backend import fit_on_dask
+
+        fit_on_dask(MultiBoostClassifier(n_estimators=2), X_dask, y, domains, thresholds="x")

@@ -1,0 +1,236 @@
+"""Tests of FEDMULTIBOOST on Flower (:mod:`manytask.boost.federated.flower`).
+
+The reference is :func:`~manytask.boost.federated.simulate` with the same arguments: the
+Flower apps run the same driver over a different transport, so every α, stump and count of
+numbers on the wire must be equal. ``test_loopback_grid_*`` run the ServerApp and ClientApp
+functions over an in-process stand-in for Flower's Grid (no processes, fast); the last test
+runs a real Flower deployment (SuperLink + SuperNodes + ``flwr run``) on 127.0.0.1.
+"""
+
+import numpy as np
+import pytest
+
+flwr = pytest.importorskip("flwr", reason="FEDMULTIBOOST on Flower needs manytask[fed]")
+
+from flwr.app import Context, Message, RecordDict  # noqa: E402
+from flwr.supercore.task_identity import TaskIdentity  # noqa: E402
+
+from manytask.boost.federated import ClientShard, ModelState, respond, simulate  # noqa: E402
+from manytask.boost.federated.flower import apps, clientapp, runner  # noqa: E402
+from manytask.boost.federated.protocol import ClientFailure, state_to_payload  # noqa: E402
+
+
+def three_domains(n_per_domain=60, seed=0):
+    """Two features; the second shifts with the domain (Q informative), the label mixes both."""
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1, 2], n_per_domain)
+    X = rng.normal(size=(3 * n_per_domain, 2))
+    X[:, 1] += domains
+    y = X[:, 0] + 0.6 * (domains - 1) * X[:, 1] + 0.5 * rng.normal(size=domains.size) > 0
+    return X, y.astype(int), domains
+
+
+def public_thresholds(X, n=5):
+    levels = np.linspace(0.0, 1.0, n + 2)[1:-1]
+    return [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
+
+
+@pytest.fixture
+def task_identity(monkeypatch):
+    """Flower stamps new Messages with the running task's ids; here there is no task."""
+    for name, value in (("_run_id", 1), ("_node_id", 0), ("_task_id", 1)):
+        monkeypatch.setattr(TaskIdentity, name, value)
+
+
+class LoopbackGrid:
+    """Flower's Grid in one process: a pushed Message is answered by the ClientApp function
+    of its node (own Context, so ``kept`` goes through Context.state) when pulled; the nodes
+    in ``silent`` answer the hello, then nothing."""
+
+    def __init__(self, shard_paths, silent=()):
+        self.contexts = {
+            100 + c: Context(run_id=1, node_id=100 + c, state=RecordDict(), run_config={},
+                             node_config={"shard": str(path), "client-id": c})
+            for c, path in enumerate(shard_paths)
+        }  # fmt: skip
+        self.silent, self.inbox, self.pushed = set(silent), {}, 0
+
+    def get_node_ids(self):
+        return list(self.contexts)
+
+    def push_messages(self, messages):
+        ids = []
+        for message in messages:
+            self.pushed += 1
+            message.metadata.__dict__["_message_id"] = f"message-{self.pushed}"
+            phase = clientapp.decode_request(message.content)[0]
+            if message.metadata.dst_node_id not in self.silent or phase == clientapp.HELLO:
+                self.inbox[message.metadata.message_id] = message
+            ids.append(message.metadata.message_id)
+        return ids
+
+    def pull_messages(self, message_ids):
+        replies = []
+        for message_id in message_ids:
+            message = self.inbox.pop(message_id, None)
+            if message is not None:
+                context = self.contexts[message.metadata.dst_node_id]
+                replies.append(clientapp.client_query(message, context))
+        return replies
+
+
+def assert_same_run(flower_clf, reference):
+    """Same stumps, α to 1e-12, same participants and numbers on the wire per round."""
+    assert len(flower_clf.estimators_) == len(reference.estimators_) > 0
+    for (k, stump), (k_ref, stump_ref) in zip(flower_clf.estimators_, reference.estimators_):
+        assert (k, stump) == (k_ref, stump_ref)
+    np.testing.assert_allclose(
+        flower_clf.estimator_weights_, reference.estimator_weights_, rtol=1e-12, atol=0
+    )
+    run, run_ref = flower_clf.federated_run_, reference.federated_run_
+    keys = ("numbers_to_clients", "numbers_from_clients", "n_candidates", "n_clients")
+    assert {key: run.setup[key] for key in keys} == {key: run_ref.setup[key] for key in keys}
+    assert len(run.history) == len(run_ref.history)
+    for record, record_ref in zip(run.history, run_ref.history):
+        for key in ("numbers_to_clients", "numbers_from_clients", "exchanges", "participants"):
+            assert record[key] == record_ref[key], key
+        assert record["seconds"] > 0
+        np.testing.assert_allclose(record["losses"], record_ref["losses"], rtol=1e-12)
+
+
+def test_every_phase_round_trips_through_flower_records_unchanged(tmp_path, task_identity):
+    rng = np.random.default_rng(1)
+    shard = ClientShard(rng.normal(size=(7, 2)), np.array([1.0, -1, 1, 1, -1, -1, 1]), 1,
+                        rng.dirichlet(np.ones(3), size=7))  # fmt: skip
+    runner.save_shard(tmp_path / "shard.npz", shard)
+    context = Context(run_id=1, node_id=5, node_config={"shard": str(tmp_path / "shard.npz")},
+                      state=RecordDict(), run_config={})  # fmt: skip
+    state = ModelState().with_term(2, 0, 0.1, -1, 0.7).with_term(1, 1, -0.3, 1, 0.2)
+    requests = [
+        ("setup", {"levels": np.array([0.25, 0.5, 0.75])}),
+        ("candidates", {"features": np.array([0, 0, 1, 1]),
+                        "thresholds": np.array([-0.5, 0.5, -0.2, 0.4])}),
+        ("losses", state_to_payload(state)),
+        ("edges", {"domains": np.array([1, 2]), "asked": np.array([[0, 2], [1, 3]])}),
+        ("line_search", {"direction": np.array([1.0, 1.0, -0.2, 1.0]),
+                         "steps": np.array([0.0, 0.5, 2.0])}),
+        ("separating", {"domain": 2}),
+    ]  # fmt: skip
+    kept = {}
+    for phase, payload in requests:
+        # the wire carries the payload unchanged: same keys, shapes, dtypes and bits
+        decoded_phase, decoded = clientapp.decode_request(clientapp.encode_request(phase, payload))
+        assert decoded_phase == phase and decoded.keys() == payload.keys()
+        for key, value in payload.items():
+            assert np.asarray(decoded[key]).dtype == np.asarray(value).dtype
+            np.testing.assert_array_equal(decoded[key], value)
+        expected, kept = respond(phase, shard, payload, kept)
+        reply = clientapp.client_query(
+            Message(clientapp.encode_request(phase, payload), 5, "query"), context
+        )
+        assert not reply.has_error(), reply.error.reason if reply.has_error() else ""
+        message = clientapp.decode_reply(reply.content)
+        assert message.keys() == expected.keys()
+        for key, value in expected.items():
+            assert type(message[key]) is type(value) or np.asarray(value).ndim > 0
+            np.testing.assert_array_equal(message[key], value)  # bit for bit
+    restored = clientapp.kept_from_record(context.state[clientapp.KEPT])
+    np.testing.assert_array_equal(restored["state"].steps, state.steps)
+    np.testing.assert_array_equal(restored["thresholds"], [-0.5, 0.5, -0.2, 0.4])
+
+
+def test_client_error_reply_names_the_exception(tmp_path, task_identity):
+    context = Context(run_id=1, node_id=5, node_config={"shard": str(tmp_path / "missing.npz")},
+                      state=RecordDict(), run_config={})  # fmt: skip
+    request = Message(clientapp.encode_request("losses", state_to_payload(ModelState())), 5,
+                      "query")  # fmt: skip
+    reply = clientapp.client_query(request, context)
+    assert reply.has_error() and "missing.npz" in reply.error.reason
+
+
+def _loopback_run(tmp_path, silent=(), **kwargs):
+    X, y, domains = three_domains(40)
+    federation = runner.prepare_federation(X, y, domains, **kwargs)
+    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation), silent)
+    config = {**federation["run_config"], "wait": 0.0}
+    apps.server_main(grid, Context(run_id=1, node_id=0, node_config={}, state=RecordDict(),
+                                   run_config=config))  # fmt: skip
+    state, run = runner.read_result(config["result"])
+    return runner.federation_estimator(federation, state, run), (X, y, domains)
+
+
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_loopback_grid_server_app_equals_simulate(tmp_path, task_identity, mu):
+    kwargs = dict(clients_per_domain=2, r=1, s=3, n_rounds=4, random_state=3, n_quantiles=4,
+                  mu=mu)  # fmt: skip
+    clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
+    reference = simulate(X, y, domains, **kwargs)
+    assert_same_run(clf, reference)
+    np.testing.assert_allclose(clf.decision_function(X), reference.decision_function(X),
+                               rtol=1e-12, atol=1e-15)  # fmt: skip
+
+
+def test_loopback_grid_silent_client_times_out_and_is_dropped(tmp_path, task_identity):
+    kwargs = dict(clients_per_domain=2, n_rounds=2, random_state=0, n_quantiles=4,
+                  timeout=0.2)  # fmt: skip
+    clf, _ = _loopback_run(tmp_path, silent={100}, **kwargs)  # client 0 never answers
+    setup = clf.federated_run_.setup
+    assert {failure["client"] for failure in setup["failures"]} == {0}
+    assert "no reply within 0.2 s" in setup["failures"][0]["error"]
+    for record in clf.federated_run_.history:
+        assert record["restarts"] == 1 and 0 not in record["participants"][0]
+    assert len(clf.estimators_) == 2
+
+
+def test_server_app_failure_is_reported_in_the_result(tmp_path, task_identity):
+    X, y, domains = three_domains(20)
+    federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
+    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    config = {**federation["run_config"], "n-clients": 5, "wait": 0.0}  # only 3 nodes
+    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
+    with pytest.raises(RuntimeError, match="3 SuperNodes connected"):
+        apps.server_main(grid, context)
+    with pytest.raises(RuntimeError, match="the Flower ServerApp failed"):
+        runner.read_result(config["result"])
+
+
+def test_flower_transport_rejects_bad_timeout():
+    with pytest.raises(ValueError, match="timeout must be None or > 0, got -1"):
+        apps.FlowerTransport(LoopbackGrid([]), {}, timeout=-1)
+
+
+def test_run_local_federation_rejects_bad_arguments():
+    X, y, domains = three_domains(10)
+    with pytest.raises(ValueError, match="clients_per_domain must be an int >= 1, got 0"):
+        runner.run_local_federation(X, y, domains, 0)
+    with pytest.raises(ValueError, match="r must be None or an int >= 1, got 0"):
+        runner.run_local_federation(X, y, domains, 1, r=0)
+
+
+def test_client_failure_after_retries_names_client(tmp_path, task_identity):
+    grid = LoopbackGrid([tmp_path / "missing.npz"])
+    transport = apps.FlowerTransport(grid, {0: 100}, retries=1)
+    with pytest.raises(ClientFailure, match="client 0 failed in phase 'losses'"):
+        transport.request("losses", {0: state_to_payload(ModelState())})
+    assert [failure["attempt"] for failure in transport.failures] == [0, 1]
+
+
+def test_real_flower_federation_on_loopback_equals_simulate(tmp_path):
+    """SuperLink + 3 SuperNodes + ``flwr run`` as processes: Flower starts one ClientApp
+    process per message, so this keeps to few requests (public thresholds, 2 rounds, a long
+    line-search batch)."""
+    X, y, domains = three_domains(60)
+    kwargs = dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
+                  line_search_batch=255)  # fmt: skip
+    clf = runner.run_local_federation(X, y, domains, 1, workdir=tmp_path, **kwargs)
+    reference = simulate(X, y, domains, 1, **kwargs)
+    assert_same_run(clf, reference)
+    assert clf.score(X, y) == reference.score(X, y)
+    logs = sorted(path.name for path in (tmp_path / "logs").iterdir())
+    expected = ["flwr-run.log", "superlink.log"] + [f"supernode-{c}.log" for c in range(3)]
+    if runner.FORK_CLIENTAPPS:  # every ClientApp process was forked by the fork server
+        expected = sorted(expected + ["forkserver.log"])
+        forked = (tmp_path / "logs" / "forkserver.log").read_text().count("Start `flwr-clientapp`")
+        # hello, candidates, then per round the losses and every line-search exchange
+        assert forked >= 3 * (2 + sum(1 + r["exchanges"] for r in clf.federated_run_.history))
+    assert logs == expected

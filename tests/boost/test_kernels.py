@@ -1,0 +1,242 @@
+"""The numba kernels give what the NumPy reference and a brute-force loop give: the same stumps
+(feature, threshold, polarity, in the documented tie order) and errors, exact and binned, on
+random problems with ties, zero weights, constant features and restricted supports; the same
+steepest coordinate at a tie; and the same MultiBoost fit."""
+
+import numpy as np
+import pytest
+
+from manytask.boost import MultiBoostClassifier, Stump, best_stump, kernels, presort, stumps
+from manytask.boost.rounds import HardMaxRounds
+
+numba_only = pytest.mark.skipif(
+    not kernels.numba_available(), reason="numba is not installed (pip install manytask[fast])"
+)
+
+
+def _problem(seed, m, d):
+    """Rounded features (ties), a constant feature, ±1 labels, three weight rows: dense with
+    zeros, restricted to about a third of the points (a domain), and all zero but two."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m, d)), int(rng.integers(0, 3)))
+    X[:, rng.integers(d)] = 1.5  # a constant feature: only the constant stump
+    y = rng.choice([-1.0, 1.0], size=m)
+    weights = rng.exponential(size=(3, m))
+    weights[0] *= rng.random(m) < 0.7
+    weights[1] *= rng.integers(0, 3, size=m) == 0
+    weights[2] = 0.0
+    weights[2, rng.choice(m, 2, replace=False)] = 1.0
+    return X, y, weights
+
+
+def _ordered_brute_force(X, y, weights, thresholds_of_feature):
+    """The first least-error stump over features, thresholds ascending, polarity +1 then −1."""
+    best_error, best = np.inf, None
+    for feature in range(X.shape[1]):
+        for threshold in sorted(thresholds_of_feature(feature)):
+            for polarity in (1, -1):
+                prediction = np.where(X[:, feature] > threshold, polarity, -polarity)
+                error = sum(w for w, p, label in zip(weights, prediction, y) if p != label)
+                if error < best_error:
+                    best_error, best = error, Stump(feature, float(threshold), polarity)
+    return best, best_error
+
+
+def _exact_thresholds(X):
+    def thresholds(feature):
+        distinct = np.unique(X[:, feature])
+        return [-np.inf, *(0.5 * distinct[:-1] + 0.5 * distinct[1:])]
+
+    return thresholds
+
+
+def test_backend_follows_the_environment_and_the_context(monkeypatch):
+    monkeypatch.setenv("MANYTASK_KERNELS", "numpy")
+    assert kernels.backend() == "numpy"
+    with kernels.use_backend("auto"):
+        assert kernels.backend() == ("numba" if kernels.numba_available() else "numpy")
+    monkeypatch.setenv("MANYTASK_KERNELS", "fortran")
+    with pytest.raises(ValueError, match="MANYTASK_KERNELS must be one of"):
+        kernels.backend()
+    with pytest.raises(ValueError, match="name must be one of"):
+        with kernels.use_backend("gpu"):
+            pass
+
+
+def test_requesting_numba_without_it_names_the_extra(monkeypatch):
+    monkeypatch.setattr(kernels, "_compiled", None)
+    monkeypatch.setattr(kernels, "_numba_missing", True)
+    with kernels.use_backend("numba"), pytest.raises(ImportError, match=r"manytask\[fast\]"):
+        kernels.backend()
+    with kernels.use_backend("auto"):
+        assert kernels.backend() == "numpy"
+
+
+@numba_only
+@pytest.mark.parametrize("n_bins", [None, 3, 8, 300])
+@pytest.mark.parametrize("seed", range(6))
+def test_numba_search_equals_numpy_search_and_brute_force(seed, n_bins):
+    rng = np.random.default_rng(seed)
+    X, y, weights = _problem(seed, m=int(rng.integers(5, 60)), d=int(rng.integers(1, 5)))
+    presorted = presort(X, n_bins=n_bins)
+    with kernels.use_backend("numpy"):
+        reference = best_stump(presorted, y, weights)
+    with kernels.use_backend("numba"):
+        compiled = best_stump(presorted, y, weights)
+    for row, (numpy_result, numba_result) in enumerate(zip(reference, compiled)):
+        assert numba_result.stump == numpy_result.stump
+        assert numba_result.error == numpy_result.error
+        np.testing.assert_array_equal(numba_result.feature_errors, numpy_result.feature_errors)
+        if n_bins is None:
+            thresholds = _exact_thresholds(X)
+        else:
+
+            def thresholds(feature):
+                edges = presorted.thresholds[feature, : presorted.n_thresholds[feature]]
+                return [-np.inf, *edges]
+
+        _, expected_error = _ordered_brute_force(X, y, weights[row], thresholds)
+        assert numba_result.error == pytest.approx(expected_error, abs=1e-12)
+        direct = np.sum(weights[row][numba_result.stump.predict(X) != y])
+        assert direct == pytest.approx(expected_error, abs=1e-12)
+
+
+@numba_only
+@pytest.mark.parametrize("n_bins", [None, 4])
+def test_numba_breaks_exact_ties_like_the_ordered_brute_force(n_bins):
+    # Integer weights and few values: sums are exact, so ties between stumps are exact ties
+    # (the NumPy search's tie test in test_stumps.py, run on the kernels).
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        X = rng.choice(4, size=(8, 2), p=[0.4, 0.3, 0.2, 0.1]).astype(float)
+        y = rng.choice([-1.0, 1.0], size=8)
+        weights = rng.integers(0, 4, size=8).astype(float)
+        with kernels.use_backend("numba"):
+            stump, error, _ = best_stump(presort(X, n_bins=n_bins), y, weights)
+        expected_stump, expected_error = _ordered_brute_force(X, y, weights, _exact_thresholds(X))
+        assert stump == expected_stump, f"seed {seed}"
+        assert error == expected_error
+
+
+@numba_only
+@pytest.mark.parametrize("n_bins", [None, 6])
+def test_numba_restricted_and_full_searches_agree(monkeypatch, n_bins):
+    X, y, weights = _problem(3, m=90, d=4)
+    with kernels.use_backend("numba"):
+        monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", 1.0)  # every row on its support
+        restricted = best_stump(presort(X, n_bins=n_bins), y, weights)
+        monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", -1.0)  # every row on all points
+        full = best_stump(presort(X, n_bins=n_bins), y, weights)
+    for r, f in zip(restricted, full):
+        assert (r.stump, r.error) == (f.stump, f.error)
+        np.testing.assert_array_equal(r.feature_errors, f.feature_errors)
+
+
+def test_kernels_run_as_plain_python_like_numpy():
+    """The kernel bodies are plain Python too (what numba compiles): their per-feature
+    results equal the NumPy search's, so the logic is checked even without numba."""
+    X, y, weights = _problem(5, m=40, d=3)
+    presorted = presort(X)
+    signed = weights[0] * y
+    total, negative_total = np.abs(signed).sum(), 0.5 * (np.abs(signed).sum() - signed.sum())
+    view = stumps._compiled_full_view(presorted)
+    errors, splits, polarities = kernels._exact_search(
+        signed, view.local_order, view.invalid, total, negative_total
+    )
+    reference = stumps._search_exact(stumps._full_view(presorted), signed, total, negative_total)
+    np.testing.assert_array_equal(errors, reference[0])
+    np.testing.assert_array_equal(splits, reference[1])
+    np.testing.assert_array_equal(polarities, reference[2])
+
+
+def _tied_round(seed, m=60, d=3, n_domains=3):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m, d)), 1)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    domain_index = rng.integers(0, n_domains, size=m)
+    Q = rng.dirichlet(np.ones(n_domains), size=m)
+    scaled = rng.random(m) / m
+    return X, y, Q, scaled, domain_index
+
+
+def _brute_force_steepest(X, y, Q, scaled, domain_index, active):
+    """max over q, feature, threshold, polarity of min_l Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i)."""
+    best = -np.inf
+    for q in range(Q.shape[1]):
+        for feature in range(X.shape[1]):
+            for threshold in _exact_thresholds(X)(feature):
+                for polarity in (1, -1):
+                    h = np.where(X[:, feature] > threshold, polarity, -polarity)
+                    rates = [np.sum((scaled * y * Q[:, q] * h)[domain_index == l]) for l in active]
+                    best = max(best, min(rates))
+    return best
+
+
+@numba_only
+@pytest.mark.parametrize("active", [[0, 2], [0, 1, 2], [1]])
+@pytest.mark.parametrize("seed", range(3))
+def test_numba_steepest_coordinate_equals_numpy_and_brute_force(seed, active):
+    X, y, Q, scaled, domain_index = _tied_round(seed)
+    active = np.array(active)
+    clf = HardMaxRounds()
+    clf.domains_ = np.arange(3)
+    clf._exact_presorted = presort(X)
+    results = {}
+    for backend in ("numpy", "numba"):
+        with kernels.use_backend(backend):
+            results[backend] = clf._steepest_coordinate(X, y, Q, scaled, domain_index, active)
+    assert results["numba"] == results["numpy"]
+    q, stump = results["numba"]
+    expected = _brute_force_steepest(X, y, Q, scaled, domain_index, active)
+    if stump is None:
+        assert expected <= 0
+    else:
+        h = stump.predict(X)
+        rates = [np.sum((scaled * y * Q[:, q] * h)[domain_index == l]) for l in active]
+        assert min(rates) == pytest.approx(expected, rel=1e-12)
+
+
+@numba_only
+@pytest.mark.parametrize("n_bins", [None, 16])
+def test_multiboost_fit_is_the_same_with_both_kernels(n_bins):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 5))
+    domains = rng.integers(0, 3, size=300)
+    y = (X[:, 0] + 0.5 * X[:, 1] * (domains - 1) + 0.3 * rng.normal(size=300) > 0).astype(int)
+    fits = {}
+    for backend in ("numpy", "numba"):
+        with kernels.use_backend(backend):
+            fits[backend] = MultiBoostClassifier(n_estimators=25, n_bins=n_bins).fit(
+                X, y, domains=domains
+            )
+    numpy_fit, numba_fit = fits["numpy"], fits["numba"]
+    assert numba_fit.estimators_ == numpy_fit.estimators_
+    # The line search sums the same terms in the same order with either backend.
+    np.testing.assert_array_equal(numba_fit.estimator_weights_, numpy_fit.estimator_weights_)
+    assert any(record.get("direction_rule") == "paper" for record in numba_fit.history_)
+
+
+@numba_only
+def test_parallel_kernels_equal_the_serial_ones(monkeypatch):
+    """Large problems run the feature loops on numba's threads (the same code compiled with
+    ``parallel=True``); forced here on a small one, they give the NumPy results."""
+    X, y, weights = _problem(8, m=80, d=5)
+    tied = _tied_round(8)
+    clf = HardMaxRounds()
+    clf.domains_ = np.arange(3)
+    results = {}
+    for backend, threshold in (("numpy", None), ("numba", 0)):
+        if threshold is not None:
+            monkeypatch.setattr(kernels, "PARALLEL_MIN_CELLS", threshold)
+        with kernels.use_backend(backend):
+            clf._exact_presorted = presort(tied[0])
+            results[backend] = (
+                best_stump(presort(X), y, weights),
+                best_stump(presort(X, n_bins=6), y, weights),
+                clf._steepest_coordinate(*tied, np.array([0, 1])),
+            )
+    for numpy_part, numba_part in zip(results["numpy"][:2], results["numba"][:2]):
+        for r, s in zip(numpy_part, numba_part):
+            assert (r.stump, r.error) == (s.stump, s.error)
+            np.testing.assert_array_equal(r.feature_errors, s.feature_errors)
+    assert results["numba"][2] == results["numpy"][2]
