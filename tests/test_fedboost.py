@@ -24,7 +24,6 @@ from manytask.experiments.fedboost import (
     plan_runs,
     reproduce,
     run_fold,
-    simulate_options,
     source_folds,
     staged_errors,
 )
@@ -187,27 +186,25 @@ def test_pooled_baseline_is_adaboost_on_the_union_over_the_same_candidates():
     settings = Settings(n_folds=4, n_rounds=5, clients_per_domain=3, budgets=((None, None),),
                         candidates="exact")  # fmt: skip
     fold_of = source_folds(domains, 4, 0)
-    for options in ({"pooled"} & simulate_options(), set()):  # the option, then the emulation
-        runs = [run for run in plan_runs(settings, options) if run.kind == "pooled"]
-        models = {}
-        run_fold(X, y, domains, fold_of, 0, settings, runs, options, models=models)
-        model = models["fed-pooled-all-all"]
-        train = fold_of != 0
-        reference = AdaBoost(n_estimators=5).fit(X[train], y[train])
-        Xt = X[fold_of == 0]
-        np.testing.assert_allclose(model.decision_function(Xt), reference.decision_function(Xt),
-                                   rtol=1e-7, atol=1e-9)  # fmt: skip
+    runs = [run for run in plan_runs(settings) if run.kind == "pooled"]
+    models = {}
+    run_fold(X, y, domains, fold_of, 0, settings, runs, models=models)
+    model = models["fed-pooled-all-all"]
+    train = fold_of != 0
+    reference = AdaBoost(n_estimators=5).fit(X[train], y[train])
+    Xt = X[fold_of == 0]
+    np.testing.assert_allclose(model.decision_function(Xt), reference.decision_function(Xt),
+                               rtol=1e-7, atol=1e-9)  # fmt: skip
 
 
-def test_soft_max_rows_are_planned_only_when_simulate_has_mu():
-    hard_only = [run.key for run in plan_runs(TINY, options=set())]
-    assert not [key for key in hard_only if key.startswith("fed-soft")]
-    with_mu = [run.key for run in plan_runs(TINY, options={"mu"})]
-    assert [key for key in with_mu if key.startswith("fed-soft")] == [
+def test_every_budget_has_a_hard_a_soft_and_a_pooled_run():
+    keys = [run.key for run in plan_runs(TINY)]
+    assert [key for key in keys if key.startswith("fed-soft")] == [
         "fed-soft-all-all", "fed-soft-1-3"
     ]  # fmt: skip
-    labels = {run.key: run.label for run in plan_runs(TINY, options=set())}
-    assert "one domain" in labels["fed-pooled-all-all"]
+    assert [key for key in keys if key.startswith("fed-pooled")] == [
+        "fed-pooled-all-all", "fed-pooled-1-3"
+    ]  # fmt: skip
 
 
 def test_exact_thresholds_are_the_midpoints_of_distinct_values():

@@ -9,12 +9,11 @@ split at random into ``clients_per_domain`` clients (the data never leaves them)
   s candidate stumps sampled per domain and round (``all``: every one), by
   :func:`~manytask.boost.federated.simulate`;
 - FEDMULTIBOOST with the soft-max μ = 10 (OUR variant, as ``MultiBoostClassifier(mu=10)``)
-  for the same budgets, when ``simulate`` has the ``mu`` option;
+  for the same budgets;
 - federated AdaBoost on the pooled objective (a FedAvg-style baseline: every point in one
   domain, Q ≡ 1, the server minimises the exponential loss of the union), with r·p clients of
   all of them per round so that as many clients take part as in the multi-source runs;
-  ``simulate(pooled=True)`` when it exists, else ``simulate`` with every domain label set to
-  0 (the same objective; only the split into clients differs: pooled clients mix sources);
+  ``simulate(pooled=True)``;
 - centralised MultiBoost (:class:`~manytask.boost.MultiBoostClassifier`, hard max and μ = 10)
   on the pooled training data, exact stump search.
 
@@ -41,7 +40,6 @@ data loaders (:mod:`manytask.datasets.boost_sources`).
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import io
 import time
 from dataclasses import dataclass, field
@@ -72,7 +70,6 @@ __all__ = [
     "reproduce",
     "run_fold",
     "run_from_cli",
-    "simulate_options",
     "staged_errors",
 ]
 
@@ -207,11 +204,6 @@ def _budget_text(value) -> str:
 # --------------------------------------------------------------------------- the runs
 
 
-def simulate_options() -> set:
-    """The optional keywords of :func:`~manytask.boost.federated.simulate` among mu, pooled."""
-    return {"mu", "pooled"} & set(inspect.signature(simulate).parameters)
-
-
 @dataclass(frozen=True)
 class RunSpec:
     """One run of a fold: ``kind`` is "federated", "pooled" or "centralised"."""
@@ -224,31 +216,28 @@ class RunSpec:
     mu: float | None = None
 
 
-def plan_runs(settings: Settings, options=None) -> list[RunSpec]:
-    """The runs of every fold, in table order; ``options`` as :func:`simulate_options`.
+def plan_runs(settings: Settings) -> list[RunSpec]:
+    """The runs of every fold, in table order.
 
     Example
     -------
-    >>> [run.key for run in plan_runs(quick_settings(), options=set())]  # doctest: +ELLIPSIS
-    ['fed-hard-all-all', 'fed-hard-3-10', 'fed-pooled-all-all', ..., 'central-soft']
+    >>> [run.key for run in plan_runs(quick_settings())]  # doctest: +ELLIPSIS
+    ['fed-hard-all-all', 'fed-soft-all-all', 'fed-hard-3-10', ..., 'central-soft']
     """
-    options = simulate_options() if options is None else set(options)
     runs = []
     for r, s in settings.budgets:
         budget = f"{_budget_text(r)}-{_budget_text(s)}"
         label = f"r={_budget_text(r)}, s={_budget_text(s)}"
         runs.append(RunSpec(f"fed-hard-{budget}", f"FedMultiBoost hard max (paper), {label}",
                             "federated", r, s))  # fmt: skip
-        if "mu" in options:
-            runs.append(RunSpec(f"fed-soft-{budget}",
-                                f"FedMultiBoost soft-max μ={settings.mu:g} (ours), {label}",
-                                "federated", r, s, float(settings.mu)))  # fmt: skip
+        runs.append(RunSpec(f"fed-soft-{budget}",
+                            f"FedMultiBoost soft-max μ={settings.mu:g} (ours), {label}",
+                            "federated", r, s, float(settings.mu)))  # fmt: skip
     for r, s in settings.budgets:
         budget = f"{_budget_text(r)}-{_budget_text(s)}"
-        how = "pooled=True" if "pooled" in options else "one domain"
         clients = "all" if r is None else f"{int(r)}·p"
         runs.append(RunSpec(f"fed-pooled-{budget}",
-                            f"Federated AdaBoost, pooled objective ({how}), r={clients}, "
+                            f"Federated AdaBoost, pooled objective (pooled=True), r={clients}, "
                             f"s={_budget_text(s)}", "pooled", r, s))  # fmt: skip
     runs.append(RunSpec("central-hard", "MultiBoost centralised, hard max (paper)", "centralised"))
     runs.append(RunSpec("central-soft", f"MultiBoost centralised, soft-max μ={settings.mu:g} "
@@ -300,7 +289,7 @@ def _curve(errors_by_terms, terms_after_round, numbers_after_round):
     ]  # fmt: skip
 
 
-def _federated(run: RunSpec, data, settings: Settings, shared_q, options):
+def _federated(run: RunSpec, data, settings: Settings, shared_q):
     X_train, y_train, d_train = data
     n_domains = np.unique(d_train).size
     kwargs = dict(
@@ -312,21 +301,16 @@ def _federated(run: RunSpec, data, settings: Settings, shared_q, options):
     )
     if run.kind == "pooled":
         r = None if run.r is None else int(run.r) * n_domains
-        if "pooled" in options:
-            return simulate(X_train, y_train, d_train, int(settings.clients_per_domain), r, run.s,
-                            pooled=True, **kwargs)  # fmt: skip
-        # Every point in one domain: Q ≡ 1 and F = the pooled loss, as pooled=True.
-        one_domain = np.zeros_like(d_train)
-        clients = int(settings.clients_per_domain) * n_domains
-        return simulate(X_train, y_train, one_domain, clients, r, run.s, **kwargs)
+        return simulate(X_train, y_train, d_train, int(settings.clients_per_domain), r, run.s,
+                        pooled=True, **kwargs)  # fmt: skip
     if run.mu is not None:
         kwargs["mu"] = run.mu
     return simulate(X_train, y_train, d_train, int(settings.clients_per_domain), run.r, run.s,
                     domain_classifier=DomainClassifier(estimator=shared_q), **kwargs)  # fmt: skip
 
 
-def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, options=None,
-             after_run=None, models=None):  # fmt: skip
+def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_run=None,
+             models=None):  # fmt: skip
     """Every run of :func:`plan_runs` on fold ``fold``: train on the other folds, test on it.
 
     ``runs`` defaults to :func:`plan_runs`; ``after_run(run)`` is called after each run (a
@@ -341,8 +325,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, option
         ``curves[run key]``: list of dicts (round, numbers_cumulative, error_uniform,
         error_agnostic), round 0 being the empty ensemble.
     """
-    options = simulate_options() if options is None else set(options)
-    runs = plan_runs(settings, options) if runs is None else runs
+    runs = plan_runs(settings) if runs is None else runs
     test = fold_of == fold
     train = ~test
     X_train, y_train, d_train = X[train], y[train], domains[train]
@@ -358,7 +341,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, option
             model = _quiet(lambda model=model: model.fit(X_train, y_train, domains=d_train))
         else:
             model = _quiet(lambda run=run: _federated(run, (X_train, y_train, d_train),
-                                                      settings, shared_q, options))  # fmt: skip
+                                                      settings, shared_q))  # fmt: skip
         seconds = time.perf_counter() - start
         errors = staged_errors(model, X_test, y_test, d_test)
         final = mixture_errors(model, X_test, y_test, d_test)
@@ -426,7 +409,6 @@ class FedTable:
     datasets: list
     settings: Settings
     runs: list
-    options: set
     rows: list = field(default_factory=list)
     curves: dict = field(default_factory=dict)
     sources: dict = field(default_factory=dict)
@@ -572,8 +554,6 @@ def _cost_lines(table: FedTable, name) -> list[str]:
 
 
 def _results_markdown(table: FedTable) -> str:
-    soft = "mu" in table.options
-    pooled = "pooled" in table.options
     lines = [
         "# FEDMULTIBOOST (§5, Figure 2 of boosting-with-multiple-sources) vs centralised "
         "MultiBoost and federated AdaBoost on the pooled objective",
@@ -586,21 +566,11 @@ def _results_markdown(table: FedTable) -> str:
         "",
         "- FedMultiBoost, hard max: the paper's Figure 2 (r clients and s candidate stumps "
         "sampled per domain and round), run in process by `simulate`.",
-        (
-            f"- FedMultiBoost, soft-max μ = {table.settings.mu:g}: OUR variant (smooth "
-            "objective), `simulate(mu=...)`."
-            if soft
-            else "- The soft-max federated runs are **not run**: this version of `simulate` has "
-            "no `mu` option; only the hard max is federated here."
-        ),
+        f"- FedMultiBoost, soft-max μ = {table.settings.mu:g}: OUR variant (smooth "
+        "objective), `simulate(mu=...)`.",
         "- Federated AdaBoost on the pooled objective: the FedAvg-style baseline, one domain "
         "and Q ≡ 1, r·p clients out of all per round (as many as the multi-source runs), "
-        + (
-            "`simulate(pooled=True)`."
-            if pooled
-            else "emulated by `simulate` with every domain label set to 0: the same objective "
-            "(the pooled exponential loss, clients weighted by size); its clients mix sources."
-        ),
+        "`simulate(pooled=True)`.",
         "- MultiBoost centralised: `MultiBoostClassifier` on the pooled training data, exact "
         "stump search over every threshold (the federated runs search only their candidate "
         "table, so they differ from it also in the candidates). All runs of a fold share one "
@@ -759,9 +729,8 @@ def reproduce(
     )
     settings = settings if settings is not None else full_settings()
     loader = loader if loader is not None else load_sources
-    options = simulate_options()
-    runs = plan_runs(settings, options)
-    table = FedTable(datasets=names, settings=settings, runs=runs, options=options)
+    runs = plan_runs(settings)
+    table = FedTable(datasets=names, settings=settings, runs=runs)
     loaded = {}
     for name in names:
         try:
@@ -787,7 +756,7 @@ def reproduce(
         X, y, domains, fold_of = loaded[name]
         start = time.perf_counter()
         bar.set_postfix_str(f"{name} fold {fold + 1}", refresh=False)
-        rows, curves = run_fold(X, y, domains, fold_of, fold, settings, runs, options,
+        rows, curves = run_fold(X, y, domains, fold_of, fold, settings, runs,
                                 after_run=lambda run: bar.update())  # fmt: skip
         table.seconds[name] = table.seconds.get(name, 0.0) + time.perf_counter() - start
         table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]

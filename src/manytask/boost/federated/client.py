@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
-    "TERM_SIZE",
     "ClientShard",
     "EdgeIndex",
     "ModelState",
@@ -28,8 +27,6 @@ __all__ = [
     "client_statistics",
     "signed_edges",
 ]
-
-TERM_SIZE = 5  # numbers per ensemble term: k, feature, threshold, polarity, α
 
 
 @dataclass(frozen=True)
@@ -59,10 +56,6 @@ class ModelState:
             np.append(self.thresholds, threshold), np.append(self.polarities, polarity),
             np.append(self.steps, step),
         )  # fmt: skip
-
-    @property
-    def n_numbers(self) -> int:
-        return TERM_SIZE * self.steps.size
 
 
 def _stump_values(X, features, thresholds):
