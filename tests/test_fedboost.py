@@ -16,6 +16,7 @@ from manytask.boost import AdaBoost, mixture_errors
 from manytask.boost.federated import simulate
 from manytask.demos.boost import make_three_sources
 from manytask.experiments import load_experiment
+from manytask.experiments.boost_table1 import source_folds
 from manytask.experiments.fedboost import (
     RESULT_COLUMNS,
     Settings,
@@ -24,7 +25,6 @@ from manytask.experiments.fedboost import (
     plan_runs,
     reproduce,
     run_fold,
-    source_folds,
     staged_errors,
 )
 

@@ -67,6 +67,7 @@ __all__ = [
     "Table1",
     "alpha_mass",
     "full_settings",
+    "load_datasets",
     "load_sources",
     "parse_panels",
     "quick_settings",
@@ -218,18 +219,58 @@ def quick_settings() -> Settings:
     return Settings(folds=3, max_per_domain=1000)
 
 
-def parse_panels(text) -> list[str]:
-    """Data set names from ``"fashion-mnist,cps1988"`` (None, "" or "all": all four)."""
+def parse_panels(text, choices=None) -> list[str]:
+    """Data set names from ``"fashion-mnist,cps1988"``, each one of ``choices`` (default: the
+    four of Table 1; None, "" or "all": every one)."""
+    choices = DATASETS if choices is None else choices
     if text is None or text.strip() in ("", "all"):
-        return list(DATASETS)
+        return list(choices)
     names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in DATASETS]
+    unknown = [name for name in names if name not in choices]
     if unknown:
         hint = " (Amazon sentiment is not obtainable here)" if "amazon" in unknown else ""
         raise ValueError(
-            f"unknown data set(s) {', '.join(unknown)}; choose from {', '.join(DATASETS)}{hint}"
+            f"datasets: unknown data set(s) {', '.join(unknown)}; choose from "
+            f"{', '.join(choices)}{hint}"
         )
     return list(dict.fromkeys(names))
+
+
+def load_datasets(names, settings, loader=None, data_home=None):
+    """Load each data set and split its sources into folds, for the boosting experiments.
+
+    ``loader(name, max_per_domain=, random_state=, data_home=)`` → (X, y, domains,
+    domain_names, description) (None: :func:`load_sources`); ``settings`` has
+    ``max_per_domain``, ``random_state`` and ``n_folds``. Returns (loaded, sources, skipped):
+    ``loaded[name]`` = (X, y, domains, fold of each point), ``sources[name]`` the description
+    the tables print, ``skipped[name]`` why a data set whose loader raised ImportError or
+    OSError is not run.
+    """
+    loader = loader if loader is not None else load_sources
+    loaded, sources, skipped = {}, {}, {}
+    for name in names:
+        try:
+            X, y, domains, domain_names, description = loader(
+                name,
+                max_per_domain=settings.max_per_domain,
+                random_state=settings.random_state,
+                data_home=data_home,
+            )
+        except (ImportError, OSError) as error:
+            skipped[name] = f"{type(error).__name__}: {error}"
+            continue
+        X, y, domains = np.asarray(X, dtype=float), np.asarray(y), np.asarray(domains)
+        _, counts = np.unique(domains, return_counts=True)
+        sources[name] = {
+            "names": list(domain_names),
+            "counts": counts.tolist(),
+            "n": int(len(y)),
+            "d": int(X.shape[1]),
+            "description": description,
+        }
+        folds = source_folds(domains, settings.n_folds, settings.random_state)
+        loaded[name] = (X, y, domains, folds)
+    return loaded, sources, skipped
 
 
 def method_keys(n_domains: int) -> dict:
@@ -707,34 +748,8 @@ def reproduce(
         datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
     )
     settings = settings if settings is not None else full_settings()
-    loader = loader if loader is not None else load_sources
     table = Table1(datasets=names, settings=settings)
-    loaded = {}
-    for name in names:
-        try:
-            X, y, domains, domain_names, description = loader(
-                name,
-                max_per_domain=settings.max_per_domain,
-                random_state=settings.random_state,
-                data_home=data_home,
-            )
-        except (ImportError, OSError) as error:
-            table.skipped[name] = f"{type(error).__name__}: {error}"
-            continue
-        labels, counts = np.unique(domains, return_counts=True)
-        table.sources[name] = {
-            "names": list(domain_names),
-            "counts": counts.tolist(),
-            "n": int(len(y)),
-            "d": int(X.shape[1]),
-            "description": description,
-        }
-        loaded[name] = (
-            X,
-            y,
-            domains,
-            source_folds(domains, settings.n_folds, settings.random_state),
-        )
+    loaded, table.sources, table.skipped = load_datasets(names, settings, loader, data_home)
     jobs = [(name, fold) for name in loaded for fold in settings.run_folds]
     for name, fold in tqdm(jobs, desc="boost-table1", disable=not progress):
         X, y, domains, fold_of = loaded[name]

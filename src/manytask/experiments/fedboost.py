@@ -54,7 +54,8 @@ from ..boost.federated import simulate
 from ..boost.stumps import _midpoints
 from ..report import _write_atomic
 from ._tables import csv_bytes, mean_std
-from .boost_table1 import _PrefittedQ, _quiet, load_sources, source_folds
+from .boost_table1 import _PrefittedQ, _quiet, load_datasets
+from .boost_table1 import parse_panels as parse_table1_panels
 
 __all__ = [
     "DATASETS",
@@ -186,15 +187,7 @@ def parse_panels(text) -> list[str]:
     >>> parse_panels("cps1988")
     ['cps1988']
     """
-    if text is None or text.strip() in ("", "all"):
-        return list(DATASETS)
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in DATASETS]
-    if unknown:
-        raise ValueError(
-            f"datasets: unknown data set(s) {', '.join(unknown)}; choose from {', '.join(DATASETS)}"
-        )
-    return list(dict.fromkeys(names))
+    return parse_table1_panels(text, DATASETS)
 
 
 def _budget_text(value) -> str:
@@ -728,28 +721,9 @@ def reproduce(
         datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
     )
     settings = settings if settings is not None else full_settings()
-    loader = loader if loader is not None else load_sources
     runs = plan_runs(settings)
     table = FedTable(datasets=names, settings=settings, runs=runs)
-    loaded = {}
-    for name in names:
-        try:
-            X, y, domains, domain_names, description = loader(
-                name,
-                max_per_domain=settings.max_per_domain,
-                random_state=settings.random_state,
-                data_home=data_home,
-            )
-        except (ImportError, OSError) as error:
-            table.skipped[name] = f"{type(error).__name__}: {error}"
-            continue
-        X, y, domains = np.asarray(X, dtype=float), np.asarray(y), np.asarray(domains)
-        _, counts = np.unique(domains, return_counts=True)
-        table.sources[name] = {"names": list(domain_names), "counts": counts.tolist(),
-                               "n": int(len(y)), "d": int(X.shape[1]),
-                               "description": description}  # fmt: skip
-        loaded[name] = (X, y, domains, source_folds(domains, settings.n_folds,
-                                                    settings.random_state))  # fmt: skip
+    loaded, table.sources, table.skipped = load_datasets(names, settings, loader, data_home)
     jobs = [(name, fold) for name in loaded for fold in settings.run_folds]
     bar = tqdm(total=len(jobs) * len(runs), desc="fedboost", disable=not progress)
     for name, fold in jobs:

@@ -155,13 +155,25 @@ def run_round(server, transport, participants, candidates, batch):
         step, exchanges = _line_search(server, transport, participants, n_points, direction,
                                        batch)  # fmt: skip
         record["exchanges"] += exchanges
-        if np.isinf(step):  # y Q h > 0 on every point: F → 0 as η → ∞
-            step = _separating_step(server, transport, everyone, direction[0])
-            return {**record, "direction": direction, "score": score, "step": step,
-                    "stop": "separating direction"}  # fmt: skip
-        if step > 0:
-            return {**record, "direction": direction, "score": score, "step": step}
+        taken = _taken_step(record, server, transport, everyone, score, direction, step)
+        if taken is not None:
+            return taken
     return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F"}
+
+
+def _taken_step(record, server, transport, everyone, score, direction, step):
+    """The round's record if the line search gave a step along ``direction``, else None.
+
+    η = ∞ (y Q h > 0 on every point: the objective → 0) becomes MultiBoost's finite step
+    (:func:`_separating_step`), which ends the run.
+    """
+    if np.isinf(step):
+        step = _separating_step(server, transport, everyone, direction[0])
+        return {**record, "direction": direction, "score": score, "step": step,
+                "stop": "separating direction"}  # fmt: skip
+    if step > 0:
+        return {**record, "direction": direction, "score": score, "step": step}
+    return None
 
 
 def _soft_round(server, transport, participants, candidates, batch, losses, n_points):
@@ -190,12 +202,9 @@ def _soft_round(server, transport, participants, candidates, batch, losses, n_po
             server, transport, participants, n_points, direction, batch,
             soft_max_aggregate(server.mu),
         )  # fmt: skip
-    if np.isinf(step):  # y Q h > 0 on every point: F_μ → 0 as η → ∞
-        step = _separating_step(server, transport, everyone, direction[0])
-        return {**record, "direction": direction, "score": score, "step": step,
-                "stop": "separating direction"}  # fmt: skip
-    if step > 0:
-        return {**record, "direction": direction, "score": score, "step": step}
+    taken = _taken_step(record, server, transport, everyone, score, direction, step)
+    if taken is not None:
+        return taken
     return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F_mu"}
 
 
