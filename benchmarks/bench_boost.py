@@ -156,8 +156,7 @@ def _time_parts(seconds: dict):
         if name.startswith("manytask.boost") and getattr(module, "best_stump", None) is search:
             module.best_stump = timed(search, "search_s")
     rounds.line_search = timed(rounds.line_search, "line_search_s")
-    steepest = rounds.HardMaxRounds._steepest_coordinate
-    rounds.HardMaxRounds._steepest_coordinate = timed(steepest, "steepest_s")
+    rounds.steepest_coordinate = timed(rounds.steepest_coordinate, "steepest_s")
 
 
 def run_case(method: str, m: int, blas_threads: int) -> dict:

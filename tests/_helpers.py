@@ -26,3 +26,15 @@ def two_separated_domains(n=200, seed=0):
     flip = rng.random(2 * n) < 0.05
     y[flip] = 1 - y[flip]
     return X, y, np.repeat([0, 1], n)
+
+
+def tied_round(seed, m=60, d=3, n_domains=3):
+    """A MULTIBOOST round's inputs for the steepest-coordinate search: X (m, d) with repeated
+    values (one decimal), y in {−1, +1}, Q (m, p) rows on the simplex, a_i > 0, domains."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m, d)), 1)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    domain_index = rng.integers(0, n_domains, size=m)
+    Q = rng.dirichlet(np.ones(n_domains), size=m)
+    scaled = rng.random(m) / m
+    return X, y, Q, scaled, domain_index

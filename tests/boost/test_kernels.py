@@ -6,8 +6,9 @@ steepest coordinate at a tie; and the same MultiBoost fit."""
 import numpy as np
 import pytest
 
+from _helpers import tied_round
 from manytask.boost import MultiBoostClassifier, Stump, best_stump, kernels, presort, stumps
-from manytask.boost.rounds import HardMaxRounds
+from manytask.boost.steepest import steepest_coordinate
 
 numba_only = pytest.mark.skipif(
     not kernels.numba_available(), reason="numba is not installed (pip install manytask[fast])"
@@ -149,53 +150,6 @@ def test_kernels_run_as_plain_python_like_numpy():
     np.testing.assert_array_equal(polarities, reference[2])
 
 
-def _tied_round(seed, m=60, d=3, n_domains=3):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(m, d)), 1)
-    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-    domain_index = rng.integers(0, n_domains, size=m)
-    Q = rng.dirichlet(np.ones(n_domains), size=m)
-    scaled = rng.random(m) / m
-    return X, y, Q, scaled, domain_index
-
-
-def _brute_force_steepest(X, y, Q, scaled, domain_index, active):
-    """max over q, feature, threshold, polarity of min_l Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i)."""
-    best = -np.inf
-    for q in range(Q.shape[1]):
-        for feature in range(X.shape[1]):
-            for threshold in _exact_thresholds(X)(feature):
-                for polarity in (1, -1):
-                    h = np.where(X[:, feature] > threshold, polarity, -polarity)
-                    rates = [np.sum((scaled * y * Q[:, q] * h)[domain_index == l]) for l in active]
-                    best = max(best, min(rates))
-    return best
-
-
-@numba_only
-@pytest.mark.parametrize("active", [[0, 2], [0, 1, 2], [1]])
-@pytest.mark.parametrize("seed", range(3))
-def test_numba_steepest_coordinate_equals_numpy_and_brute_force(seed, active):
-    X, y, Q, scaled, domain_index = _tied_round(seed)
-    active = np.array(active)
-    clf = HardMaxRounds()
-    clf.domains_ = np.arange(3)
-    clf._exact_presorted = presort(X)
-    results = {}
-    for backend in ("numpy", "numba"):
-        with kernels.use_backend(backend):
-            results[backend] = clf._steepest_coordinate(X, y, Q, scaled, domain_index, active)
-    assert results["numba"] == results["numpy"]
-    q, stump = results["numba"]
-    expected = _brute_force_steepest(X, y, Q, scaled, domain_index, active)
-    if stump is None:
-        assert expected <= 0
-    else:
-        h = stump.predict(X)
-        rates = [np.sum((scaled * y * Q[:, q] * h)[domain_index == l]) for l in active]
-        assert min(rates) == pytest.approx(expected, rel=1e-12)
-
-
 @numba_only
 @pytest.mark.parametrize("n_bins", [None, 16])
 def test_multiboost_fit_is_the_same_with_both_kernels(n_bins):
@@ -221,22 +175,20 @@ def test_parallel_kernels_equal_the_serial_ones(monkeypatch):
     """Large problems run the feature loops on numba's threads (the same code compiled with
     ``parallel=True``); forced here on a small one, they give the NumPy results."""
     X, y, weights = _problem(8, m=80, d=5)
-    tied = _tied_round(8)
-    clf = HardMaxRounds()
-    clf.domains_ = np.arange(3)
+    X_tied, *tied = tied_round(8)
     results = {}
     for backend, threshold in (("numpy", None), ("numba", 0)):
         if threshold is not None:
             monkeypatch.setattr(kernels, "PARALLEL_MIN_CELLS", threshold)
         with kernels.use_backend(backend):
-            clf._exact_presorted = presort(tied[0])
             results[backend] = (
                 best_stump(presort(X), y, weights),
                 best_stump(presort(X, n_bins=6), y, weights),
-                clf._steepest_coordinate(*tied, np.array([0, 1])),
+                steepest_coordinate(presort(X_tied), *tied, np.array([0, 1])),
+                steepest_coordinate(presort(X_tied, n_bins=6), *tied, np.array([0, 1])),
             )
     for numpy_part, numba_part in zip(results["numpy"][:2], results["numba"][:2]):
         for r, s in zip(numpy_part, numba_part):
             assert (r.stump, r.error) == (s.stump, s.error)
             np.testing.assert_array_equal(r.feature_errors, s.feature_errors)
-    assert results["numba"][2] == results["numpy"][2]
+    assert results["numba"][2:] == results["numpy"][2:]

@@ -5,7 +5,7 @@ the shared exponentials and the steepest coordinate."""
 import numpy as np
 import pytest
 
-from manytask.boost import MultiBoostClassifier, figure1, kernels
+from manytask.boost import figure1, kernels
 from manytask.boost.figure1 import (
     domain_layout,
     domain_losses,
@@ -109,46 +109,3 @@ def test_scaled_losses_give_the_domain_losses_and_distributions_exactly():
     shared = round_distributions(margins, domain_index, point_weights, 3, scaled_losses=scaled)
     fresh = round_distributions(margins, domain_index, point_weights, 3)
     assert all(np.array_equal(a, b) for a, b in zip(shared, fresh))
-
-
-def _brute_force_steepest(X, y, Q, scaled, domain_index, active):
-    """max over q, feature, threshold, polarity of min_l Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i)."""
-    best = 0.0
-    for q in range(Q.shape[1]):
-        for feature in range(X.shape[1]):
-            values = np.unique(X[:, feature])
-            thresholds = np.concatenate([[-np.inf], 0.5 * (values[:-1] + values[1:])])
-            for threshold in thresholds:
-                for polarity in (1, -1):
-                    h = np.where(X[:, feature] > threshold, polarity, -polarity)
-                    rates = [
-                        sum(
-                            scaled[i] * y[i] * Q[i, q] * h[i]
-                            for i in range(len(y))
-                            if domain_index[i] == l
-                        )
-                        for l in active
-                    ]
-                    best = max(best, min(rates))
-    return best
-
-
-@pytest.mark.parametrize("n_bins", [None, 4])
-def test_steepest_coordinate_matches_a_brute_force_search(n_bins):
-    rng = np.random.default_rng(5)
-    m, d = 40, 3
-    X = np.round(rng.normal(size=(m, d)), 1)  # repeated values: invalid splits inside ties
-    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-    domain_index = np.repeat([0, 1, 2], [14, 13, 13])
-    Q = rng.dirichlet(np.ones(3), size=m)
-    scaled = rng.random(m) / m
-    active = np.array([0, 2])
-    clf = MultiBoostClassifier(n_bins=n_bins)
-    clf.domains_ = np.arange(3)
-    clf._exact_presorted = None
-    q, stump = clf._steepest_coordinate(X, y, Q, scaled, domain_index, active)
-    h = stump.predict(X)
-    rates = [np.sum((scaled * y * Q[:, q] * h)[domain_index == l]) for l in active]
-    expected = _brute_force_steepest(X, y, Q, scaled, domain_index, active)
-    assert expected > 0
-    assert min(rates) == pytest.approx(expected, rel=1e-12)

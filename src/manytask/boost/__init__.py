@@ -8,6 +8,8 @@
   mixture set Λ, ℓ1 penalty β, exact / Lemma 1 / C/√t steps, early stopping, block steps at
   ties; two or more classes): validation, the fit loop and prediction.
 - :mod:`~manytask.boost.rounds`: one boosting round, default path and every other option.
+- :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
+  round's fallback), exact and binned.
 - :mod:`~manytask.boost.figure1`: the math of one default round, one function per equation
   (F_k, D_t, ε, the direction score, Lemma 1, the exact line search).
 - :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max, the
@@ -24,9 +26,11 @@
   and per-λ errors.
 - :mod:`~manytask.boost.validation`: the input checks shared by the estimators.
 
+- :mod:`~manytask.boost.kernels`: the compiled (numba, extra ``fast``) twins of the hot
+  loops, and the switch between them and NumPy.
 - :mod:`~manytask.boost.federated`: FEDMULTIBOOST's protocol (pure client functions, the
-  server, :func:`~manytask.boost.federated.simulate` in process). Still to come: the Flower
-  and Dask transports (issue 6).
+  server, :func:`~manytask.boost.federated.simulate` in process) and its Flower and Dask
+  transports.
 
 >>> import numpy as np
 >>> import manytask.boost as boost

@@ -8,8 +8,9 @@ kernels, each a loop that replaces a chain of NumPy passes with one pass over th
   its least / largest value over the valid splits (the exact stump search of :mod:`.stumps`);
 - :func:`binned_search`: per feature, a histogram of the signed weights over the bins, its
   prefix sums and their extremes (the binned search);
-- :func:`steepest_splits`: per feature, the split of each (q, polarity) maximising the least
-  rate over the tied domains (the steepest coordinate of :mod:`.rounds` at a tie);
+- :func:`steepest_splits` / :func:`binned_steepest_splits`: per feature, the split (exact, or
+  bin edge) of each (q, polarity) maximising the least rate over the tied domains (the
+  steepest coordinate of :mod:`.steepest` at a tie);
 - :func:`coordinate_pieces`: F_l(α + η e) and its first two derivatives in η for every
   domain l, one fused pass over the terms a_i e^{−η u_i} (the line search of :mod:`.figure1`).
 
@@ -45,6 +46,7 @@ __all__ = [
     "PARALLEL_MIN_CELLS",
     "backend",
     "binned_search",
+    "binned_steepest_splits",
     "coordinate_pieces",
     "exact_search",
     "numba_available",
@@ -239,6 +241,42 @@ def _steepest_splits(order, invalid, slot, contributions, totals):
     return best_gain, best_split
 
 
+def _binned_steepest_splits(bins, n_thresholds, n_bins, slot, contributions, totals):
+    d, n = bins.shape
+    n_q, n_slots = totals.shape
+    best_gain = np.empty((n_q, d, 2))
+    best_split = np.empty((n_q, d, 2), dtype=np.intp)
+    for feature in prange(d):
+        # histogram[b, j, q]: Σ contributions[i, q] over slot j's points in bin b, in point order.
+        histogram = np.zeros((n_bins, n_slots, n_q))
+        for point in range(n):
+            cell, j = bins[feature, point], slot[point]
+            for q in range(n_q):
+                histogram[cell, j, q] += contributions[point, q]
+        prefix = np.empty(n_slots)
+        rate = np.empty(n_slots)
+        for q in range(n_q):
+            for j in range(n_slots):
+                prefix[j], rate[j] = 0.0, totals[q, j]
+            gain_plus, gain_minus, split_plus, split_minus = -np.inf, -np.inf, 0, 0
+            for split in range(n_thresholds[feature] + 1):
+                if split > 0:
+                    for j in range(n_slots):
+                        prefix[j] += histogram[split - 1, j, q]
+                        rate[j] = totals[q, j] - 2.0 * prefix[j]
+                least, largest = rate[0], rate[0]
+                for other in range(1, n_slots):
+                    least = min(least, rate[other])
+                    largest = max(largest, rate[other])
+                if least > gain_plus:
+                    gain_plus, split_plus = least, split
+                if -largest > gain_minus:
+                    gain_minus, split_minus = -largest, split
+            best_gain[q, feature, 0], best_split[q, feature, 0] = gain_plus, split_plus
+            best_gain[q, feature, 1], best_split[q, feature, 1] = gain_minus, split_minus
+    return best_gain, best_split
+
+
 def _coordinate_pieces(terms, margins, starts):
     n_domains = starts.size - 1
     pieces = np.zeros((3, n_domains))
@@ -257,6 +295,7 @@ _KERNELS = {
     "exact_search": _exact_search,
     "binned_search": _binned_search,
     "steepest_splits": _steepest_splits,
+    "binned_steepest_splits": _binned_steepest_splits,
     "coordinate_pieces": _coordinate_pieces,
 }
 
@@ -320,6 +359,18 @@ def steepest_splits(order, invalid, slot, contributions, totals):
     """
     kernel = _kernel("steepest_splits", order.size * totals.shape[0])
     return kernel(order, invalid, slot, contributions, totals)
+
+
+def binned_steepest_splits(bins, n_thresholds, n_bins: int, slot, contributions, totals):
+    """:func:`steepest_splits` over the bin edges: split j ≤ ``n_thresholds[f]`` puts bins
+    0..j−1 of feature f below (``bins[f, i]``, (d, n), as in :func:`binned_search`).
+
+    ``contributions`` is (n, p) here (point-major: a point adds its p values to one histogram
+    cell); P_{q,j}(s) sums the histogram of slot j's ``contributions[:, q]``, each bin in
+    point order, over bins 0..s−1.
+    """
+    kernel = _kernel("binned_steepest_splits", bins.size * totals.shape[0])
+    return kernel(bins, n_thresholds, int(n_bins), slot, contributions, totals)
 
 
 def coordinate_pieces(terms, margins, starts):

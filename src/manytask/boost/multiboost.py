@@ -104,7 +104,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         cloned and fitted; any other classifier must be already fitted on the source labels
         and is wrapped as ``DomainClassifier(estimator=...)``.
     n_bins : int or None
-        None: exact stump search; an int: histogram-binned search (see :func:`presort`).
+        None: exact stump search; an int: histogram-binned search (see :func:`presort`),
+        whose stumps split at bin edges only, in every round and at ties.
     random_state : None, int or Generator
         Seeds the validation split of early stopping (the boosting itself is deterministic).
     mu : None or float > 0
@@ -197,8 +198,9 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
       (best for one active F_k) may increase another active F_l — then F, a max, cannot
       decrease along it (§3 assumes this away). We then try the other active domains' best
       stumps in score order and, on the default path, the steepest coordinate direction of F
-      itself, argmax_{q,h} min_{l∈K_t} −F_l'(α; e_{q,h}) (exact stumps). If no coordinate
-      decreases F boosting stops (``stop="no coordinate decreases F"``).
+      itself, argmax_{q,h} min_{l∈K_t} −F_l'(α; e_{q,h}) over the stumps the model searches
+      (exact, or the bin edges with ``n_bins``; :mod:`~manytask.boost.steepest`). If no
+      coordinate decreases F boosting stops (``stop="no coordinate decreases F"``).
     * Zig-zag: at F_0 ≈ F_1 each domain's best coordinate raises the other domain's loss,
       so the exact step stops at the next tie, and the steepest coordinate makes little
       progress there either: F stalls (on the two-source test problem, seeds 0 and 2, F stays
@@ -398,7 +400,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         n_domains = self.domains_.size
         Q = self.domain_classifier_.predict_proba(X)  # (m, p), columns in domains_ order
         presorted = presort(X, n_bins=self.n_bins)
-        self._exact_presorted = presorted if self.n_bins is None else None
         self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
         self.estimators_, weights, self.history_ = [], [], []
         default = self._uses_default_path()
@@ -456,7 +457,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         )
         self.objective_ = agnostic_objective(mixture_losses(losses, self._mixtures), self.mu)
         self.objective_ += penalty
-        del self._exact_presorted, self._domain_layout
+        del self._domain_layout
 
     def _validation_loss(self, margins, domain_index, point_weights):
         losses = phi_domain_losses(

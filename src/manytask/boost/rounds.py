@@ -6,8 +6,8 @@ inherits, in two mixins that read the estimator's parameters and append to its
 
 - :class:`HardMaxRounds`, the default path (binary, Φ = exp, Λ = the simplex, β = 0, exact
   steps): Figure 1's round with the per-equation functions of :mod:`.figure1`, its fallback at
-  ties (the other active domains, then the steepest coordinate of the max), and the soft-max
-  round of §3 (:mod:`.ties`);
+  ties (the other active domains, then the steepest coordinate of the max, :mod:`.steepest`),
+  and the soft-max round of §3 (:mod:`.ties`);
 - :class:`GeneralRounds`, every other option (Φ = logistic, Λ, ℓ1, Lemma 1 or C/√t steps,
   multi-class, ``tie_step="block"``) on the margins Y_ic f_c(x_i) with :mod:`.objective`.
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
 from .figure1 import (
     active_domains,
     closed_form_step,
@@ -45,14 +44,8 @@ from .objective import (
     phi_derivative,
     phi_domain_losses,
 )
-from .stumps import (
-    Stump,
-    best_stump,
-    predict_presorted,
-    presort,
-    split_in_full_order,
-    support_view,
-)
+from .steepest import steepest_coordinate
+from .stumps import Stump, best_stump, predict_presorted
 from .ties import (
     block_step,
     soft_line_search_step,
@@ -141,7 +134,7 @@ class HardMaxRounds(_Rounds):
             if chosen is not None:
                 break
         if chosen is None and active.size > 1:
-            k, stump = self._steepest_coordinate(X, y, Q, scaled_losses, domain_index, active)
+            k, stump = steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active)
             direction_rule = "steepest"
             if stump is not None:
                 chosen = self._step(
@@ -242,99 +235,6 @@ class HardMaxRounds(_Rounds):
         if not (step > 0 and value < objective):
             return None
         return step, rule, directional_margins
-
-    def _steepest_coordinate(self, X, y, Q, scaled_losses, domain_index, active):
-        """argmax_{q, h} min_{l ∈ K_t} Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i) over exact stumps.
-
-        −F_l'(α; e_{q,h}) is that sum, so this is the steepest coordinate descent direction
-        of F = max_l F_l at a tie; returns (q, stump), stump None if the best value is ≤ 0.
-        """
-        if self._exact_presorted is None:  # binned mode: presort exactly once, when needed
-            self._exact_presorted = presort(X)
-        presorted = self._exact_presorted
-        m = presorted.n_samples
-        # signed[q, j, i] = a_i y_i Q(q|x_i) on S_{active[j]}, all q at once (rows of one
-        # cumulative sum are independent, so each is the sum the per-q loop would take).
-        on_active = np.zeros((active.size, m))
-        for row, l in enumerate(active):
-            on_l = domain_index == l
-            on_active[row, on_l] = scaled_losses[on_l] * y[on_l]
-        signed = on_active[None, :, :] * Q.T[:, None, :]  # (p, |K_t|, m)
-        total = signed.sum(axis=2)  # (p, |K_t|)
-        if kernels.backend() == "numba":
-            best_gain, best_split, view = self._steepest_splits_compiled(
-                presorted, y, Q, scaled_losses, domain_index, active, total
-            )
-        else:
-            best_gain, best_split = self._steepest_splits(presorted, signed, total)
-            view = None
-        # The loop order q, feature, π with strict ">": the first maximum in C order wins.
-        best_gain = np.where(np.isnan(best_gain), -np.inf, best_gain)
-        flat = int(np.argmax(best_gain))
-        if not best_gain.flat[flat] > 0.0:
-            return None, None
-        q, feature, side = np.unravel_index(flat, best_gain.shape)
-        split = int(best_split[q, feature, side])
-        if view is not None:
-            split = split_in_full_order(presorted, view, int(feature), split)
-        values = presorted.sorted_values[feature]
-        threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
-        return int(q), Stump(int(feature), threshold, 1 if side == 0 else -1)
-
-    @staticmethod
-    def _steepest_splits_compiled(presorted, y, Q, scaled_losses, domain_index, active, total):
-        """:meth:`_steepest_splits` by :func:`~manytask.boost.kernels.steepest_splits`, with
-        the splits counted in a restricted view (returned too).
-
-        Only the points of the tied domains carry weight, so the search runs over their
-        sorted order alone (a cached restricted view); each point adds to the sums of its
-        own domain only (the NumPy sums add zeros elsewhere), in the same order: the same
-        gains. A split r of the view maps to the lowest full split with the same points
-        below (:func:`~manytask.boost.stumps.split_in_full_order`), which is where the full
-        search finds its first maximum.
-        """
-        slot_of_domain = np.full(Q.shape[1], -1, dtype=np.intp)
-        slot_of_domain[active] = np.arange(active.size)
-        view = support_view(presorted, slot_of_domain[domain_index] >= 0)
-        points = view.points
-        slot = slot_of_domain[domain_index[points]].astype(np.int8)  # p < 128 domains
-        # Row q: the NumPy products (a_i y_i) Q(q|x_i), in that order, over the view's points.
-        contributions = np.ascontiguousarray(((scaled_losses[points] * y[points])[:, None]
-                                              * Q[points]).T)  # fmt: skip
-        best_gain, best_split = kernels.steepest_splits(
-            view.local_order, view.invalid, slot, contributions, total
-        )
-        return best_gain, best_split, view
-
-    @staticmethod
-    def _steepest_splits(presorted, signed, total):
-        """Per (q, feature, π): the best split s and its gain min_l π(total − 2 prefix(s))."""
-        order, split_valid = presorted.order, presorted.split_valid
-        n_domains, n_active, m = signed.shape
-        d = order.shape[0]
-        # Buffers reused for every feature: fresh arrays of this size cost page faults.
-        gathered = np.empty((n_domains, n_active, m - 1))
-        prefix = np.zeros((n_domains, n_active, m))
-        twice, difference = np.empty_like(prefix), np.empty_like(prefix)
-        gains = np.empty((2, n_domains, m))
-        # Per feature, the best split of each (q, polarity π); Σ s h = π(total − 2·prefix).
-        best_gain = np.empty((n_domains, d, 2))
-        best_split = np.empty((n_domains, d, 2), dtype=np.intp)
-        rows = np.arange(n_domains)
-        for feature in range(d):
-            np.take(signed, order[feature, :-1], axis=2, out=gathered)
-            np.cumsum(gathered, axis=2, out=prefix[:, :, 1:])
-            np.multiply(2.0, prefix, out=twice)
-            np.subtract(total[:, :, None], twice, out=difference)
-            np.min(difference, axis=1, out=gains[0])  # π = +1
-            np.subtract(twice, total[:, :, None], out=difference)
-            np.min(difference, axis=1, out=gains[1])  # π = −1
-            gains[:, :, ~split_valid[feature]] = -np.inf
-            for side in (0, 1):
-                splits = np.argmax(gains[side], axis=1)
-                best_split[:, feature, side] = splits
-                best_gain[:, feature, side] = gains[side, rows, splits]
-        return best_gain, best_split
 
 
 class GeneralRounds(_Rounds):

@@ -1,0 +1,189 @@
+"""The steepest coordinate of F = max_l F_l at a tie: MULTIBOOST's fallback when Figure 1's
+directions all fail (the default path).
+
+At a tie F_k = F_l the paper's direction for one tied domain may raise another, and then no
+step along it lowers the max. The steepest coordinate descent direction of the max is
+
+    argmax_{q, h} min_{l ∈ K_t} −F_l'(α; e_{q,h}),
+    −F_l'(α; e_{q,h}) = Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i),
+
+with a_i = c_i e^{−y_i f(x_i)}, over every domain q and every stump h the model searches:
+exact thresholds after :func:`~manytask.boost.stumps.presort`, or the bin edges after
+``presort(X, n_bins)`` (the binned model searches the same stumps as its other rounds).
+
+For a stump with polarity π and split s (the points below the threshold), Σ_{i∈S_l} s_i h(x_i)
+= π (T_{q,l} − 2 P_{q,l}(s)) with T_{q,l} the total of s_i = a_i y_i Q(q|x_i) over S_l and
+P_{q,l}(s) its sum below the split: one cumulative sum (exact) or histogram (binned) per
+(q, l) along each feature, O(p·d·|S_{K_t}|) per search.
+
+Lives here: :func:`steepest_coordinate` and its NumPy reference searches (exact and binned);
+the compiled twins are :func:`~manytask.boost.kernels.steepest_splits` and
+:func:`~manytask.boost.kernels.binned_steepest_splits`, which add in the same order (the same
+stumps bit for bit). Does not live here: the round that calls it (:mod:`.rounds`), the
+general path's tie search over Λ's vertices
+(:func:`~manytask.boost.multiclass.steepest_common_stump`).
+
+>>> import numpy as np
+>>> from manytask.boost.stumps import presort
+>>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+>>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+>>> Q = np.full((4, 2), 0.5)
+>>> domain_index, tied = np.array([0, 1, 0, 1]), np.array([0, 1])
+>>> steepest_coordinate(presort(X), y, Q, np.ones(4), domain_index, tied)
+(0, Stump(feature=0, threshold=1.5, polarity=1))
+
+(x > 1.5 is right on every point of both domains: each F_l falls at rate 1.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernels
+from .stumps import Stump, _flat_bins, split_in_full_order, support_view
+
+__all__ = ["steepest_coordinate"]
+
+
+def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
+    """argmax_{q, h} min_{l ∈ active} Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i) over the searched stumps.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        The training inputs (exact or binned mode; the stumps searched are that mode's).
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    Q : ndarray of shape (m, p)
+        Q(q|x_i), the domain classifier on the training points.
+    scaled_losses : ndarray of shape (m,)
+        a_i = c_i e^{−y_i f(x_i)}.
+    domain_index : ndarray of shape (m,)
+        The domain of each point, in 0..p−1.
+    active : ndarray of int
+        The tied domains K_t.
+
+    Returns
+    -------
+    (q, stump), or (None, None) if no coordinate lowers every tied F_l (best value ≤ 0).
+    Among equal values the first in the order q, feature, polarity +1 then −1, split wins.
+    """
+    m = presorted.n_samples
+    # signed[q, j, i] = a_i y_i Q(q|x_i) on S_{active[j]}, all q at once (rows of one
+    # cumulative sum are independent, so each is the sum the per-q loop would take).
+    on_active = np.zeros((active.size, m))
+    for row, l in enumerate(active):
+        on_l = domain_index == l
+        on_active[row, on_l] = scaled_losses[on_l] * y[on_l]
+    signed = on_active[None, :, :] * Q.T[:, None, :]  # (p, |K_t|, m)
+    total = signed.sum(axis=2)  # (p, |K_t|)
+    view = None
+    if kernels.backend() == "numba":
+        best_gain, best_split, view = _compiled_splits(
+            presorted, y, Q, scaled_losses, domain_index, active, total
+        )
+    elif presorted.n_bins is None:
+        best_gain, best_split = _exact_splits(presorted, signed, total)
+    else:
+        best_gain, best_split = _binned_splits(presorted, signed, domain_index, active, total)
+    best_gain = np.where(np.isnan(best_gain), -np.inf, best_gain)
+    flat = int(np.argmax(best_gain))  # the first maximum in C order (q, feature, polarity)
+    if not best_gain.flat[flat] > 0.0:
+        return None, None
+    q, feature, side = np.unravel_index(flat, best_gain.shape)
+    split = int(best_split[q, feature, side])
+    polarity = 1 if side == 0 else -1
+    if presorted.n_bins is not None:
+        threshold = -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
+        return int(q), Stump(int(feature), threshold, polarity)
+    if view is not None:
+        split = split_in_full_order(presorted, view, int(feature), split)
+    values = presorted.sorted_values[feature]
+    threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
+    return int(q), Stump(int(feature), threshold, polarity)
+
+
+def _compiled_splits(presorted, y, Q, scaled_losses, domain_index, active, total):
+    """:func:`_exact_splits` / :func:`_binned_splits` by the numba kernels, over a restricted
+    view (returned too).
+
+    Only the points of the tied domains carry weight, so the search runs over them alone (a
+    cached restricted view); each point adds to the sums of its own domain only (the NumPy
+    sums add zeros elsewhere), in the same order: the same gains. Exact mode: a split r of
+    the view maps to the lowest full split with the same points below
+    (:func:`~manytask.boost.stumps.split_in_full_order`), which is where the full search
+    finds its first maximum; binned splits are bin edges in either view.
+    """
+    slot_of_domain = np.full(Q.shape[1], -1, dtype=np.intp)
+    slot_of_domain[active] = np.arange(active.size)
+    view = support_view(presorted, slot_of_domain[domain_index] >= 0)
+    points = view.points
+    slot = slot_of_domain[domain_index[points]].astype(np.int8)  # p < 128 domains
+    # The NumPy products (a_i y_i) Q(q|x_i), in that order, over the view's points.
+    contributions = (scaled_losses[points] * y[points])[:, None] * Q[points]  # (n, p)
+    if presorted.n_bins is None:
+        best_gain, best_split = kernels.steepest_splits(
+            view.local_order, view.invalid, slot, np.ascontiguousarray(contributions.T), total
+        )
+    else:
+        best_gain, best_split = kernels.binned_steepest_splits(
+            view.bins, presorted.n_thresholds, presorted.n_bins, slot, contributions, total
+        )
+    return best_gain, best_split, view
+
+
+def _exact_splits(presorted, signed, total):
+    """Per (q, feature, π): the best split s and its gain min_l π(total − 2 prefix(s))."""
+    order, split_valid = presorted.order, presorted.split_valid
+    n_domains, n_active, m = signed.shape
+    d = order.shape[0]
+    # Buffers reused for every feature: fresh arrays of this size cost page faults.
+    gathered = np.empty((n_domains, n_active, m - 1))
+    prefix = np.zeros((n_domains, n_active, m))
+    twice, difference = np.empty_like(prefix), np.empty_like(prefix)
+    gains = np.empty((2, n_domains, m))
+    # Per feature, the best split of each (q, polarity π); Σ s h = π(total − 2·prefix).
+    best_gain = np.empty((n_domains, d, 2))
+    best_split = np.empty((n_domains, d, 2), dtype=np.intp)
+    rows = np.arange(n_domains)
+    for feature in range(d):
+        np.take(signed, order[feature, :-1], axis=2, out=gathered)
+        np.cumsum(gathered, axis=2, out=prefix[:, :, 1:])
+        np.multiply(2.0, prefix, out=twice)
+        np.subtract(total[:, :, None], twice, out=difference)
+        np.min(difference, axis=1, out=gains[0])  # π = +1
+        np.subtract(twice, total[:, :, None], out=difference)
+        np.min(difference, axis=1, out=gains[1])  # π = −1
+        gains[:, :, ~split_valid[feature]] = -np.inf
+        for side in (0, 1):
+            splits = np.argmax(gains[side], axis=1)
+            best_split[:, feature, side] = splits
+            best_gain[:, feature, side] = gains[side, rows, splits]
+    return best_gain, best_split
+
+
+def _binned_splits(presorted, signed, domain_index, active, total):
+    """:func:`_exact_splits` over the bin edges: split j puts bins 0..j−1 below.
+
+    Per (q, tied domain l) one weighted ``np.bincount`` of l's points over the (feature, bin)
+    cells (in point order, as the compiled histogram adds them), then prefix sums over bins.
+    """
+    n_domains, n_active, _ = signed.shape
+    d, n_bins = presorted.n_features, presorted.n_bins
+    flat_bins = _flat_bins(presorted)
+    prefix = np.zeros((n_domains, n_active, d, n_bins))
+    for row, l in enumerate(active):
+        points = np.flatnonzero(domain_index == l)
+        cells = flat_bins[:, points].ravel()
+        for q in range(n_domains):
+            weights = np.broadcast_to(signed[q, row, points], (d, points.size)).ravel()
+            histogram = np.bincount(cells, weights=weights, minlength=d * n_bins)
+            np.cumsum(histogram.reshape(d, n_bins)[:, :-1], axis=1, out=prefix[q, row, :, 1:])
+    twice = 2.0 * prefix
+    difference = total[:, :, None, None] - twice
+    gains = np.stack([difference.min(axis=1), (-difference).min(axis=1)], axis=-1)
+    valid = np.arange(n_bins)[None, :] <= presorted.n_thresholds[:, None]  # (d, n_bins)
+    gains[:, ~valid, :] = -np.inf  # (p, d, n_bins, 2)
+    best_split = np.argmax(gains, axis=2)  # (p, d, 2): the lowest best split
+    best_gain = np.take_along_axis(gains, best_split[:, :, None, :], axis=2)[:, :, 0, :]
+    return best_gain, best_split
