@@ -46,6 +46,11 @@ __all__ = [
     "weighted_error",
 ]
 
+# The computed F_l and F_l' carry a few ulps of rounding (sums of many terms): they are known
+# to about this many ulps of their terms' magnitude, which bounds how well a root of the
+# slope, or a crossing F_a = F_b, can be located (see minimise_max_newton).
+_ROUNDING_ULPS = 16.0
+
 
 def domain_losses(margins, domain_index, point_weights, n_domains) -> np.ndarray:
     """F_k(α) = Σ_{i ∈ S_k} c_i exp(−y_i f(x_i)) for every k  (§3, F = max_k F_k, eq. 4).
@@ -223,10 +228,14 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = ACTIVE_RT
     on a smooth piece. Until the slope turns ≥ 0 the bracket is open above (``inf`` after 60
     doublings without: unbounded descent); once closed, trials outside it, or steps longer
     than half the step before last (slow progress), give way to bisection. Returns the last
-    point once a Newton step from it would move less than 4 ulps (the slope's root within
-    rounding: judging by F instead would not do, F being flat to rounding over ~√ε around
-    a smooth minimum); else, once the bracket is a few ulps wide, the end with the lower
-    max (the lower η on ties).
+    point once a Newton step from it would move less than the rounding of what it solves
+    (closer, the computed slope or gap is noise and further Newton steps wander instead of
+    converging): on a smooth piece, 4 ulps of η or the slope's rounding, 16 ulps of
+    Σ t|u| ≤ √(F F''), over F'' (judging by F instead would not do, F being flat to
+    rounding over ~√ε around a smooth minimum); on a crossing where F_a falls and F_b rises
+    (a minimum), 16 ulps of F_a + F_b over the slope difference. A crossing that is not a
+    minimum is never returned (its trials give way to bisection). Else, once the bracket
+    is a few ulps wide, the end with the lower max (the lower η on ties).
     """
     eps = np.finfo(float).eps
     lower, low = 0.0, pieces(0.0)
@@ -238,18 +247,39 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = ACTIVE_RT
     for _ in range(max_iter):
         top = int(np.argmax(current[0]))
         falling, rising = np.argmax(low[0]), -1 if high is None else np.argmax(high[0])
-        if rising >= 0 and falling != rising:
+        resolution, crossing = 4.0 * eps * last, rising >= 0 and falling != rising
+        if crossing:
             # Newton on the crossing F_a = F_b from the last point (a on top below it, b
             # above); the kink is where the minimum of a max usually sits.
             gap = current[0][falling] - current[0][rising]
             derivative = current[1][falling] - current[1][rising]
+            curvature = current[2][falling] - current[2][rising]
             with np.errstate(invalid="ignore"):  # inf − inf after an overflow: no trial
-                trial = last - gap / derivative if derivative < 0 else np.nan
+                # The nearer root of the gap's second-order model gap + g'δ + ½g''δ² (the
+                # Newton step −gap/g' when g'' = 0; the F_l are far from linear when one of
+                # them is steep, and the plain Newton step then creeps towards the kink).
+                discriminant = derivative * derivative - 2.0 * gap * curvature
+                if not discriminant >= 0.0:
+                    discriminant = derivative * derivative  # no real root: Newton's step
+                root = np.sqrt(discriminant)
+                trial = last + 2.0 * gap / (root - derivative) if derivative < 0 else np.nan
+                # A minimum iff the function on top below falls there and the one on top
+                # above rises; its gap is known to a few ulps of F only: closer than that
+                # over |slope difference|, the crossing is found to within rounding.
+                if current[1][falling] <= 0.0 <= current[1][rising]:
+                    level = current[0][falling] + current[0][rising]
+                    resolution = max(resolution, _ROUNDING_ULPS * eps * level / -derivative)
+                else:
+                    resolution = -1.0  # not a minimum: never stop on it (bisection takes over)
         elif current[2][top] > 0 and np.isfinite(current[2][top]):
             trial = last - current[1][top] / current[2][top]
+            # F' = −Σ t u is known to a few ulps of Σ t|u| ≤ √(F F'') (Cauchy–Schwarz), so
+            # its root to that over F'': √(F/F'') times those ulps.
+            noise = _ROUNDING_ULPS * eps * np.sqrt(current[0][top] / current[2][top])
+            resolution = max(resolution, noise)
         else:
             trial = np.nan
-        if last > 0 and abs(trial - last) <= 4.0 * eps * last:
+        if last > 0 and abs(trial - last) <= resolution:
             return last  # the Newton iterates have converged: the root is within rounding
         if high is None:
             if not (np.isfinite(trial) and trial > lower):
