@@ -121,6 +121,8 @@ def _load() -> dict | None:
         _numba_missing = True
         return None
     prange = numba.prange
+    global _keep_best_split  # called by the steepest kernels: compiled first, inlined there
+    _keep_best_split = numba.njit(inline="always", nogil=True)(_keep_best_split)
     kernels = {}
     for name, function in _KERNELS.items():
         # The feature loops also get a serial twin: on small problems starting numba's
@@ -204,6 +206,21 @@ def _binned_search(values, bins, n_thresholds, n_bins, total, negative_total):
     return errors, splits, polarities
 
 
+def _keep_best_split(rate, split, gain_plus, split_plus, gain_minus, split_minus):
+    """The steepest searches' running best: polarity +1 gains min_j rate[j], −1 gains
+    min_j (−rate[j]) = −max_j rate[j]; a strictly larger gain takes the split (the first
+    maximum wins, as np.argmax)."""
+    least, largest = rate[0], rate[0]
+    for other in range(1, rate.size):
+        least = min(least, rate[other])
+        largest = max(largest, rate[other])
+    if least > gain_plus:
+        gain_plus, split_plus = least, split
+    if -largest > gain_minus:
+        gain_minus, split_minus = -largest, split
+    return gain_plus, split_plus, gain_minus, split_minus
+
+
 def _steepest_splits(order, invalid, slot, contributions, totals):
     d, n = order.shape
     n_q, n_slots = totals.shape
@@ -228,14 +245,9 @@ def _steepest_splits(order, invalid, slot, contributions, totals):
                     rate[j] = totals[q, j] - 2.0 * prefix[j]
                 if invalid[feature, split]:
                     continue
-                least, largest = rate[0], rate[0]
-                for other in range(1, n_slots):
-                    least = min(least, rate[other])
-                    largest = max(largest, rate[other])
-                if least > gain_plus:
-                    gain_plus, split_plus = least, split
-                if -largest > gain_minus:
-                    gain_minus, split_minus = -largest, split
+                gain_plus, split_plus, gain_minus, split_minus = _keep_best_split(
+                    rate, split, gain_plus, split_plus, gain_minus, split_minus
+                )
             best_gain[q, feature, 0], best_split[q, feature, 0] = gain_plus, split_plus
             best_gain[q, feature, 1], best_split[q, feature, 1] = gain_minus, split_minus
     return best_gain, best_split
@@ -264,14 +276,9 @@ def _binned_steepest_splits(bins, n_thresholds, n_bins, slot, contributions, tot
                     for j in range(n_slots):
                         prefix[j] += histogram[split - 1, j, q]
                         rate[j] = totals[q, j] - 2.0 * prefix[j]
-                least, largest = rate[0], rate[0]
-                for other in range(1, n_slots):
-                    least = min(least, rate[other])
-                    largest = max(largest, rate[other])
-                if least > gain_plus:
-                    gain_plus, split_plus = least, split
-                if -largest > gain_minus:
-                    gain_minus, split_minus = -largest, split
+                gain_plus, split_plus, gain_minus, split_minus = _keep_best_split(
+                    rate, split, gain_plus, split_plus, gain_minus, split_minus
+                )
             best_gain[q, feature, 0], best_split[q, feature, 0] = gain_plus, split_plus
             best_gain[q, feature, 1], best_split[q, feature, 1] = gain_minus, split_minus
     return best_gain, best_split
