@@ -107,9 +107,10 @@ class HardMaxRounds(_Rounds):
         objective = losses.max()
         active = active_domains(losses)
         # Row j: weights D_t(k, i) Q(k|x_i) on S_k (zero elsewhere) for k = active[j].
+        order, counts = self._domain_layout
         stump_weights = np.zeros((active.size, X.shape[0]))
         for row, k in enumerate(active):
-            on_k = domain_index == k
+            on_k = order[counts[:k].sum() : counts[: k + 1].sum()]  # S_k's points, in order
             stump_weights[row, on_k] = distribution[on_k] * Q[on_k, k]
         results = best_stump(presorted, y, stump_weights)
         scores = np.array(
