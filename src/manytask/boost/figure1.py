@@ -222,8 +222,9 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = ACTIVE_RT
     maximiser (the active set K_t of Figure 1, line 5: at such a tie the crossing sits
     within rounding of η = 0, and a step to it would lower F by rounding noise only). Each
     trial point: where the maximiser differs between the
-    bracket's ends, a Newton step from the last point on the crossing F_a = F_b (the kink,
-    where the minimum of a max usually sits); otherwise a Newton
+    bracket's ends, the nearer root of the second-order model of the gap F_a − F_b at the
+    last point (the kink, where the minimum of a max usually sits; the Newton step on the
+    gap if that root is outside the bracket); otherwise a Newton
     step η − F_a'/F_a'' on the maximiser F_a at the last point, quadratically convergent
     on a smooth piece. Until the slope turns ≥ 0 the bracket is open above (``inf`` after 60
     doublings without: unbounded descent); once closed, trials outside it, or steps longer
@@ -258,11 +259,13 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = ACTIVE_RT
                 # The nearer root of the gap's second-order model gap + g'δ + ½g''δ² (the
                 # Newton step −gap/g' when g'' = 0; the F_l are far from linear when one of
                 # them is steep, and the plain Newton step then creeps towards the kink).
+                # Outside the bracket (or no real root): the Newton step.
                 discriminant = derivative * derivative - 2.0 * gap * curvature
-                if not discriminant >= 0.0:
-                    discriminant = derivative * derivative  # no real root: Newton's step
-                root = np.sqrt(discriminant)
-                trial = last + 2.0 * gap / (root - derivative) if derivative < 0 else np.nan
+                trial = np.nan
+                if derivative < 0 and discriminant >= 0.0:
+                    trial = last + 2.0 * gap / (np.sqrt(discriminant) - derivative)
+                if not lower < trial < upper:
+                    trial = last - gap / derivative if derivative < 0 else np.nan
                 # A minimum iff the function on top below falls there and the one on top
                 # above rises; its gap is known to a few ulps of F only: closer than that
                 # over |slope difference|, the crossing is found to within rounding.
