@@ -2,6 +2,8 @@
 Newton line search (the minimiser to rounding, checked against an independent bisection)
 and the shared exponentials."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -123,6 +125,21 @@ def test_line_search_passes_a_crossing_that_is_not_the_minimum():
     scaled, u = np.array([0.5, 0.45, 0.96]), np.array([1.0, -1.0, 1.0])
     step, _ = line_search(scaled, u, np.array([0, 0, 1]), 2)
     assert step == pytest.approx(0.5 * np.log(0.5 / 0.45), rel=1e-12)
+
+
+def test_line_search_on_huge_losses_finds_the_kink_without_warnings():
+    """F_0 = A e^{−η}, F_1 = ½A e^{η} with A = 1e200 cross at η = ½ log 2; squares of their
+    slopes overflow, which must neither warn nor derail the search."""
+    scale = 1e200
+
+    def pieces(step):
+        falling, rising = scale * np.exp(-step), 0.5 * scale * np.exp(step)
+        return np.array([[falling, rising], [-falling, rising], [falling, rising]])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step = minimise_max_newton(pieces)
+    assert step == pytest.approx(0.5 * np.log(2.0), rel=1e-12)
 
 
 def test_a_separating_direction_drives_the_newton_search_to_underflow():

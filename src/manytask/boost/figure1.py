@@ -255,7 +255,8 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = ACTIVE_RT
             gap = current[0][falling] - current[0][rising]
             derivative = current[1][falling] - current[1][rising]
             curvature = current[2][falling] - current[2][rising]
-            with np.errstate(invalid="ignore"):  # inf − inf after an overflow: no trial
+            # inf − inf after an overflow: no trial; huge F_l overflow the quadratic model
+            with np.errstate(invalid="ignore", over="ignore"):
                 # The nearer root of the gap's second-order model gap + g'δ + ½g''δ² (the
                 # Newton step −gap/g' when g'' = 0; the F_l are far from linear when one of
                 # them is steep, and the plain Newton step then creeps towards the kink).
