@@ -121,7 +121,9 @@ def _load() -> dict | None:
         _numba_missing = True
         return None
     prange = numba.prange
-    global _keep_best_split  # called by the steepest kernels: compiled first, inlined there
+    # Helpers the kernels call: compiled first, inlined there.
+    global _better_polarity, _keep_best_split
+    _better_polarity = numba.njit(inline="always", nogil=True)(_better_polarity)
     _keep_best_split = numba.njit(inline="always", nogil=True)(_keep_best_split)
     kernels = {}
     for name, function in _KERNELS.items():
@@ -146,6 +148,14 @@ def _load() -> dict | None:
 # Plain Python functions, compiled by _load(); each is also correct (slowly) as Python.
 
 
+def _better_polarity(error_plus, split_plus, error_minus, split_minus):
+    """(error, split, polarity) of a feature's better polarity: the lower error, on a tie the
+    lower split, then polarity +1 (the rule of :func:`~manytask.boost.stumps._choose_polarity`)."""
+    if error_minus < error_plus or (error_minus == error_plus and split_minus < split_plus):
+        return error_minus, split_minus, -1
+    return error_plus, split_plus, 1
+
+
 def _exact_search(values, order, invalid, total, negative_total):
     d, n = order.shape
     errors = np.empty(d)
@@ -167,12 +177,9 @@ def _exact_search(values, order, invalid, total, negative_total):
                     least, split_least = prefix, r
                 if prefix > largest:
                     largest, split_largest = prefix, r
-        error_plus = least + negative_total
-        error_minus = total - (largest + negative_total)
-        if error_minus < error_plus or (error_minus == error_plus and split_largest < split_least):
-            errors[feature], splits[feature], polarities[feature] = error_minus, split_largest, -1
-        else:
-            errors[feature], splits[feature], polarities[feature] = error_plus, split_least, 1
+        errors[feature], splits[feature], polarities[feature] = _better_polarity(
+            least + negative_total, split_least, total - (largest + negative_total), split_largest
+        )
     return errors, splits, polarities
 
 
@@ -199,10 +206,9 @@ def _binned_search(values, bins, n_thresholds, n_bins, total, negative_total):
                 least, split_least = error_plus, split
             if error_minus < least_minus:
                 least_minus, split_minus = error_minus, split
-        if least_minus < least or (least_minus == least and split_minus < split_least):
-            errors[feature], splits[feature], polarities[feature] = least_minus, split_minus, -1
-        else:
-            errors[feature], splits[feature], polarities[feature] = least, split_least, 1
+        errors[feature], splits[feature], polarities[feature] = _better_polarity(
+            least, split_least, least_minus, split_minus
+        )
     return errors, splits, polarities
 
 
