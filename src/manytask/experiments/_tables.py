@@ -1,17 +1,22 @@
-"""Small formatting helpers every reproduction shares: CSV bytes and "mean ± std" cells.
+"""Small helpers every reproduction shares: CSV bytes, "mean ± std" cells, writing the output
+files and the summary ``manytask reproduce`` prints.
 
-Lives here: :func:`csv_bytes` and :func:`mean_std`. Not here: the tables of each experiment
-(their modules) and the atomic file writes (:mod:`manytask.report`).
+Lives here: :func:`csv_bytes`, :func:`mean_std`, :func:`png_bytes`, :func:`write_outputs` and
+:func:`cli_summary`. Not here: the tables of each experiment (their modules) and the atomic
+write of one file (:mod:`manytask.report`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["csv_bytes", "mean_std"]
+from ..report import _write_atomic
+
+__all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "write_outputs"]
 
 
 def csv_bytes(columns, rows) -> bytes:
@@ -41,3 +46,26 @@ def mean_std(values, digits: int = 3) -> str:
     if len(values) == 0:
         return "–"
     return f"{np.mean(values):.{digits}f} ± {np.std(values):.{digits}f}"
+
+
+def png_bytes(figure, dpi: int = 100) -> bytes:
+    """A matplotlib figure as PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def write_outputs(folder, outputs: dict) -> list[Path]:
+    """Write ``{filename: bytes}`` into ``folder`` (created if missing), each file atomically;
+    returns the paths written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for filename, data in outputs.items():
+        _write_atomic(folder, filename, data)
+    return [folder / filename for filename in outputs]
+
+
+def cli_summary(out, files) -> str:
+    """What ``manytask reproduce`` prints: the results.md written into ``out``, then how many
+    files were written."""
+    return f"{(Path(out) / 'results.md').read_text()}\nWrote {len(files)} files into {Path(out)}"

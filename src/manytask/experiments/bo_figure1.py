@@ -42,6 +42,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..bo.problems import Problem
 from ..report import _write_atomic
+from ._tables import cli_summary
 from .bo_figure1_runs import (
     DELTA,
     EPSILON,
@@ -374,5 +375,4 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     seeds = seeds if seeds is not None else (SEEDS_QUICK if quick else SEEDS)
     horizon = horizon if horizon is not None else (HORIZON_QUICK if quick else HORIZON)
     reproduction = reproduce(out, seeds=seeds, horizon=horizon, panels=panels, progress=progress)
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(reproduction.files)} files into {Path(out)}"
+    return cli_summary(out, reproduction.files)

@@ -42,11 +42,9 @@ Outputs inside ``out``: ``results.md``, ``folds.csv`` (one row per data set, fol
 from __future__ import annotations
 
 import dataclasses
-import io
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -56,8 +54,7 @@ from .._figures import agg_figure
 from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
-from ..report import _write_atomic
-from ._tables import csv_bytes, mean_std
+from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
     "DATASETS",
@@ -759,8 +756,6 @@ def reproduce(
         table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
         table.diagnostics[(name, fold)] = diagnostics
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     mass_rows, loss_rows = _diagnostic_rows(table)
     p = _max_domains(table)
     outputs = {
@@ -774,17 +769,10 @@ def reproduce(
         ),
     }
     if table.ran:
-        for filename, plot in (
-            ("alpha-mass.png", plot_alpha_mass),
-            ("training-losses.png", plot_training_losses),
-        ):
-            buffer = io.BytesIO()
-            plot(table).savefig(buffer, format="png", dpi=100)
-            outputs[filename] = buffer.getvalue()
+        outputs["alpha-mass.png"] = png_bytes(plot_alpha_mass(table))
+        outputs["training-losses.png"] = png_bytes(plot_training_losses(table))
     outputs["results.md"] = _results_markdown(table).encode()
-    for filename, data in outputs.items():
-        _write_atomic(folder, filename, data)
-        table.files.append(folder / filename)
+    table.files += write_outputs(out, outputs)
     return table
 
 
@@ -795,12 +783,17 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     (or ``--datasets``) the data sets.
     """
     settings = quick_settings() if quick else full_settings()
+    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_estimators")
+    table = reproduce(out, datasets=panels, settings=settings, progress=progress)
+    return cli_summary(out, table.files)
+
+
+def with_cli_overrides(settings, seeds, horizon, rounds_field: str):
+    """``settings`` with ``--seeds`` folds (at most ``n_folds``) and ``--horizon`` rounds in
+    the field ``rounds_field``, where given (both boosting experiments)."""
     overrides = {}
     if seeds is not None:
         overrides["folds"] = min(int(seeds), settings.n_folds)
     if horizon is not None:
-        overrides["n_estimators"] = int(horizon)
-    settings = dataclasses.replace(settings, **overrides)
-    table = reproduce(out, datasets=panels, settings=settings, progress=progress)
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(table.files)} files into {Path(out)}"
+        overrides[rounds_field] = int(horizon)
+    return dataclasses.replace(settings, **overrides)

@@ -39,11 +39,8 @@ data loaders (:mod:`manytask.datasets.boost_sources`).
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -52,9 +49,8 @@ from .._figures import agg_figure
 from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.federated import simulate
 from ..boost.stumps import _midpoints
-from ..report import _write_atomic
-from ._tables import csv_bytes, mean_std
-from .boost_table1 import _PrefittedQ, _quiet, load_datasets
+from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
+from .boost_table1 import _PrefittedQ, _quiet, load_datasets, with_cli_overrides
 from .boost_table1 import parse_panels as parse_table1_panels
 
 __all__ = [
@@ -737,12 +733,11 @@ def reproduce(
         for key, curve in curves.items():
             table.curves[(name, fold + 1, key)] = curve
     bar.close()
-    _write_outputs(table, Path(out))
+    _write_outputs(table, out)
     return table
 
 
-def _write_outputs(table: FedTable, folder: Path):
-    folder.mkdir(parents=True, exist_ok=True)
+def _write_outputs(table: FedTable, out):
     p = max([len(info["names"]) for info in table.sources.values()] or [3])
     errors = tuple(f"error_{k + 1}" for k in range(p))
     columns = RESULT_COLUMNS[:13] + errors + RESULT_COLUMNS[13:]
@@ -757,17 +752,10 @@ def _write_outputs(table: FedTable, folder: Path):
         "curves.csv": csv_bytes(CURVE_COLUMNS, curve_rows),
     }
     if table.ran:
-        for filename, plot in (
-            ("error-vs-rounds.png", plot_error_vs_rounds),
-            ("error-vs-communication.png", plot_error_vs_communication),
-        ):
-            buffer = io.BytesIO()
-            plot(table).savefig(buffer, format="png", dpi=100)
-            outputs[filename] = buffer.getvalue()
+        outputs["error-vs-rounds.png"] = png_bytes(plot_error_vs_rounds(table))
+        outputs["error-vs-communication.png"] = png_bytes(plot_error_vs_communication(table))
     outputs["results.md"] = _results_markdown(table).encode()
-    for filename, data in outputs.items():
-        _write_atomic(folder, filename, data)
-        table.files.append(folder / filename)
+    table.files += write_outputs(out, outputs)
 
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
@@ -777,12 +765,6 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     (or ``--datasets``) the data sets.
     """
     settings = quick_settings() if quick else full_settings()
-    overrides = {}
-    if seeds is not None:
-        overrides["folds"] = min(int(seeds), settings.n_folds)
-    if horizon is not None:
-        overrides["n_rounds"] = int(horizon)
-    settings = dataclasses.replace(settings, **overrides)
+    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_rounds")
     table = reproduce(out, datasets=panels, settings=settings, progress=progress)
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(table.files)} files into {Path(out)}"
+    return cli_summary(out, table.files)

@@ -42,7 +42,7 @@ from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
 from ..report import _write_atomic
-from ._tables import csv_bytes, mean_std
+from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
     "DATASETS",
@@ -293,5 +293,4 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     result = reproduce(
         out, splits=splits, datasets=panels, max_iter=500 if quick else 2000, progress=progress
     )
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(result.files)} files into {Path(out)}"
+    return cli_summary(out, result.files)

@@ -43,6 +43,7 @@ from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
 from ..report import _write_atomic
+from ._tables import cli_summary
 
 __all__ = [
     "DEFAULT_OUT",
@@ -266,5 +267,4 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     runs = seeds if seeds is not None else (1 if quick else 3)
     n_train, n_test = (400, 1000) if quick else (None, None)
     result = reproduce(out, runs=runs, n_train=n_train, n_test=n_test, progress=progress)
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(result.files)} files into {Path(out)}"
+    return cli_summary(out, result.files)

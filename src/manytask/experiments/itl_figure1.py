@@ -34,7 +34,7 @@ from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from ..report import _write_atomic
-from ._tables import csv_bytes, mean_std
+from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
     "DEFAULT_OUT",
@@ -244,5 +244,4 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     seeds = seeds if seeds is not None else (SEEDS_QUICK if quick else SEEDS)
     n_test = N_TEST_QUICK if quick else N_TEST
     result = reproduce(out, seeds=seeds, n_test=n_test, progress=progress)
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(result.files)} files into {Path(out)}"
+    return cli_summary(out, result.files)

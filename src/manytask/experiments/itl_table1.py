@@ -53,7 +53,7 @@ from ..itl import (
 )
 from ..kernels import median_heuristic
 from ..report import _write_atomic
-from ._tables import csv_bytes, mean_std
+from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
     "CSV_COLUMNS",
@@ -399,5 +399,4 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     table = reproduce(
         out, splits=splits, datasets=panels, settings=settings, n_jobs=2, progress=progress
     )
-    results = Path(out) / "results.md"
-    return f"{results.read_text()}\nWrote {len(table.files)} files into {Path(out)}"
+    return cli_summary(out, table.files)
