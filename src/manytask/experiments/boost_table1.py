@@ -59,6 +59,7 @@ from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
 __all__ = [
     "DATASETS",
     "DEFAULT_OUT",
+    "FoldTable",
     "PAPER_TABLE1",
     "Settings",
     "Table1",
@@ -72,6 +73,7 @@ __all__ = [
     "run_fold",
     "run_from_cli",
     "source_folds",
+    "with_cli_overrides",
 ]
 
 DEFAULT_OUT = "manytask-reproduce/boost-table1"
@@ -449,13 +451,13 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
 
 
 @dataclass
-class Table1:
-    """The outcome of :func:`reproduce`: rows of every fold, diagnostics, skips, files."""
+class FoldTable:
+    """What both boosting experiments record: per-fold rows, the sources of each data set
+    loaded, those skipped (and why), seconds per data set, the files written."""
 
     datasets: list
-    settings: Settings
+    settings: object
     rows: list = field(default_factory=list)
-    diagnostics: dict = field(default_factory=dict)
     sources: dict = field(default_factory=dict)
     skipped: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
@@ -464,6 +466,13 @@ class Table1:
     @property
     def ran(self) -> list[str]:
         return [name for name in self.datasets if name in self.sources]
+
+
+@dataclass
+class Table1(FoldTable):
+    """The outcome of :func:`reproduce`: rows of every fold, diagnostics, skips, files."""
+
+    diagnostics: dict = field(default_factory=dict)
 
     def values(self, dataset, method, column) -> np.ndarray:
         return np.array(

@@ -50,7 +50,7 @@ from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.federated import simulate
 from ..boost.stumps import _midpoints
 from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
-from .boost_table1 import _PrefittedQ, _quiet, load_datasets, with_cli_overrides
+from .boost_table1 import FoldTable, _PrefittedQ, _quiet, load_datasets, with_cli_overrides
 from .boost_table1 import parse_panels as parse_table1_panels
 
 __all__ = [
@@ -392,22 +392,12 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_
 
 
 @dataclass
-class FedTable:
-    """The outcome of :func:`reproduce`: rows, curves, sources, skips, times, files."""
+class FedTable(FoldTable):
+    """The outcome of :func:`reproduce`: the runs planned, rows, curves, sources, skips,
+    times, files."""
 
-    datasets: list
-    settings: Settings
-    runs: list
-    rows: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
     curves: dict = field(default_factory=dict)
-    sources: dict = field(default_factory=dict)
-    skipped: dict = field(default_factory=dict)
-    seconds: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
-
-    @property
-    def ran(self) -> list[str]:
-        return [name for name in self.datasets if name in self.sources]
 
     def values(self, dataset, run, column) -> np.ndarray:
         return np.array(
