@@ -192,3 +192,43 @@ def test_parallel_kernels_equal_the_serial_ones(monkeypatch):
             assert (r.stump, r.error) == (s.stump, s.error)
             np.testing.assert_array_equal(r.feature_errors, s.feature_errors)
     assert results["numba"][2:] == results["numpy"][2:]
+
+
+_RUN_KERNEL = """
+import sys
+import numba
+import numpy as np
+from manytask.boost import kernels
+
+kernels._load()
+kernels._compiled[sys.argv[1]](
+    np.ones(4), np.zeros((2, 4), np.uint8), np.zeros(2, np.intp), 2, 4.0, 0.0
+)
+try:
+    print(numba.threading_layer())  # set once a parallel region has run
+except ValueError:
+    print("no threads")
+"""
+
+
+@numba_only
+def test_serial_twins_do_not_share_the_parallel_kernels_cache(tmp_path):
+    """numba keys its on-disk cache by function name and bytecode, not by ``parallel``: a
+    serial twin compiled from the same function loaded whichever of the two was cached
+    first, so the one-thread path could start threads and the threaded path run on one.
+    Here the parallel kernel is cached first; a second process then runs the serial twin."""
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run(kernel):
+        command = [sys.executable, "-c", _RUN_KERNEL, kernel]
+        return subprocess.run(
+            command, env=environment, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert run("binned_search") != "no threads"
+    assert run("binned_search_serial") == "no threads"
+    assert run("binned_search") != "no threads"  # and the parallel one still runs threaded

@@ -36,6 +36,7 @@ is writable, numba compiles in memory each run).
 from __future__ import annotations
 
 import os
+import types
 import warnings
 from contextlib import contextmanager
 
@@ -133,14 +134,33 @@ def _load() -> dict | None:
         if name != "coordinate_pieces":
             variants = [(name, True), (f"{name}_serial", False)]
         for key, parallel in variants:
+            source = (
+                function if parallel or name == "coordinate_pieces" else _renamed(function, key)
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # numba's cache warnings: fall back silently
                 try:
-                    kernels[key] = numba.njit(cache=True, parallel=parallel, nogil=True)(function)
+                    kernels[key] = numba.njit(cache=True, parallel=parallel, nogil=True)(source)
                 except Exception:  # noqa: BLE001 no usable cache locator: compile in memory
-                    kernels[key] = numba.njit(parallel=parallel, nogil=True)(function)
+                    kernels[key] = numba.njit(parallel=parallel, nogil=True)(source)
     _compiled = kernels
     return _compiled
+
+
+def _renamed(function, name: str):
+    """``function`` under the qualified name ``_name``.
+
+    numba's on-disk cache names its files after the qualified name and keys their entries by
+    signature and bytecode, not by compiler flags: a serial twin compiled from the same function
+    would share the parallel kernel's cache entry, and whichever was compiled first would be
+    loaded for both.
+    """
+    twin = types.FunctionType(
+        function.__code__, function.__globals__, f"_{name}", function.__defaults__
+    )
+    twin.__qualname__ = twin.__name__
+    twin.__module__ = function.__module__
+    return twin
 
 
 # ------------------------------------------------------------------------------------ kernels
