@@ -161,11 +161,14 @@ class _CoordinatePieces:
     One NumPy ``exp`` pass per evaluation, then the three sums per domain, in index order
     within each domain: by ``np.bincount``, or in one fused pass by the numba kernel
     (:func:`~manytask.boost.kernels.coordinate_pieces`, each domain's points stored
-    contiguously); the same sums bit for bit. ``evaluations`` counts the calls.
+    contiguously); the same sums bit for bit. ``evaluations`` counts the calls;
+    ``evaluated`` keeps each step's pieces (a line search returns one of its trial points,
+    whose objective is then read back instead of recomputed).
     """
 
     def __init__(self, scaled_losses, directional_margins, domain_index, n_domains, layout=None):
         self.evaluations = 0
+        self.evaluated = {}
         self._compiled = kernels.backend() == "numba"
         scaled = np.asarray(scaled_losses, dtype=float)
         margins = np.asarray(directional_margins, dtype=float)
@@ -180,11 +183,19 @@ class _CoordinatePieces:
 
     def __call__(self, step: float):
         self.evaluations += 1
+        self.evaluated[step] = pieces = self._pieces(step)
+        return pieces
+
+    def _pieces(self, step: float):
         terms = self._terms
-        np.multiply(-step, self._margins, out=terms)
+        if step == 0.0:
+            terms = self._scaled  # a e^{−0·u} = a · 1 = a exactly (the margins are finite)
+        else:
+            np.multiply(-step, self._margins, out=terms)
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.exp(terms, out=terms)
+                np.multiply(self._scaled, terms, out=terms)
         with np.errstate(over="ignore", invalid="ignore"):
-            np.exp(terms, out=terms)
-            np.multiply(self._scaled, terms, out=terms)
             if self._compiled:
                 return kernels.coordinate_pieces(terms, self._margins, self._starts)
             weighted = terms * self._margins
@@ -343,10 +354,14 @@ def line_search(scaled_losses, directional_margins, domain_index, n_domains, lay
     step = minimise_max_newton(pieces)
     if not np.isfinite(step):
         return step, -np.inf
-    value = objective_along_coordinate(
-        step, scaled_losses, directional_margins, domain_index, n_domains
-    )
-    return float(step), value
+    # The losses at the returned point, as objective_along_coordinate gives them (the same
+    # terms and sums): read back where the search evaluated it, which it always has so far.
+    evaluated = pieces.evaluated.get(step)
+    if evaluated is None:
+        return float(step), objective_along_coordinate(
+            step, scaled_losses, directional_margins, domain_index, n_domains
+        )
+    return float(step), float(evaluated[0].max())
 
 
 def line_search_step(scaled_losses, directional_margins, domain_index, n_domains):

@@ -279,28 +279,30 @@ def _steepest_splits(order, invalid, slot, contributions, totals):
     return best_gain, best_split
 
 
-def _binned_steepest_splits(bins, n_thresholds, n_bins, slot, contributions, totals):
-    d, n = bins.shape
+def _binned_steepest_splits(cells, n_thresholds, n_bins, contributions, totals):
+    d, n = cells.shape
     n_q, n_slots = totals.shape
     best_gain = np.empty((n_q, d, 2))
     best_split = np.empty((n_q, d, 2), dtype=np.intp)
     for feature in prange(d):
-        # histogram[b, j, q]: Σ contributions[i, q] over slot j's points in bin b, in point order.
-        histogram = np.zeros((n_bins, n_slots, n_q))
-        for point in range(n):
-            cell, j = bins[feature, point], slot[point]
-            for q in range(n_q):
-                histogram[cell, j, q] += contributions[point, q]
+        # histogram[j·n_bins + b]: Σ contributions[q, i] over slot j's points in bin b, in
+        # point order; one pass over the points per q (one index and one value per point).
+        histogram = np.empty(n_slots * n_bins)
         prefix = np.empty(n_slots)
         rate = np.empty(n_slots)
+        row = cells[feature]
         for q in range(n_q):
+            values = contributions[q]
+            histogram[:] = 0.0
+            for point in range(n):
+                histogram[row[point]] += values[point]
             for j in range(n_slots):
                 prefix[j], rate[j] = 0.0, totals[q, j]
             gain_plus, gain_minus, split_plus, split_minus = -np.inf, -np.inf, 0, 0
             for split in range(n_thresholds[feature] + 1):
                 if split > 0:
                     for j in range(n_slots):
-                        prefix[j] += histogram[split - 1, j, q]
+                        prefix[j] += histogram[j * n_bins + split - 1]
                         rate[j] = totals[q, j] - 2.0 * prefix[j]
                 gain_plus, split_plus, gain_minus, split_minus = _keep_best_split(
                     rate, split, gain_plus, split_plus, gain_minus, split_minus
@@ -394,16 +396,16 @@ def steepest_splits(order, invalid, slot, contributions, totals):
     return kernel(order, invalid, slot, contributions, totals)
 
 
-def binned_steepest_splits(bins, n_thresholds, n_bins: int, slot, contributions, totals):
-    """:func:`steepest_splits` over the bin edges: split j ≤ ``n_thresholds[f]`` puts bins
-    0..j−1 of feature f below (``bins[f, i]``, (d, n), as in :func:`binned_search`).
+def binned_steepest_splits(cells, n_thresholds, n_bins: int, contributions, totals):
+    """:func:`steepest_splits` over the bin edges: split s ≤ ``n_thresholds[f]`` puts bins
+    0..s−1 of feature f below.
 
-    ``contributions`` is (n, p) here (point-major: a point adds its p values to one histogram
-    cell); P_{q,j}(s) sums the histogram of slot j's ``contributions[:, q]``, each bin in
-    point order, over bins 0..s−1.
+    ``cells[f, i]`` (d, n) is ``slot · n_bins + bin`` of point i on feature f (its slot among
+    the tied domains and its bin, as in :func:`binned_search`); P_{q,j}(s) sums the histogram
+    of slot j's ``contributions[q]`` (p, n), each bin in point order, over bins 0..s−1.
     """
-    kernel = _kernel("binned_steepest_splits", bins.size * totals.shape[0])
-    return kernel(bins, n_thresholds, int(n_bins), slot, contributions, totals)
+    kernel = _kernel("binned_steepest_splits", cells.size * totals.shape[0])
+    return kernel(cells, n_thresholds, int(n_bins), contributions, totals)
 
 
 def coordinate_pieces(terms, margins, starts):

@@ -68,20 +68,35 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
     (q, stump), or (None, None) if no coordinate lowers every tied F_l (best value ≤ 0).
     Among equal values the first in the order q, feature, polarity +1 then −1, split wins.
     """
-    m = presorted.n_samples
-    # signed[q, j, i] = a_i y_i Q(q|x_i) on S_{active[j]}, all q at once (rows of one
-    # cumulative sum are independent, so each is the sum the per-q loop would take).
-    on_active = np.zeros((active.size, m))
-    for row, l in enumerate(active):
-        on_l = domain_index == l
-        on_active[row, on_l] = scaled_losses[on_l] * y[on_l]
+    n_domains, n_tied = Q.shape[1], active.size
+    slot_of_domain = np.full(n_domains, -1, dtype=np.int8)  # p < 128 domains
+    slot_of_domain[active] = np.arange(n_tied)
+    slots = slot_of_domain[domain_index]  # the point's position among the tied domains, or −1
+    points = np.flatnonzero(slots >= 0)
+    point_slots = slots[points]
+    signed_losses = scaled_losses[points] * y[points]  # a_i y_i
+    # signed[q, j, i] = a_i y_i Q(q|x_i) on slot j's points, zero elsewhere; only its sums
+    # total[q, j] are needed with numba, but they are taken the same way (the same bits).
+    on_active = np.zeros((n_tied, presorted.n_samples))
+    on_active[point_slots, points] = signed_losses
     signed = on_active[None, :, :] * Q.T[:, None, :]  # (p, |K_t|, m)
     total = signed.sum(axis=2)  # (p, |K_t|)
     view = None
     if kernels.backend() == "numba":
-        best_gain, best_split, view = _compiled_splits(
-            presorted, y, Q, scaled_losses, domain_index, active, total
-        )
+        # Only the tied domains' points carry weight, so the kernels run over them alone (a
+        # cached view), each point adding to its own slot's sums only where NumPy adds zeros
+        # to the others, in the same order: the same gains.
+        view = support_view(presorted, slots)
+        contributions = np.take(Q.T, points, axis=1)  # (p, n): signed without the zeros
+        contributions *= signed_losses
+        if presorted.n_bins is None:
+            best_gain, best_split = kernels.steepest_splits(
+                view.local_order, view.invalid, point_slots, contributions, total
+            )
+        else:
+            best_gain, best_split = kernels.binned_steepest_splits(
+                view.cells, presorted.n_thresholds, presorted.n_bins, contributions, total
+            )
     elif presorted.n_bins is None:
         best_gain, best_split = _exact_splits(presorted, signed, total)
     else:
@@ -97,39 +112,12 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
         threshold = -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
         return int(q), Stump(int(feature), threshold, polarity)
     if view is not None:
+        # A split r of the restricted view maps to the lowest full split with the same
+        # points below, where the full search finds its first maximum.
         split = split_in_full_order(presorted, view, int(feature), split)
     values = presorted.sorted_values[feature]
     threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
     return int(q), Stump(int(feature), threshold, polarity)
-
-
-def _compiled_splits(presorted, y, Q, scaled_losses, domain_index, active, total):
-    """:func:`_exact_splits` / :func:`_binned_splits` by the numba kernels, over a restricted
-    view (returned too).
-
-    Only the points of the tied domains carry weight, so the search runs over them alone (a
-    cached restricted view); each point adds to the sums of its own domain only (the NumPy
-    sums add zeros elsewhere), in the same order: the same gains. Exact mode: a split r of
-    the view maps to the lowest full split with the same points below
-    (:func:`~manytask.boost.stumps.split_in_full_order`), which is where the full search
-    finds its first maximum; binned splits are bin edges in either view.
-    """
-    slot_of_domain = np.full(Q.shape[1], -1, dtype=np.intp)
-    slot_of_domain[active] = np.arange(active.size)
-    view = support_view(presorted, slot_of_domain[domain_index] >= 0)
-    points = view.points
-    slot = slot_of_domain[domain_index[points]].astype(np.int8)  # p < 128 domains
-    # The NumPy products (a_i y_i) Q(q|x_i), in that order, over the view's points.
-    contributions = (scaled_losses[points] * y[points])[:, None] * Q[points]  # (n, p)
-    if presorted.n_bins is None:
-        best_gain, best_split = kernels.steepest_splits(
-            view.local_order, view.invalid, slot, np.ascontiguousarray(contributions.T), total
-        )
-    else:
-        best_gain, best_split = kernels.binned_steepest_splits(
-            view.bins, presorted.n_thresholds, presorted.n_bins, slot, contributions, total
-        )
-    return best_gain, best_split, view
 
 
 def _exact_splits(presorted, signed, total):
