@@ -409,6 +409,15 @@ def test_binned_thresholds_follow_the_quantiles(n_bins):
         np.testing.assert_array_equal(edges, (expected + upper) / 2)
         expected_bins = (X[:, feature][:, None] > edges[None, :]).sum(axis=1)
         np.testing.assert_array_equal(presorted.bins[feature], expected_bins)
+    assert presorted.bins.dtype == np.uint8  # one byte per (feature, point) up to 256 bins
+
+
+def test_bin_numbers_take_the_narrowest_type():
+    X = np.arange(600.0)[:, None]
+    assert presort(X, n_bins=256).bins.dtype == np.uint8
+    wide = presort(X, n_bins=300)  # 600 distinct values: 299 edges, bin numbers up to 299
+    assert wide.bins.dtype == np.uint16
+    np.testing.assert_array_equal(wide.bins[0], np.minimum(np.arange(600) // 2, 299))
 
 
 @pytest.mark.parametrize("n_bins", [None, 5])
@@ -424,3 +433,6 @@ def test_predictions_from_the_presorted_features_equal_predict(n_bins):
                 stump = Stump(feature, float(threshold), polarity)
                 expected = np.where(X[:, feature] > threshold, polarity, -polarity)
                 np.testing.assert_array_equal(stumps.predict_presorted(presorted, stump), expected)
+                np.testing.assert_array_equal(
+                    stumps.above_threshold(presorted, stump), X[:, feature] > threshold
+                )

@@ -112,7 +112,9 @@ class HardMaxRounds(_Rounds):
         for row, k in enumerate(active):
             on_k = order[counts[:k].sum() : counts[: k + 1].sum()]  # S_k's points, in order
             stump_weights[row, on_k] = distribution[on_k] * Q[on_k, k]
-        results = best_stump(presorted, y, stump_weights)
+        results = best_stump(presorted, y, stump_weights, check_input=False)
+        weighted = scaled_losses > 0  # the points that F sees (a_i may underflow to 0)
+        weighted = None if weighted.all() else weighted
         scores = np.array(
             [
                 direction_score(
@@ -131,16 +133,14 @@ class HardMaxRounds(_Rounds):
         chosen = None
         direction_rule = "paper"
         for k, stump in candidates:
-            chosen = self._step(k, stump, y, Q, scaled_losses, domain_index, objective, presorted)
+            chosen = self._step(k, stump, scaled_losses, weighted, objective, presorted)
             if chosen is not None:
                 break
         if chosen is None and active.size > 1:
             k, stump = steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active)
             direction_rule = "steepest"
             if stump is not None:
-                chosen = self._step(
-                    k, stump, y, Q, scaled_losses, domain_index, objective, presorted
-                )
+                chosen = self._step(k, stump, scaled_losses, weighted, objective, presorted)
         if chosen is None:
             record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F")
             self.history_.append(record)
@@ -161,7 +161,7 @@ class HardMaxRounds(_Rounds):
         domain_weights = soft_max_weights(losses, mu)
         # Row q: w^q_i = p_{k(i)} a_i Q(q|x_i); rate(q, h) = Σ w^q − 2·(weighted error of h).
         stump_weights = soft_max_stump_weights(scaled_losses, domain_index, Q, domain_weights)
-        results = best_stump(presorted, y, stump_weights)
+        results = best_stump(presorted, y, stump_weights, check_input=False)
         rates = stump_weights.sum(axis=1) - 2.0 * np.array([result.error for result in results])
         record = {
             "losses": losses.copy(),
@@ -171,8 +171,8 @@ class HardMaxRounds(_Rounds):
         }
         q = int(np.argmax(rates))
         stump = results[q].stump
-        # u_i = y_i Q(q|x_i) h(x_i), h read from the presorted features (= h.predict(X)).
-        directional_margins = y * Q[:, q] * predict_presorted(presorted, stump)
+        # u_i = (y_i Q(q|x_i)) h(x_i), h read from the presorted features (= h.predict(X)).
+        directional_margins = self._signed_domain_columns[q] * predict_presorted(presorted, stump)
         step, step_rule = 0.0, "line_search"
         if rates[q] > 0:
             weighted = scaled_losses > 0
@@ -199,16 +199,19 @@ class HardMaxRounds(_Rounds):
             "soft_max",
         )  # fmt: skip
 
-    def _step(self, k, stump, y, Q, scaled_losses, domain_index, objective, presorted):
-        """(η_t, rule, u) along e_{k,r} if it decreases F, else None (Figure 1, line 11)."""
-        n_domains = self.domains_.size
-        # u_i = y_i Q(k|x_i) h(x_i), h read from the presorted features (= h.predict(X)).
-        directional_margins = y * Q[:, k] * predict_presorted(presorted, stump)
-        weighted = scaled_losses > 0
-        if np.all(directional_margins[weighted] > 0):
+    def _step(self, k, stump, scaled_losses, weighted, objective, presorted):
+        """(η_t, rule, u) along e_{k,r} if it decreases F, else None (Figure 1, line 11).
+
+        ``weighted``: the points with a_i > 0, or None if that is all of them.
+        """
+        n_domains, domain_index = self.domains_.size, self._domain_index
+        # u_i = (y_i Q(k|x_i)) h(x_i), h read from the presorted features (= h.predict(X)).
+        directional_margins = self._signed_domain_columns[k] * predict_presorted(presorted, stump)
+        seen = directional_margins if weighted is None else directional_margins[weighted]
+        if np.all(seen > 0):
             return np.inf, "separating", directional_margins
         step, rule = None, "line_search"
-        if np.all(np.abs(directional_margins[weighted]) == 1.0):
+        if np.all(np.abs(seen) == 1.0):
             # Lemma 1's bound is then an equality: F_l(α + ηe) = (Z_l/m_l)[(1−ε_l)e^{−η} + ε_l e^η].
             normalisers = np.bincount(domain_index, weights=scaled_losses, minlength=n_domains)
             wrong = np.bincount(
@@ -224,9 +227,8 @@ class HardMaxRounds(_Rounds):
                 step, rule = float(candidate), "closed_form"
         if step is None:
             step, value = line_search(
-                scaled_losses, directional_margins, domain_index, n_domains,
-                getattr(self, "_domain_layout", None),
-            )  # fmt: skip
+                scaled_losses, directional_margins, domain_index, n_domains, self._domain_layout
+            )
         else:
             value = objective_along_coordinate(
                 step, scaled_losses, directional_margins, domain_index, n_domains

@@ -45,6 +45,7 @@ __all__ = [
     "PresortedFeatures",
     "Stump",
     "StumpResult",
+    "above_threshold",
     "best_stump",
     "predict_presorted",
     "presort",
@@ -122,7 +123,8 @@ class PresortedFeatures:
     its sorted values, ``split_valid[f, s]`` says whether a threshold may separate the first s
     sorted points from the rest (s = 0, the constant stump, up to m − 1).
     Binned mode: ``thresholds[f, :n_thresholds[f]]`` are the candidate thresholds of feature
-    f (padded with +inf), ``bins[f, i]`` the number of them below x_i[f] and
+    f (padded with +inf), ``bins[f, i]`` the number of them below x_i[f] (in the narrowest
+    unsigned type that holds them: one byte for up to 256 bins) and
     ``flat_bins[f, i] = f · n_bins + bins[f, i]``, the histogram cell of (f, x_i).
     The searches keep per-support restrictions of these arrays in private caches.
     """
@@ -199,7 +201,7 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
     levels = np.arange(1, n_bins) / n_bins
     thresholds = np.full((d, n_bins - 1), np.inf)
     n_thresholds = np.zeros(d, dtype=np.intp)
-    bins = np.empty((d, m), dtype=np.intp)
+    bins = np.empty((d, m), dtype=_bin_type(n_bins))
     sorted_columns = np.sort(X.T, axis=1)  # (d, m): one sort per feature, all at once
     quantile_index = np.floor((m - 1) * levels).astype(np.intp)  # np.quantile's "lower"
     for feature in range(d):
@@ -227,12 +229,9 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
 
 
 def predict_presorted(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
-    """``stump.predict(presorted.X)`` from the presorted arrays, without reading a column of X.
-
-    A column of a C-ordered X is strided (one cache line per value); the sorted order, or
-    the bin numbers, of the feature are contiguous. Exact mode: the points above the
-    threshold are the sorted ones after the last value ≤ it; binned mode with a bin edge as
-    threshold: the points whose bin number is past it. Same values as :meth:`Stump.predict`.
+    """``stump.predict(presorted.X)`` from the presorted arrays, without reading a column of X
+    where a presorted array answers (:func:`above_threshold`). Same values as
+    :meth:`Stump.predict`.
 
     Examples
     --------
@@ -240,21 +239,37 @@ def predict_presorted(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
     >>> predict_presorted(presort(X), Stump(0, 1.5, -1))
     array([-1.,  1., -1.])
     """
-    feature, threshold = stump.feature, stump.threshold
     polarity = float(stump.polarity)
+    return np.where(above_threshold(presorted, stump), polarity, -polarity)
+
+
+def above_threshold(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
+    """x_i[feature] > threshold for every training point (bool, (m,)).
+
+    A column of a C-ordered X is strided (one cache line per value); the sorted order, or
+    the bin numbers, of the feature are contiguous. Exact mode: the points above the
+    threshold are the sorted ones after the last value ≤ it; binned mode with a bin edge as
+    threshold: the points whose bin number is past it.
+
+    Examples
+    --------
+    >>> above_threshold(presort([[3.0], [1.0], [2.0]]), Stump(0, 1.5, -1))
+    array([ True, False,  True])
+    """
+    feature, threshold = stump.feature, stump.threshold
     if presorted.n_bins is None:
         below = int(np.searchsorted(presorted.sorted_values[feature], threshold, side="right"))
-        predictions = np.full(presorted.n_samples, -polarity)
-        predictions[presorted.order[feature, below:]] = polarity
-        return predictions
+        above = np.zeros(presorted.n_samples, dtype=bool)
+        above[presorted.order[feature, below:]] = True
+        return above
     if threshold == -np.inf:
-        return np.full(presorted.n_samples, polarity)
+        return np.ones(presorted.n_samples, dtype=bool)
     edges = presorted.thresholds[feature, : presorted.n_thresholds[feature]]
     edge = int(np.searchsorted(edges, threshold, side="left"))
     if edge < edges.size and edges[edge] == threshold:
         # bins[f, i] counts the edges below x_i: x_i > edges[edge] iff bins[f, i] > edge.
-        return np.where(presorted.bins[feature] > edge, polarity, -polarity)
-    return _predict_column(presorted.X[:, feature], threshold, stump.polarity)
+        return presorted.bins[feature] > edge
+    return presorted.X[:, feature] > threshold
 
 
 def _check_labels_and_weights(presorted, y, weights) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -357,12 +372,17 @@ def _index_type(size: int):
     return np.int32 if size < 2**31 else np.intp
 
 
+def _bin_type(n_bins: int):
+    """The narrowest type for bin numbers 0..n_bins − 1."""
+    if n_bins <= 2**8:
+        return np.uint8
+    return np.uint16 if n_bins <= 2**16 else np.intp
+
+
 def _compiled_full_view(presorted):
     if presorted.n_bins is not None:
-        bin_type = np.uint8 if presorted.n_bins <= 256 else np.uint16
-        if presorted.n_bins > 2**16:
-            bin_type = np.intp
-        return _CompiledBinnedView(None, np.ascontiguousarray(presorted.bins, dtype=bin_type))
+        bins = np.ascontiguousarray(presorted.bins, dtype=_bin_type(presorted.n_bins))
+        return _CompiledBinnedView(None, bins)
     order = np.ascontiguousarray(presorted.order[:, :-1], dtype=_index_type(presorted.n_samples))
     return _CompiledExactView(presorted.n_features, None, order, ~presorted.split_valid)
 
@@ -583,7 +603,7 @@ def _threshold_binned(presorted, feature: int, split: int) -> float:
     return -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
 
 
-def best_stump(presorted: PresortedFeatures, y, weights):
+def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = True):
     """The stump of least weighted error Σ_i w_i 1{h(x_i) ≠ y_i}, for one or K weight vectors.
 
     Parameters
@@ -594,6 +614,9 @@ def best_stump(presorted: PresortedFeatures, y, weights):
         Labels in {−1, +1}.
     weights : array-like of shape (m,) or (K, m)
         Non-negative weights, not necessarily normalised; one search per row.
+    check_input : bool
+        False skips checking ``y`` and ``weights`` (the boosting rounds' own arrays: y a
+        float array of ±1, weights a finite non-negative (K, m) float array).
 
     Returns
     -------
@@ -628,7 +651,11 @@ def best_stump(presorted: PresortedFeatures, y, weights):
     >>> [(r.stump.threshold, r.stump.polarity, r.error) for r in results]
     [(0.5, -1, 0.0), (-inf, 1, 0.0)]
     """
-    y, weights, single = _check_labels_and_weights(presorted, y, weights)
+    if check_input:
+        y, weights, single = _check_labels_and_weights(presorted, y, weights)
+    else:
+        single = weights.ndim == 1
+        weights = weights[None, :] if single else weights
     signed = weights * y
     total = np.abs(signed).sum(axis=1)
     negative_total = 0.5 * (total - signed.sum(axis=1))  # Σ w·1{y=−1}
@@ -662,7 +689,9 @@ def best_stump(presorted: PresortedFeatures, y, weights):
         else:
             threshold = _threshold_binned(presorted, feature, split)
         stump = Stump(feature=feature, threshold=threshold, polarity=int(polarities[row, feature]))
-        wrong = predict_presorted(presorted, stump) != y
+        # h(x_i) ≠ y_i: x_i is above the threshold where y_i is not the polarity, or below it
+        # where y_i is.
+        wrong = above_threshold(presorted, stump) != (y == stump.polarity)
         # A NumPy sum, not a dot product: a multi-threaded BLAS dot of m > 10⁴ terms can cost
         # more than the whole search on a busy machine (its threads spin for a free core).
         error = float(weights[row][wrong].sum())
