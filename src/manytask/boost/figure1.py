@@ -160,8 +160,9 @@ class _CoordinatePieces:
 
     One NumPy ``exp`` pass per evaluation, then the three sums per domain, in index order
     within each domain: by ``np.bincount``, or in one fused pass by the numba kernel
-    (:func:`~manytask.boost.kernels.coordinate_pieces`, each domain's points stored
-    contiguously); the same sums bit for bit. ``evaluations`` counts the calls;
+    (:func:`~manytask.boost.kernels.coordinate_pieces`, which reads each domain's points
+    through the :func:`domain_layout` order); the same sums bit for bit. At η = 0 the terms
+    are the a_i themselves (e^{−0·u} = 1 exactly), no ``exp``. ``evaluations`` counts the calls;
     ``evaluated`` keeps each step's pieces (a line search returns one of its trial points,
     whose objective is then read back instead of recomputed).
     """
@@ -170,16 +171,14 @@ class _CoordinatePieces:
         self.evaluations = 0
         self.evaluated = {}
         self._compiled = kernels.backend() == "numba"
-        scaled = np.asarray(scaled_losses, dtype=float)
-        margins = np.asarray(directional_margins, dtype=float)
+        self._scaled = np.asarray(scaled_losses, dtype=float)
+        self._margins = np.asarray(directional_margins, dtype=float)
         if self._compiled:
             order, counts = domain_layout(domain_index, n_domains) if layout is None else layout
-            self._starts = np.concatenate(([0], np.cumsum(counts)))
-            scaled, margins = scaled[order], margins[order]
+            self._order, self._starts = order, np.concatenate(([0], np.cumsum(counts)))
         else:
             self._domain_index, self._n_domains = domain_index, n_domains
-        self._scaled, self._margins = scaled, margins
-        self._terms = np.empty_like(scaled)
+        self._terms = np.empty_like(self._scaled)
 
     def __call__(self, step: float):
         self.evaluations += 1
@@ -188,16 +187,15 @@ class _CoordinatePieces:
 
     def _pieces(self, step: float):
         terms = self._terms
-        if step == 0.0:
-            terms = self._scaled  # a e^{−0·u} = a · 1 = a exactly (the margins are finite)
-        else:
-            np.multiply(-step, self._margins, out=terms)
-            with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            if step == 0.0:
+                terms = self._scaled  # a e^{−0·u} = a · 1 = a exactly (the margins are finite)
+            else:
+                np.multiply(-step, self._margins, out=terms)
                 np.exp(terms, out=terms)
                 np.multiply(self._scaled, terms, out=terms)
-        with np.errstate(over="ignore", invalid="ignore"):
             if self._compiled:
-                return kernels.coordinate_pieces(terms, self._margins, self._starts)
+                return kernels.coordinate_pieces(terms, self._margins, self._order, self._starts)
             weighted = terms * self._margins
             curvature_terms = weighted * self._margins
         domains, n = self._domain_index, self._n_domains
@@ -211,10 +209,9 @@ class _CoordinatePieces:
 def _max_slope(pieces) -> float:
     """A subgradient of F = max_l F_l: the slope of a maximiser (inf on overflow, where F is
     increasing)."""
-    losses, slopes = pieces[0], pieces[1]
-    if not (np.all(np.isfinite(losses)) and np.all(np.isfinite(slopes))):
+    if not np.isfinite(pieces[:2]).all():
         return np.inf
-    return float(slopes[int(np.argmax(losses))])
+    return float(pieces[1][int(pieces[0].argmax())])
 
 
 def _tied_slope(pieces, rtol: float) -> float:

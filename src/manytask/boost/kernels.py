@@ -312,12 +312,13 @@ def _binned_steepest_splits(cells, n_thresholds, n_bins, contributions, totals):
     return best_gain, best_split
 
 
-def _coordinate_pieces(terms, margins, starts):
+def _coordinate_pieces(terms, margins, order, starts):
     n_domains = starts.size - 1
     pieces = np.zeros((3, n_domains))
     for domain in range(n_domains):  # a few domains: threads would cost more than they save
         loss, slope, curvature = 0.0, 0.0, 0.0
-        for point in range(starts[domain], starts[domain + 1]):
+        for position in range(starts[domain], starts[domain + 1]):
+            point = order[position]
             weighted = terms[point] * margins[point]
             loss += terms[point]
             slope += weighted
@@ -408,21 +409,23 @@ def binned_steepest_splits(cells, n_thresholds, n_bins: int, contributions, tota
     return kernel(cells, n_thresholds, int(n_bins), contributions, totals)
 
 
-def coordinate_pieces(terms, margins, starts):
+def coordinate_pieces(terms, margins, order, starts):
     """(3, p): Σ t, −Σ t u and Σ (t u) u over each domain's points, in order.
 
     With the terms t_i = a_i e^{−η u_i} these are F_l(α + η e) and its first two
-    derivatives in η; ``terms`` and ``margins`` u_i list domain l's points in
-    ``starts[l]:starts[l + 1]``. Each sum runs in that order, as ``np.bincount`` does over
-    points in index order, so the sums are bit for bit NumPy's (the exponentials are left to
-    NumPy, whose vectorised ``exp`` is both faster and the reference).
+    derivatives in η; ``order[starts[l]:starts[l + 1]]`` lists domain l's points in increasing
+    index order (:func:`~manytask.boost.figure1.domain_layout`). Each sum runs in that order,
+    as ``np.bincount`` does over points in index order, so the sums are bit for bit NumPy's
+    (the exponentials are left to NumPy, whose vectorised ``exp`` is both faster and the
+    reference).
 
     Examples
     --------
     >>> terms, margins = np.array([1.0, 2.0, 3.0]), np.array([1.0, -1.0, 2.0])
-    >>> coordinate_pieces(terms, margins, np.array([0, 2, 3]))  # domains {0, 1} and {2}
-    array([[ 3.,  3.],
-           [ 1., -6.],
-           [ 3., 12.]])
+    >>> order, starts = np.array([0, 2, 1]), np.array([0, 2, 3])  # domains {0, 2} and {1}
+    >>> coordinate_pieces(terms, margins, order, starts)
+    array([[ 4.,  2.],
+           [-7.,  2.],
+           [13.,  2.]])
     """
-    return _kernel("coordinate_pieces")(terms, margins, starts)
+    return _kernel("coordinate_pieces")(terms, margins, order, starts)

@@ -694,6 +694,7 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
         wrong = above_threshold(presorted, stump) != (y == stump.polarity)
         # A NumPy sum, not a dot product: a multi-threaded BLAS dot of m > 10⁴ terms can cost
         # more than the whole search on a busy machine (its threads spin for a free core).
-        error = float(weights[row][wrong].sum())
+        # np.compress = weights[row][wrong], at under half the cost.
+        error = float(np.compress(wrong, weights[row]).sum())
         results.append(StumpResult(stump, error, feature_errors[row]))
     return results[0] if single else results
