@@ -10,9 +10,10 @@ features and 3 sources (issue 5, §4):
   * XGBoost (``tree_method="hist"``, ``max_depth=1``, 2 threads, and 1 thread for
     reference) and LightGBM (``max_depth=1``, ``num_leaves=2``, 2 threads) on the union, if
     installed.
-Each run is a fresh process (so the peak RSS it reports is its own) that fits once with one
-round and once with T; runs are interleaved across methods, a few per method, and medians
-reported. The per-round time is (fit with T rounds − fit with 1 round) / (T − 1), which
+Each run is a fresh process (so the peak RSS it reports is its own) that fits with one round
+and with T, alternately, three times each (scikit-learn once), and keeps the least time of
+each; runs are interleaved across methods, a few per method, and medians reported. The
+per-round time is (fit with T rounds − fit with 1 round) / (T − 1), which
 leaves out the set-up every method pays once (presort and domain classifier for MultiBoost,
 quantile sketch for XGBoost and LightGBM). NumPy's BLAS gets ``--blas-threads`` threads
 (default 1: the machines these run on are shared, and a waiting OpenBLAS thread pool made the
@@ -48,6 +49,7 @@ from _common import machine, markdown_table, median_time, peak_rss_mb, run_child
 N_FEATURES = 100
 N_SOURCES = 3
 ROUNDS = 100
+FITS_PER_CHILD = 3  # each child times the 1-round and the T-round fit this often, alternately
 THREADS = 2
 METHODS = {
     "multiboost": "MultiBoost, exact stumps, numba",
@@ -187,16 +189,22 @@ def _run_case(method: str, m: int, backend: str) -> dict:
     seconds = {"search_s": 0.0, "line_search_s": 0.0, "steepest_s": 0.0}
     if method in TIMED:
         _time_parts(seconds)
-    for n_rounds, label in ((1, "setup"), (ROUNDS, "fit")):
-        model, fit = make_model(method, n_rounds)
-        for key in seconds:
-            seconds[key] = 0.0
-        start_cpu = time.process_time()
-        result[f"{label}_s"] = median_time(lambda fit=fit: fit(X, y, domains), 1)
-        result[f"{label}_cpu_s"] = time.process_time() - start_cpu
-        result[f"{label}_rounds"] = rounds_fitted(method, model)
-    if method in TIMED:
-        result.update(seconds)
+    # The two fits alternate, FITS_PER_CHILD times each (scikit-learn: once); each keeps its
+    # least time, the run least disturbed by the machine's other jobs, and the parts and CPU
+    # time of that run.
+    for _ in range(1 if method == "sklearn" else FITS_PER_CHILD):
+        for n_rounds, label in ((1, "setup"), (ROUNDS, "fit")):
+            model, fit = make_model(method, n_rounds)
+            for key in seconds:
+                seconds[key] = 0.0
+            start_cpu = time.process_time()
+            wall = median_time(lambda fit=fit: fit(X, y, domains), 1)
+            if wall < result.get(f"{label}_s", np.inf):
+                result[f"{label}_s"] = wall
+                result[f"{label}_cpu_s"] = time.process_time() - start_cpu
+                result[f"{label}_rounds"] = rounds_fitted(method, model)
+                if method in TIMED and label == "fit":
+                    result.update(seconds)
     if method == "multiboost":
         result["domain_classifier_s"] = median_time(
             lambda: mt.boost.DomainClassifier().fit(X, domains), 1
@@ -274,9 +282,11 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         "Synthetic data (`bench_boost.synthetic_sources`): source k has inputs N(μ_k, I) and",
         "labels 1{x·(w + v_k) + noise > 0}; every feature is continuous. MultiBoost gets the",
         "source of each point (its default logistic domain classifier is part of its set-up);",
-        "the other methods are fitted on the union. Each run is a fresh process that fits once",
-        f"with T = 1 (*set-up*) and once with T = {ROUNDS} (*fit*); runs are interleaved across",
-        "methods and the table gives medians (scikit-learn: one run, a fit takes minutes).",
+        "the other methods are fitted on the union. Each run is a fresh process that fits with",
+        f"T = 1 (*set-up*) and with T = {ROUNDS} (*fit*), alternately, {FITS_PER_CHILD} times",
+        "each, and keeps the least time of each (the run least disturbed by other jobs); runs",
+        "are interleaved across methods and the table gives their medians (scikit-learn: one",
+        "run with one fit of each, a fit takes minutes).",
         "*per round* = (fit − set-up) / (rounds − 1), wall time; *CPU*: the same in process",
         "CPU time (all threads); *stump search*, *line search*, *steepest at ties*: wall time",
         "inside `best_stump`, the default round's line searches and its steepest-coordinate",

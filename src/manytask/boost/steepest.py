@@ -69,34 +69,22 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
     Among equal values the first in the order q, feature, polarity +1 then −1, split wins.
     """
     n_domains, n_tied = Q.shape[1], active.size
-    slot_of_domain = np.full(n_domains, -1, dtype=np.int8)  # p < 128 domains
+    slot_of_domain = np.full(n_domains, -1, dtype=np.int8 if n_tied < 128 else np.int32)
     slot_of_domain[active] = np.arange(n_tied)
     slots = slot_of_domain[domain_index]  # the point's position among the tied domains, or −1
     points = np.flatnonzero(slots >= 0)
-    point_slots = slots[points]
     signed_losses = scaled_losses[points] * y[points]  # a_i y_i
     # signed[q, j, i] = a_i y_i Q(q|x_i) on slot j's points, zero elsewhere; only its sums
     # total[q, j] are needed with numba, but they are taken the same way (the same bits).
     on_active = np.zeros((n_tied, presorted.n_samples))
-    on_active[point_slots, points] = signed_losses
+    on_active[slots[points], points] = signed_losses
     signed = on_active[None, :, :] * Q.T[:, None, :]  # (p, |K_t|, m)
     total = signed.sum(axis=2)  # (p, |K_t|)
     view = None
     if kernels.backend() == "numba":
-        # Only the tied domains' points carry weight, so the kernels run over them alone (a
-        # cached view), each point adding to its own slot's sums only where NumPy adds zeros
-        # to the others, in the same order: the same gains.
-        view = support_view(presorted, slots)
-        contributions = np.take(Q.T, points, axis=1)  # (p, n): signed without the zeros
-        contributions *= signed_losses
-        if presorted.n_bins is None:
-            best_gain, best_split = kernels.steepest_splits(
-                view.local_order, view.invalid, point_slots, contributions, total
-            )
-        else:
-            best_gain, best_split = kernels.binned_steepest_splits(
-                view.cells, presorted.n_thresholds, presorted.n_bins, contributions, total
-            )
+        best_gain, best_split, view = _compiled_splits(
+            presorted, Q, slots, points, signed_losses, total
+        )
     elif presorted.n_bins is None:
         best_gain, best_split = _exact_splits(presorted, signed, total)
     else:
@@ -118,6 +106,28 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
     values = presorted.sorted_values[feature]
     threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
     return int(q), Stump(int(feature), threshold, polarity)
+
+
+def _compiled_splits(presorted, Q, slots, points, signed_losses, total):
+    """:func:`_exact_splits` / :func:`_binned_splits` by the numba kernels, over the view of
+    the tied domains' points (returned too).
+
+    Only those points carry weight, so the kernels run over them alone (a cached view), each
+    point adding to its own slot's sums only, where NumPy adds zeros to the others, in the
+    same order: the same gains.
+    """
+    view = support_view(presorted, slots)
+    contributions = np.take(Q.T, points, axis=1)  # (p, n): signed without the zeros
+    contributions *= signed_losses
+    if presorted.n_bins is None:
+        best_gain, best_split = kernels.steepest_splits(
+            view.local_order, view.invalid, slots[points], contributions, total
+        )
+    else:
+        best_gain, best_split = kernels.binned_steepest_splits(
+            view.cells, presorted.n_thresholds, presorted.n_bins, contributions, total
+        )
+    return best_gain, best_split, view
 
 
 def _exact_splits(presorted, signed, total):
