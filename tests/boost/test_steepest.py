@@ -8,8 +8,16 @@ import pytest
 from _helpers import tied_round
 from manytask.boost import kernels, presort
 from manytask.boost.steepest import steepest_coordinate
+from manytask.boost.stumps import support_view
 
 numba_only = pytest.mark.skipif(not kernels.numba_available(), reason="needs numba (extra fast)")
+
+
+def _slots(domain_index, active):
+    """Each point's position among the tied domains, or −1 (as steepest_coordinate sets it)."""
+    slot_of_domain = np.full(domain_index.max() + 1, -1, dtype=np.int8)
+    slot_of_domain[active] = np.arange(active.size)
+    return slot_of_domain[domain_index]
 
 
 def _candidate_thresholds(presorted, feature):
@@ -87,12 +95,14 @@ def test_no_common_descent_gives_none():
 
 
 @numba_only
-@pytest.mark.parametrize("n_bins", [None, 5, 256])
+@pytest.mark.parametrize("n_bins", [None, 5, 256, 40_000])  # 40 000: 4-byte histogram cells
 @pytest.mark.parametrize("active", [[0, 2], [0, 1, 2], [1]])
 @pytest.mark.parametrize("seed", range(3))
 def test_numba_steepest_coordinate_equals_numpy(seed, active, n_bins):
     X, y, Q, scaled, domain_index = tied_round(seed, m=200)
     presorted, active = presort(X, n_bins=n_bins), np.array(active)
+    if n_bins == 40_000 and active.size > 1:
+        assert support_view(presorted, _slots(domain_index, active)).cells.dtype == np.int32
     results = {}
     for backend in ("numpy", "numba"):
         with kernels.use_backend(backend):

@@ -365,8 +365,9 @@ class _CompiledExactView(NamedTuple):
 
 class _CompiledBinnedView(NamedTuple):
     points: np.ndarray | None
-    bins: np.ndarray  # (d, n), the narrowest unsigned type that holds the bin numbers
-    # For the tie search (support_view with slots): slot · n_bins + bin of each (feature, point).
+    # (d, n): the bin numbers (narrowest unsigned type), or for the tie search (support_view)
+    # the cells slot · n_bins + bin instead.
+    bins: np.ndarray | None
     cells: np.ndarray | None = None
 
 
@@ -457,12 +458,13 @@ def _view_for(presorted, weights_row: np.ndarray, compiled: bool = False):
 
 
 def support_view(presorted, slots: np.ndarray):
-    """The compiled view of the points with ``slots[i] >= 0`` (int8, (m,)), however many they
-    are, for searches that know their weights vanish off that support, like the steepest
-    coordinate over the tied domains (slot = the point's position among them).
+    """The compiled view of the points with ``slots[i] >= 0`` (integers, (m,)), however many
+    they are, for searches that know their weights vanish off that support, like the
+    steepest coordinate over the tied domains (slot = the point's position among them).
 
-    Binned mode: the view also holds the histogram cell ``slot · n_bins + bin`` of every
-    (feature, point), so that a search over per-slot histograms reads one index per point.
+    Binned mode: the view holds, in place of the bin numbers, the histogram cell
+    ``slot · n_bins + bin`` of every (feature, point), so that a search over per-slot
+    histograms reads one index per point (2 bytes each while slots × bins ≤ 2^16).
     Cached apart from the searches' views, at most ``_MAX_SUPPORT_VIEWS`` of them (p domains
     tie in at most 2^p − 1 ways, few in practice), so that they do not evict those."""
     key = slots.tobytes()
@@ -470,13 +472,15 @@ def support_view(presorted, slots: np.ndarray):
     if key not in views:
         if len(views) >= _MAX_SUPPORT_VIEWS:
             views.pop(next(iter(views)))
-        view = _compiled_restricted_view(presorted, slots >= 0)
-        if presorted.n_bins is not None:
+        if presorted.n_bins is None:
+            views[key] = _compiled_restricted_view(presorted, slots >= 0)
+        else:
+            points = np.flatnonzero(slots >= 0)
             n_cells = (int(slots.max(initial=0)) + 1) * presorted.n_bins
             cell_type = np.uint16 if n_cells <= 2**16 else _index_type(n_cells)
-            cells = slots[view.points].astype(cell_type) * cell_type(presorted.n_bins)
-            view = view._replace(cells=cells[None, :] + view.bins.astype(cell_type))
-        views[key] = view
+            cells = presorted.bins[:, points].astype(cell_type)
+            cells += (slots[points].astype(cell_type) * cell_type(presorted.n_bins))[None, :]
+            views[key] = _CompiledBinnedView(points, None, cells)
     return views[key]
 
 
