@@ -663,7 +663,7 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
         single = weights.ndim == 1
         weights = weights[None, :] if single else weights
     signed = weights * y
-    total = np.abs(signed).sum(axis=1)
+    total = weights.sum(axis=1)  # = Σ |w y| (y = ±1), the total weight
     negative_total = 0.5 * (total - signed.sum(axis=1))  # Σ w·1{y=−1}
     n_rows, d = weights.shape[0], presorted.n_features
     feature_errors = np.empty((n_rows, d))
@@ -671,7 +671,7 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
     polarities = np.empty((n_rows, d), dtype=np.intp)
     compiled = kernels.backend() == "numba"
     views = [_view_for(presorted, weights[row], compiled) for row in range(n_rows)]
-    if presorted.n_bins is not None:
+    if presorted.n_bins is not None and not compiled:
         valid = np.arange(presorted.n_bins)[None, :] <= presorted.n_thresholds[:, None]
     for row, view in enumerate(views):
         if compiled:
@@ -684,7 +684,7 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
                 presorted, view, signed[row], total[row], negative_total[row], valid
             )
         feature_errors[row], splits[row], polarities[row] = searched
-    feature_errors = np.clip(feature_errors, 0.0, weights.sum(axis=1)[:, None])
+    feature_errors = np.clip(feature_errors, 0.0, total[:, None])
     results = []
     for row, view in enumerate(views):
         feature = int(np.argmin(feature_errors[row]))
