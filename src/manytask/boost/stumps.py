@@ -396,7 +396,7 @@ def _compiled_restricted_view(presorted, support: np.ndarray):
     points = np.flatnonzero(support)
     d, n = presorted.n_features, points.size
     if full is not None:
-        return _CompiledBinnedView(points, np.ascontiguousarray(full.bins[:, points]))
+        return _CompiledBinnedView(points, np.take(full.bins, points, axis=1))
     in_support = np.take(support, presorted.order)
     position = np.full(presorted.n_samples, -1, dtype=_index_type(presorted.n_samples))
     position[points] = np.arange(n)
@@ -478,7 +478,8 @@ def support_view(presorted, slots: np.ndarray):
             points = np.flatnonzero(slots >= 0)
             n_cells = (int(slots.max(initial=0)) + 1) * presorted.n_bins
             cell_type = np.uint16 if n_cells <= 2**16 else _index_type(n_cells)
-            cells = presorted.bins[:, points].astype(cell_type)
+            # np.take keeps rows contiguous (bins[:, points] would be F-ordered: strided rows)
+            cells = np.take(presorted.bins, points, axis=1).astype(cell_type)
             cells += (slots[points].astype(cell_type) * cell_type(presorted.n_bins))[None, :]
             views[key] = _CompiledBinnedView(points, None, cells)
     return views[key]
