@@ -12,7 +12,7 @@ features and 3 sources (issue 5, §4):
     installed.
 Each run is a fresh process (so the peak RSS it reports is its own) that fits with one round
 and with T, alternately, three times each (scikit-learn once), and keeps the least time of
-each; runs are interleaved across methods, a few per method, and medians reported. The
+each; runs are interleaved across methods, a few per method, and medians reported. A run's
 per-round time is (fit with T rounds − fit with 1 round) / (T − 1), which
 leaves out the set-up every method pays once (presort and domain classifier for MultiBoost,
 quantile sketch for XGBoost and LightGBM). NumPy's BLAS gets ``--blas-threads`` threads
@@ -215,7 +215,8 @@ def _run_case(method: str, m: int, backend: str) -> dict:
 
 
 def summarise(runs: list[dict]) -> dict:
-    """Medians over one method's children; per round = (fit − set-up) / (extra rounds)."""
+    """Medians over one method's children; per round: the median over the children of each
+    child's (fit − set-up) / (extra rounds), both fits timed in the same process."""
     case = dict(runs[0])
     keys = ("fit_s", "setup_s", "fit_cpu_s", "setup_cpu_s", "search_s", "line_search_s",
             "steepest_s", "domain_classifier_s", "first_fit_overhead_s")  # fmt: skip
@@ -226,8 +227,12 @@ def summarise(runs: list[dict]) -> dict:
     case["data_rss_mb"] = min(run["data_rss_mb"] for run in runs)
     case["rounds"] = case["fit_rounds"]
     extra_rounds = max(case["fit_rounds"] - case["setup_rounds"], 1)
-    case["per_round_s"] = (case["fit_s"] - case["setup_s"]) / extra_rounds
-    case["per_round_cpu_s"] = (case["fit_cpu_s"] - case["setup_cpu_s"]) / extra_rounds
+    per_round = [(run["fit_s"] - run["setup_s"]) / extra_rounds for run in runs]
+    case["per_round_s"] = float(np.median(per_round))
+    case["per_round_range_s"] = (min(per_round), max(per_round))
+    case["per_round_cpu_s"] = float(
+        np.median([(run["fit_cpu_s"] - run["setup_cpu_s"]) / extra_rounds for run in runs])
+    )
     case["repeats"] = len(runs)
     case["fit_range_s"] = (min(run["fit_s"] for run in runs), max(run["fit_s"] for run in runs))
     return case
@@ -263,7 +268,10 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         rows.append([
             METHODS[case["method"]], case["repeats"], case["rounds"], f"{case['fit_s']:.2f}",
             "{:.2f}–{:.2f}".format(*case["fit_range_s"]), f"{case['setup_s']:.2f}",
-            f"{case['per_round_s'] * 1e3:.1f}", f"{case['per_round_cpu_s'] * 1e3:.1f}",
+            "{:.1f} ({:.1f}–{:.1f})".format(
+                case["per_round_s"] * 1e3, *(1e3 * value for value in case["per_round_range_s"])
+            ),
+            f"{case['per_round_cpu_s'] * 1e3:.1f}",
             _per_round_ms(case, "search_s"), _per_round_ms(case, "line_search_s"),
             _per_round_ms(case, "steepest_s"), speedup, *ratios,
             f"{case['train_error']:.3f}", f"{case['peak_rss_mb']:.0f}",
@@ -287,7 +295,8 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         "each, and keeps the least time of each (the run least disturbed by other jobs); runs",
         "are interleaved across methods and the table gives their medians (scikit-learn: one",
         "run with one fit of each, a fit takes minutes).",
-        "*per round* = (fit − set-up) / (rounds − 1), wall time; *CPU*: the same in process",
+        "*per round* = (fit − set-up) / (rounds − 1) of each run, wall time, the median over",
+        "the runs (their range in brackets); *CPU*: the same in process",
         "CPU time (all threads); *stump search*, *line search*, *steepest at ties*: wall time",
         "inside `best_stump`, the default round's line searches and its steepest-coordinate",
         "fallback, per round of the T-round fit (the rest of a round: losses, distributions,",
