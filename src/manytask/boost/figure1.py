@@ -351,14 +351,9 @@ def line_search(scaled_losses, directional_margins, domain_index, n_domains, lay
     step = minimise_max_newton(pieces)
     if not np.isfinite(step):
         return step, -np.inf
-    # The losses at the returned point, as objective_along_coordinate gives them (the same
-    # terms and sums): read back where the search evaluated it, which it always has so far.
-    evaluated = pieces.evaluated.get(step)
-    if evaluated is None:
-        return float(step), objective_along_coordinate(
-            step, scaled_losses, directional_margins, domain_index, n_domains
-        )
-    return float(step), float(evaluated[0].max())
+    # F there, as objective_along_coordinate gives it (the same terms and sums), read back:
+    # minimise_max_newton returns 0 or a trial point, all of which it evaluated.
+    return float(step), float(pieces.evaluated[step][0].max())
 
 
 def line_search_step(scaled_losses, directional_margins, domain_index, n_domains):
