@@ -137,6 +137,23 @@ def test_tiny_run_writes_every_fold_and_the_paper_beside_ours(tmp_path):
     assert stall_lines == 2 * len(MULTIBOOST_METHODS)  # sets × runs
 
 
+def test_folds_run_with_one_blas_thread(tmp_path, monkeypatch):
+    """More BLAS threads round the domain classifier's products differently, and that moved
+    the quick run's MultiBoost errors (all three variants) away from the committed results:
+    the folds hold BLAS to one thread."""
+    from threadpoolctl import threadpool_info
+
+    seen, run_fold = [], table1.run_fold
+
+    def recording_run_fold(*args, **kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return run_fold(*args, **kwargs)
+
+    monkeypatch.setattr(table1, "run_fold", recording_run_fold)
+    table1.reproduce(tmp_path, datasets="cps1988", settings=TINY, progress=False, loader=toy_loader)
+    assert seen and set(seen) == {1}
+
+
 def test_a_data_set_that_cannot_be_loaded_is_reported_not_run(tmp_path):
     def loader(name, **kwargs):
         if name == "digits-4v9":

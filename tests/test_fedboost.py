@@ -250,3 +250,19 @@ def test_real_fashion_mnist_subset_runs(tmp_path):
     rows = read_csv(tmp_path / "results.csv")
     assert {int(row["n_test"]) for row in rows} == {30}  # 10 of 30 points of each source
     assert all(0.0 <= float(row["error_agnostic"]) <= 1.0 for row in rows)
+
+
+def test_folds_run_with_one_blas_thread(tmp_path, monkeypatch):
+    """As in boost-table1: the domain classifier's products, and so every error, would
+    depend on the BLAS thread count; the folds hold BLAS to one thread."""
+    from threadpoolctl import threadpool_info
+
+    seen, run_fold = [], fedboost.run_fold
+
+    def recording_run_fold(*args, **kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return run_fold(*args, **kwargs)
+
+    monkeypatch.setattr(fedboost, "run_fold", recording_run_fold)
+    reproduce(tmp_path, "cps1988", TINY, progress=False, loader=toy_loader)
+    assert seen and set(seen) == {1}

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import KFold
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .._figures import agg_figure
@@ -749,6 +750,14 @@ def reproduce(
         ``loader(name, max_per_domain=, random_state=, data_home=)`` → (X, y, domains,
         domain_names, description); None means :func:`load_sources`. A data set whose loader
         raises ImportError or OSError is reported as not run.
+
+    Notes
+    -----
+    The folds run with NumPy's BLAS held to one thread. The domain classifier's products
+    round differently with more BLAS threads, and a last-bit change in Q(k|x) moves the
+    errors of every MultiBoost variant (most of all the hard max, which is chaotic at ties),
+    so the numbers would otherwise depend on the machine's core count and on
+    ``OMP_NUM_THREADS``. One thread is also the faster on a busy machine (see above).
     """
     names = parse_panels(
         datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
@@ -757,13 +766,14 @@ def reproduce(
     table = Table1(datasets=names, settings=settings)
     loaded, table.sources, table.skipped = load_datasets(names, settings, loader, data_home)
     jobs = [(name, fold) for name in loaded for fold in settings.run_folds]
-    for name, fold in tqdm(jobs, desc="boost-table1", disable=not progress):
-        X, y, domains, fold_of = loaded[name]
-        start = time.perf_counter()
-        rows, diagnostics = run_fold(X, y, domains, fold_of, fold, settings)
-        table.seconds[name] = table.seconds.get(name, 0.0) + time.perf_counter() - start
-        table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
-        table.diagnostics[(name, fold)] = diagnostics
+    with threadpool_limits(limits=1, user_api="blas"):  # the same numbers on any machine
+        for name, fold in tqdm(jobs, desc="boost-table1", disable=not progress):
+            X, y, domains, fold_of = loaded[name]
+            start = time.perf_counter()
+            rows, diagnostics = run_fold(X, y, domains, fold_of, fold, settings)
+            table.seconds[name] = table.seconds.get(name, 0.0) + time.perf_counter() - start
+            table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
+            table.diagnostics[(name, fold)] = diagnostics
 
     mass_rows, loss_rows = _diagnostic_rows(table)
     p = _max_domains(table)

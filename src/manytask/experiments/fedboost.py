@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .._figures import agg_figure
@@ -712,16 +713,18 @@ def reproduce(
     loaded, table.sources, table.skipped = load_datasets(names, settings, loader, data_home)
     jobs = [(name, fold) for name in loaded for fold in settings.run_folds]
     bar = tqdm(total=len(jobs) * len(runs), desc="fedboost", disable=not progress)
-    for name, fold in jobs:
-        X, y, domains, fold_of = loaded[name]
-        start = time.perf_counter()
-        bar.set_postfix_str(f"{name} fold {fold + 1}", refresh=False)
-        rows, curves = run_fold(X, y, domains, fold_of, fold, settings, runs,
-                                after_run=lambda run: bar.update())  # fmt: skip
-        table.seconds[name] = table.seconds.get(name, 0.0) + time.perf_counter() - start
-        table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
-        for key, curve in curves.items():
-            table.curves[(name, fold + 1, key)] = curve
+    # One BLAS thread: the same numbers on any machine (boost_table1.reproduce says why).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, fold in jobs:
+            X, y, domains, fold_of = loaded[name]
+            start = time.perf_counter()
+            bar.set_postfix_str(f"{name} fold {fold + 1}", refresh=False)
+            rows, curves = run_fold(X, y, domains, fold_of, fold, settings, runs,
+                                    after_run=lambda run: bar.update())  # fmt: skip
+            table.seconds[name] = table.seconds.get(name, 0.0) + time.perf_counter() - start
+            table.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
+            for key, curve in curves.items():
+                table.curves[(name, fold + 1, key)] = curve
     bar.close()
     _write_outputs(table, out)
     return table
