@@ -400,8 +400,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         n_domains = self.domains_.size
         Q = self.domain_classifier_.predict_proba(X)  # (m, p), columns in domains_ order
         presorted = presort(X, n_bins=self.n_bins)
-        # Fixed for the fit, read by every round of the default path (deleted at the end).
-        self._domain_index = domain_index
         self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
         self.estimators_, weights, self.history_ = [], [], []
         default = self._uses_default_path()
@@ -461,7 +459,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         )
         self.objective_ = agnostic_objective(mixture_losses(losses, self._mixtures), self.mu)
         self.objective_ += penalty
-        del self._domain_index, self._domain_layout
+        del self._domain_layout
         if default:
             del self._signed_domain_columns
 

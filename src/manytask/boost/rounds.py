@@ -115,6 +115,7 @@ class HardMaxRounds(_Rounds):
         results = best_stump(presorted, y, stump_weights, check_input=False)
         weighted = scaled_losses > 0  # the points that F sees (a_i may underflow to 0)
         weighted = None if weighted.all() else weighted
+        round_state = (scaled_losses, domain_index, weighted, objective, presorted)  # for _step
         scores = np.array(
             [
                 direction_score(
@@ -133,14 +134,14 @@ class HardMaxRounds(_Rounds):
         chosen = None
         direction_rule = "paper"
         for k, stump in candidates:
-            chosen = self._step(k, stump, scaled_losses, weighted, objective, presorted)
+            chosen = self._step(k, stump, *round_state)
             if chosen is not None:
                 break
         if chosen is None and active.size > 1:
             k, stump = steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active)
             direction_rule = "steepest"
             if stump is not None:
-                chosen = self._step(k, stump, scaled_losses, weighted, objective, presorted)
+                chosen = self._step(k, stump, *round_state)
         if chosen is None:
             record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F")
             self.history_.append(record)
@@ -199,12 +200,12 @@ class HardMaxRounds(_Rounds):
             "soft_max",
         )  # fmt: skip
 
-    def _step(self, k, stump, scaled_losses, weighted, objective, presorted):
+    def _step(self, k, stump, scaled_losses, domain_index, weighted, objective, presorted):
         """(η_t, rule, u) along e_{k,r} if it decreases F, else None (Figure 1, line 11).
 
         ``weighted``: the points with a_i > 0, or None if that is all of them.
         """
-        n_domains, domain_index = self.domains_.size, self._domain_index
+        n_domains = self.domains_.size
         # u_i = (y_i Q(k|x_i)) h(x_i), h read from the presorted features (= h.predict(X)).
         directional_margins = self._signed_domain_columns[k] * predict_presorted(presorted, stump)
         seen = directional_margins if weighted is None else directional_margins[weighted]
