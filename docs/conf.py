@@ -62,6 +62,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "navbar_align": "left",
+    # A search icon instead of the wide search field keeps the navbar on one line.
+    "navbar_persistent": [],
+    "navbar_end": ["search-button", "theme-switcher"],
     "footer_start": ["copyright"],
     "footer_end": [],
 }
