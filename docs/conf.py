@@ -65,6 +65,7 @@ html_theme_options = {
     # A search icon instead of the wide search field keeps the navbar on one line.
     "navbar_persistent": [],
     "navbar_end": ["search-button", "theme-switcher"],
+    "header_links_before_dropdown": 6,
     "footer_start": ["copyright"],
     "footer_end": [],
 }
