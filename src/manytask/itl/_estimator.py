@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..kernels import RBF, Kernel, median_heuristic
-from .quadrature import sobol_anchors
+from .quadrature import gauss_legendre, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
 
 __all__ = [
@@ -35,8 +37,12 @@ __all__ = [
     "penalised_objective",
 ]
 
-#: Default cap on the number of Sobol anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
+#: Default cap on the number of anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
 MAX_DEFAULT_ANCHORS = 100
+#: Fewest default Gauss–Legendre anchors: 20 nodes reach 0.0034 and 0.9966.
+MIN_GAUSS_LEGENDRE_ANCHORS = 20
+#: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
+QUADRATURES = {"gauss-legendre": gauss_legendre, "sobol": sobol_anchors}
 
 
 class Dirac(Kernel):
@@ -62,20 +68,21 @@ class Dirac(Kernel):
         return np.zeros((len(X), len(Y)))
 
 
-def ridge_penalty(lambda_):
-    """Penalty λ/2 (‖f‖²_{H_K} + ‖b‖²_{H_kb}) of eq. (11), bias included (§3 "Models with bias").
+def ridge_penalty(lambda_, lambda_b=None):
+    """Penalty λ/2 ‖f‖²_{H_K} + λ_b/2 ‖b‖²_{H_kb} of eq. (11) and §3 "Models with bias".
 
-    Returns a callable ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta,
-    grad_bias)`` for :func:`penalised_objective`.
+    ``lambda_b=None`` means λ_b = λ. Returns a callable ``(model, alpha, beta, bias) ->
+    (value, grad_alpha, grad_beta, grad_bias)`` for :func:`penalised_objective`.
     """
+    lambda_b = lambda_ if lambda_b is None else lambda_b
 
     def penalty(model, alpha, beta, bias):
         value = 0.5 * lambda_ * model.rkhs_norm2(alpha, beta)
         grad_alpha, grad_beta = model.rkhs_norm2_grad(alpha, beta)
         grad_bias = None
         if bias is not None:
-            value += 0.5 * lambda_ * model.bias_norm2(bias)
-            grad_bias = 0.5 * lambda_ * model.bias_norm2_grad(bias)
+            value += 0.5 * lambda_b * model.bias_norm2(bias)
+            grad_bias = 0.5 * lambda_b * model.bias_norm2_grad(bias)
         grad_beta = None if grad_beta is None else 0.5 * lambda_ * grad_beta
         return value, 0.5 * lambda_ * grad_alpha, grad_beta, grad_bias
 
@@ -173,6 +180,11 @@ def _check_real(value, name, *, positive, allow_none=False):
     return float(value)
 
 
+def _check_two_samples(X):
+    if X.shape[0] < 2:
+        raise ValueError(f"at least 2 samples are needed to fit, got n_samples = {X.shape[0]}")
+
+
 def _check_count(value, name, minimum=1, allow_none=False):
     if value is None and allow_none:
         return None
@@ -189,11 +201,14 @@ class ITLEstimatorMixin:
     :meth:`_input_kernel`, :meth:`_default_anchors` and :meth:`_fit_model`.
     """
 
+    def __sklearn_is_fitted__(self):
+        # Parameters such as ``lambda_`` end with "_" too: fitted means a fitted model.
+        return hasattr(self, "model_")
+
     def _validate_training_data(self, X, y):
         """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         return X, y
 
     def _validate_test_data(self, X):
@@ -230,12 +245,20 @@ class ITLEstimatorMixin:
         return RBF(bandwidth)
 
     @staticmethod
-    def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0)):
-        """Sobol anchors and equal weights: ``n_anchors``, or m = min(⌈√n⌉, 100)."""
+    def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0), rule="sobol"):
+        """Anchors and weights of ``rule`` (a key of :data:`QUADRATURES`) on ``interval``.
+
+        m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for Gauss–Legendre,
+        whose outer nodes then lie within 0.0034 of the interval's ends.
+        """
+        if rule not in QUADRATURES:
+            raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
         m = _check_count(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
-        return sobol_anchors(m, interval)
+            if rule == "gauss-legendre":
+                m = max(m, MIN_GAUSS_LEGENDRE_ANCHORS)
+        return QUADRATURES[rule](m, interval)
 
     def _precompute(self, model, X, anchors, n_components=None, slopes=True, level_weights=None):
         """Precompute ``model`` and return the :class:`WhitenedModel` to optimise on.
@@ -275,7 +298,9 @@ class ITLEstimatorMixin:
 
         Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
         (the minimised value, in the standardised units the estimator works in),
-        ``n_iter_`` and ``n_components_`` (the rank r of the input features used).
+        ``n_iter_``, ``converged_`` (L-BFGS-B met its ``ftol``/``gtol`` test before
+        ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
+        ``n_components_`` (the rank r of the input features used).
         """
         max_iter = _check_count(max_iter, "max_iter")
         tol = _check_real(tol, "tol", positive=True)
@@ -301,6 +326,15 @@ class ITLEstimatorMixin:
         self.model_ = model
         self.objective_ = float(result.fun)
         self.n_iter_ = int(result.nit)
+        self.converged_ = bool(result.status == 0)
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}: L-BFGS-B stopped without converging after "
+                f"{self.n_iter_} iterations ({result.message}); raise max_iter "
+                f"(= {max_iter}) or loosen tol (= {tol:g})",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         return self
 
 

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..kernels import RBF
-from ._estimator import ITLEstimator, _check_real, ridge_penalty
+from ._estimator import ITLEstimator, _check_real, _check_two_samples, ridge_penalty
 from .losses import _check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
 from .model import DecomposableModel
 
@@ -146,8 +146,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
             raise ValueError(

@@ -44,6 +44,7 @@ from ._estimator import (
     ITLEstimator,
     _check_count,
     _check_real,
+    _check_two_samples,
     level_set_penalty,
     penalised_objective,
 )
@@ -216,8 +217,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         max_iter = _check_count(self.max_iter, "max_iter")
         tol = _check_real(self.tol, "tol", positive=True)
         X = validate_data(self, X, dtype=np.float64)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(
             X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
