@@ -55,6 +55,8 @@ __all__ = ["InfiniteLevelSetEstimator", "level_set_objective", "one_class_risk"]
 
 #: Levels at which :meth:`InfiniteLevelSetEstimator.score` checks the θ-property.
 SCORE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: Level of :meth:`InfiniteLevelSetEstimator.predict` when none is given: 10 % outliers.
+DEFAULT_THETA = 0.1
 
 
 def one_class_risk(anchors, weights, kappa=0.0):
@@ -162,8 +164,12 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         Gram factors and predictions of h; ``alpha_`` (n, m) its coefficients.
     offset_coef_ : array of shape (m,)
         c of t(θ) = Σ_j c_j k_b(θ, θ_j).
+    offset_ : float
+        t(0.1), the offset of the default level: ``decision_function(X)`` is
+        ``score_samples(X) − offset_`` (NaN when ε > 0.1).
     objective_ : float
-        The minimised objective; ``n_iter_`` the L-BFGS-B iterations.
+        The minimised objective; ``n_iter_`` the L-BFGS-B iterations, ``converged_``
+        whether L-BFGS-B met its tolerance within ``max_iter``.
     n_components_ : int
         Rank r of the input features the fit used; ``params_`` the packed [vec A, 0, −c].
 
@@ -233,30 +239,41 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         self._fit_model(model, data_term, penalty, max_iter, tol, whitened)
         alpha, _, bias = model.unpack(self.params_)
         self.alpha_, self.offset_coef_ = alpha, -bias
+        self.offset_ = self.offset(DEFAULT_THETA) if epsilon <= DEFAULT_THETA else np.nan
         return self
 
-    def decision_function(self, X, theta):
-        """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1].
+    def _check_levels(self, theta):
+        return _check_range(theta, "theta", self._check_epsilon(), 1.0)
+
+    def score_samples(self, X, theta=DEFAULT_THETA):
+        """h(x)(θ): larger inside the level sets (shapes as in :meth:`decision_function`)."""
+        levels = self._check_levels(theta)
+        X = self._transform_X(self._validate_test_data(X))
+        no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
+        values = self.model_.predict(self.alpha_, no_beta, no_bias, X=X, theta=levels.reshape(-1))
+        return values[:, 0] if levels.ndim == 0 else values
+
+    def offset(self, theta=DEFAULT_THETA):
+        """t(θ), the offset of level θ: decision_function = score_samples − offset."""
+        check_is_fitted(self)
+        levels = self._check_levels(theta)
+        flat = levels.reshape(-1)
+        offset = self.model_.bias_kernel(flat[:, None], self.anchors_[:, None]) @ self.offset_coef_
+        return float(offset[0]) if levels.ndim == 0 else offset
+
+    def decision_function(self, X, theta=DEFAULT_THETA):
+        """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1] (default 0.1).
 
         A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k).
         """
-        check_is_fitted(self, "model_")
-        levels = _check_range(theta, "theta", self._check_epsilon(), 1.0)
-        X = self._transform_X(self._validate_test_data(X))
-        flat = levels.reshape(-1)
-        # The model's own bias b is unused (zero): t enters with a minus sign, not a plus.
-        no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
-        values = self.model_.predict(self.alpha_, no_beta, no_bias, X=X, theta=flat)
-        offset = self.model_.bias_kernel(flat[:, None], self.anchors_[:, None]) @ self.offset_coef_
-        scores = values - offset[None, :]
-        return scores[:, 0] if levels.ndim == 0 else scores
+        return self.score_samples(X, theta) - self.offset(theta)
 
-    def predict(self, X, theta):
+    def predict(self, X, theta=DEFAULT_THETA):
         """+1 for inliers, −1 for outliers of level θ (shapes as in :meth:`decision_function`)."""
         return np.where(self.decision_function(X, theta) < 0, -1, 1)
 
-    def fit_predict(self, X, theta, y=None):
-        """Fit on X, then +1/−1 labels of X at level(s) θ (OutlierMixin's has no θ)."""
+    def fit_predict(self, X, y=None, theta=DEFAULT_THETA):
+        """Fit on X, then +1/−1 labels of X at level(s) θ; ``y`` is ignored."""
         return self.fit(X).predict(X, theta)
 
     def score(self, X, y=None):
