@@ -62,11 +62,12 @@ def test_exact_features_reproduce_the_input_gram_matrix():
     assert_allclose(features @ features.T, model.gram_x_, atol=1e-12)
 
 
-def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots():
+@pytest.mark.parametrize("max_dense", [0, 1000])  # column by column; LAPACK's dpstrf
+def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots(max_dense):
     X = np.random.default_rng(20).normal(size=(300, 3))
     kernel = RBF(2.0)
     gram = kernel(X, X)
-    pivots, factor = pivoted_cholesky(kernel, X)
+    pivots, factor = pivoted_cholesky(kernel, X, max_dense=max_dense)
     assert len(pivots) < 300  # a smooth kernel on 300 points has a lower numerical rank
     residual = gram - factor @ factor.T
     assert np.max(np.diag(residual)) <= 1e-13 and np.max(np.abs(residual)) <= 1e-12
@@ -76,23 +77,27 @@ def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots():
     assert_allclose(factor @ factor[pivots].T, gram[:, pivots], atol=1e-12)
 
 
-def test_pivoted_cholesky_keeps_every_point_of_a_full_rank_gram_matrix():
+@pytest.mark.parametrize("max_dense", [0, 1000])
+def test_pivoted_cholesky_keeps_every_point_of_a_full_rank_gram_matrix(max_dense):
     X = 10.0 * np.arange(6.0)[:, None]  # far apart: K ≈ I
-    pivots, factor = pivoted_cholesky(RBF(1.0), X)
+    pivots, factor = pivoted_cholesky(RBF(1.0), X, max_dense=max_dense)
     assert sorted(pivots.tolist()) == list(range(6))
     assert_allclose(factor @ factor.T, RBF(1.0)(X, X), atol=1e-14)
 
 
-def test_level_weighted_coordinates_make_the_l21_penalty_the_identity():
+@pytest.mark.parametrize("ridge", [0.0, 0.3])
+def test_level_weighted_coordinates_make_the_l21_penalty_the_identity(ridge):
     X = np.random.default_rng(3).normal(size=(10, 2))
     model = _model(X)
-    whitened = WhitenedModel(model, slopes=False, level_weights=WEIGHTS)
+    whitened = WhitenedModel(model, slopes=False, level_weights=WEIGHTS, ridge=ridge)
     V, _, v = whitened.unpack(_random_whitened_params(whitened, 4))
     alpha, beta, bias = whitened.to_coefficients(V, v)
     assert_allclose(beta, 0.0)
     value, _, _ = whitened.level_norm2(V, None, WEIGHTS)
-    assert_allclose(value, np.sum(V * V), rtol=1e-9)
-    assert_allclose(model.level_norm2(alpha, beta, WEIGHTS)[0], value, rtol=1e-8)
+    # Σ_j w_j ‖f(θ_j)‖² + ρ ‖f‖² is ‖V‖² in these coordinates.
+    assert_allclose(value + ridge * whitened.rkhs_norm2(V), np.sum(V * V), rtol=1e-9)
+    value = model.level_norm2(alpha, beta, WEIGHTS)[0]
+    assert_allclose(whitened.level_norm2(V, None, WEIGHTS)[0], value, rtol=1e-8)
     assert_allclose(whitened.rkhs_norm2(V), model.rkhs_norm2(alpha, beta), rtol=1e-8)
     assert_allclose(whitened.predict(V, None, v), model.predict(alpha, beta, bias), atol=1e-9)
 

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..kernels import RBF, Kernel, median_heuristic
-from .quadrature import gauss_legendre, sobol_anchors
+from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
 
 __all__ = [
@@ -39,10 +39,14 @@ __all__ = [
 
 #: Default cap on the number of anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
 MAX_DEFAULT_ANCHORS = 100
-#: Fewest default Gauss–Legendre anchors: 20 nodes reach 0.0034 and 0.9966.
-MIN_GAUSS_LEGENDRE_ANCHORS = 20
+#: Fewest default Gauss anchors: 20 Gauss–Legendre nodes reach 0.0034 and 0.9966.
+MIN_GAUSS_ANCHORS = 20
 #: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
-QUADRATURES = {"gauss-legendre": gauss_legendre, "sobol": sobol_anchors}
+QUADRATURES = {
+    "gauss-legendre": gauss_legendre,
+    "gauss-lobatto": gauss_lobatto,
+    "sobol": sobol_anchors,
+}
 
 
 class Dirac(Kernel):
@@ -89,12 +93,13 @@ def ridge_penalty(lambda_, lambda_b=None):
     return penalty
 
 
-def level_set_penalty(weights, lambda_):
-    """Penalty ½ Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX} + λ/2 ‖b‖²_{H_kb} of problem (16).
+def level_set_penalty(weights, lambda_, ridge=0.0):
+    """Penalty ½ Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX} + ρ/2 ‖f‖²_{H_K} + λ/2 ‖b‖²_{H_kb}, problem (16).
 
     The first term is the L2,1 penalty of eq. (12) with the quadrature measure
-    μ = Σ_j w_j δ_θj (weight ½ as in the paper); the second regularises the offset of ∞-DLSE,
-    carried by the model's bias. Same shape as :func:`ridge_penalty`: returns a callable
+    μ = Σ_j w_j δ_θj (weight ½ as in the paper); the second, ``ridge`` ρ >= 0, is a small
+    ridge of eq. (11) that sees f between the anchors too; the third regularises the offset
+    of ∞-DLSE, carried by the model's bias. Same shape as :func:`ridge_penalty`: returns a callable
     ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``; ``model``
     is a :class:`~manytask.itl.model.DecomposableModel` or a
     :class:`~manytask.itl.whitening.WhitenedModel` (both have ``level_norm2``).
@@ -116,6 +121,11 @@ def level_set_penalty(weights, lambda_):
         value, grad_alpha, grad_beta = model.level_norm2(alpha, beta, weights)
         value, grad_alpha = 0.5 * value, 0.5 * grad_alpha
         grad_beta = None if grad_beta is None else 0.5 * grad_beta
+        if ridge:
+            ridge_alpha, ridge_beta = model.rkhs_norm2_grad(alpha, beta)
+            value += 0.5 * ridge * model.rkhs_norm2(alpha, beta)
+            grad_alpha = grad_alpha + 0.5 * ridge * ridge_alpha
+            grad_beta = _add(grad_beta, None if ridge_beta is None else 0.5 * ridge * ridge_beta)
         grad_bias = None
         if bias is not None:
             value += 0.5 * lambda_ * model.bias_norm2(bias)
@@ -248,29 +258,28 @@ class ITLEstimatorMixin:
     def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0), rule="sobol"):
         """Anchors and weights of ``rule`` (a key of :data:`QUADRATURES`) on ``interval``.
 
-        m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for Gauss–Legendre,
-        whose outer nodes then lie within 0.0034 of the interval's ends.
+        m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for the Gauss rules
+        (Gauss–Legendre's outer nodes then lie within 0.0034 of the interval's ends).
         """
         if rule not in QUADRATURES:
             raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
         m = _check_count(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
-            if rule == "gauss-legendre":
-                m = max(m, MIN_GAUSS_LEGENDRE_ANCHORS)
+            if rule != "sobol":
+                m = max(m, MIN_GAUSS_ANCHORS)
         return QUADRATURES[rule](m, interval)
 
-    def _precompute(self, model, X, anchors, n_components=None, slopes=True, level_weights=None):
+    def _precompute(self, model, X, anchors, n_components=None, **whitening):
         """Precompute ``model`` and return the :class:`WhitenedModel` to optimise on.
 
         ``n_components=None``: the exact model. K_X = Φ Φᵀ to float precision by a pivoted
         Cholesky factorisation (:func:`~manytask.itl.whitening.pivoted_cholesky`): the model
-        is precomputed on the pivots only, O(n r) memory and O(n r²) time for numerical
-        rank r, never the n × n matrix.
+        is precomputed on the pivots only, r the numerical rank of K_X.
         An integer r < n: the Nyström model, precomputed on r landmarks drawn from X without
         replacement with ``self.random_state`` (memory O(n r + r m)); r >= n uses every
-        point, which is the exact model again. ``slopes`` and ``level_weights`` as in
-        :class:`WhitenedModel`.
+        point, which is the exact model again. ``whitening``: ``slopes``, ``level_weights``
+        and ``ridge`` of :class:`WhitenedModel`.
         """
         n_components = _check_count(n_components, "n_components", allow_none=True)
         if n_components is None:
@@ -279,14 +288,12 @@ class ITLEstimatorMixin:
             pivots, factor = pivoted_cholesky(model.input_kernel, X)
             if len(pivots) == 0:  # k_X vanishes on X (e.g. a linear kernel on constant X)
                 model.precompute(X[:1], anchors)
-                return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+                return WhitenedModel(model, X=X, **whitening)
             model.precompute(X[pivots], anchors)
-            return WhitenedModel(
-                model, X=X, slopes=slopes, level_weights=level_weights, cholesky=(pivots, factor)
-            )
+            return WhitenedModel(model, X=X, cholesky=(pivots, factor), **whitening)
         rows = _random_generator(self.random_state).permutation(len(X))[:n_components]
         model.precompute(X[np.sort(rows)], anchors)
-        return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+        return WhitenedModel(model, X=X, **whitening)
 
     def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.

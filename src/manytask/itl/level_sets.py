@@ -6,31 +6,30 @@ terms) and the offset t(θ) = Σ_j c_j k_b(θ, θ_j) in H_kb:
 
     Σ_j w_j (1/n) Σ_i [−t(θ_j) + |t(θ_j) − h(x_i)(θ_j)|^κ₊ / θ_j]      one-class risk, §2.1
     + ½ Σ_j w_j ‖h(·)(θ_j)‖²_{H_kX}                                    L2,1 penalty, eq. (12)
+    + ρ/2 ‖h‖²_{H_K}                                                    small ridge, eq. (11)
     + λ/2 ‖t‖²_{H_kb}                                                   offset penalty, eq. (16)
 
-with anchors θ_j in Θ = [ε, 1] and |·|^κ₊ the Huber-smoothed positive part of
-:mod:`~manytask.itl.losses`. One deliberate reading of the paper: eq. (16) as printed puts
-w_j/θ_j in front of (|t − h|₊ − t), i.e. −t/θ; that risk decreases in t for every t (its
-t-slope is (fraction of h_i < t − 1)/θ ≤ 0), so it has no θ-property. The risk above uses
-the one-class loss of §2.1, −t + |t − h|₊/θ, whose minimiser in t puts a fraction θ of the
-points below t (the ν-property of OCSVM, Fig. 2).
+with anchors θ_j in Θ = [ε, 1] (Gauss–Lobatto by default: both ends are anchors) and |·|^κ₊
+the Huber-smoothed positive part of :mod:`~manytask.itl.losses`. One deliberate reading of
+the paper: eq. (16) as printed puts w_j/θ_j in front of (|t − h|₊ − t), i.e. −t/θ; that risk
+decreases in t for every t (its t-slope is (fraction of h_i < t − 1)/θ ≤ 0), so it has no
+θ-property. The risk above uses the one-class loss of §2.1, −t + |t − h|₊/θ, whose minimiser
+in t puts a fraction θ of the points below t (the ν-property of OCSVM, Fig. 2).
+
+The ridge ρ (``ridge``, 0 for problem (16) as printed) is our remedy for an ill-posed
+problem: with the discrete measure μ = Σ_j w_j δ_θj the L2,1 penalty sees h only at the
+anchors, so the problem splits into m one-class problems coupled only through t, h between
+anchors is fixed by nothing, and whitening that penalty scales some coordinates by ~1e13.
+With ρ > 0 the whole penalty ½ Σ_j w_j ‖h(θ_j)‖² + ρ/2 ‖h‖² is whitened
+(:class:`~manytask.itl.whitening.WhitenedModel` with ``level_weights`` and ``ridge``):
+it becomes ½‖V‖², the scaling is at most 1/√ρ, and L-BFGS-B converges in a few hundred
+iterations to the unique minimiser instead of stopping wherever its iteration cap falls.
 
 The estimator is fitted through the shared machinery of :mod:`~manytask.itl._estimator`:
-the one-class risk is a data term (:func:`one_class_risk`), the L2,1 penalty (12) plus the
-offset penalty is a penalty callable (:func:`~manytask.itl._estimator.level_set_penalty`),
-and ``_fit_model`` runs L-BFGS-B in whitened coordinates. The offset is carried by the
-model's bias with a minus sign, b = −t, so the model's prediction h + b is the decision
-function h − t; the span has no ∂₂k_Θ (β) terms (Prop. 3.2), B stays zero.
-
-A caveat of problem (16) as printed: with the discrete measure μ = Σ_j w_j δ_θj the penalty
-only sees h at the anchors, so between anchors h is pinned down by nothing but the span of
-k_Θ(·, θ_j), whose high-frequency directions are numerically degenerate. The fit therefore
-runs in the RKHS-whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel`
-from zero, where L-BFGS-B moves along the smooth (large-eigenvalue) θ-directions first — the
-same implicit bias as the direct fit over A had. Whitening the L2,1 penalty itself
-(``level_weights``) converges in fewer iterations to a lower objective, but to level sets
-that are erratic between anchors (e.g. 49 % outliers at θ = 0.1 on 200 Gaussian points), so
-it is not used.
+the one-class risk is a data term (:func:`one_class_risk`), the penalties a penalty callable
+(:func:`~manytask.itl._estimator.level_set_penalty`). The offset is carried by the model's
+bias with a minus sign, b = −t, so the model's prediction h + b is the decision function
+h − t; the span has no ∂₂k_Θ (β) terms (Prop. 3.2), B stays zero.
 """
 
 from __future__ import annotations
@@ -136,7 +135,8 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
     epsilon : float, default=0.05
         Lower end ε of Θ = [ε, 1], in (0, 1).
     n_anchors : int or None, default=None
-        Number m of Sobol anchors in (ε, 1); None means min(⌈√n⌉, 100).
+        Number m of anchors on [ε, 1]; None means min(⌈√n⌉, 100), at least 20 for the
+        Gauss rules.
     input_kernel : Kernel or None, default=None
         k_X on standardised inputs; None means a Gaussian (RBF) with ``input_bandwidth``.
     input_bandwidth : float or None, default=None
@@ -155,6 +155,11 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
     n_components : int or None, default=None
         None: the exact model; an integer r: Nyström features of r landmarks, as in
         :class:`~manytask.itl.InfiniteQuantileRegressor`.
+    ridge : float, default=1e-2
+        Weight ρ >= 0 of the small ridge ρ/2 ‖h‖²_{H_K} added to the L2,1 penalty (see the
+        module); 0 is problem (16) as printed.
+    quadrature : {"gauss-lobatto", "gauss-legendre", "sobol"}, default="gauss-lobatto"
+        Rule of the anchors on [ε, 1]; Gauss–Lobatto has ε and 1 among its nodes.
 
     Attributes
     ----------
@@ -195,8 +200,12 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         tol=1e-10,
         random_state=None,
         n_components=None,
+        ridge=1e-3,
+        quadrature="gauss-lobatto",
     ):
         self.lambda_ = lambda_
+        self.ridge = ridge
+        self.quadrature = quadrature
         self.epsilon = epsilon
         self.n_anchors = n_anchors
         self.input_kernel = input_kernel
@@ -222,20 +231,28 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         epsilon = self._check_epsilon()
         max_iter = _check_count(self.max_iter, "max_iter")
         tol = _check_real(self.tol, "tol", positive=True)
+        ridge = _check_real(self.ridge, "ridge", positive=False)
         X = validate_data(self, X, dtype=np.float64)
         _check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(
             X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
         )
-        quadrature = self._default_anchors(len(X), self.n_anchors, (epsilon, 1.0))
+        quadrature = self._default_anchors(
+            len(X), self.n_anchors, (epsilon, 1.0), rule=self.quadrature
+        )
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         model = DecomposableModel(input_kernel, RBF(theta_bandwidth), RBF(theta_bandwidth))
         whitened = self._precompute(
-            model, X_standardised, quadrature.anchors, self.n_components, slopes=False
+            model,
+            X_standardised,
+            quadrature.anchors,
+            self.n_components,
+            slopes=False,
+            **({"level_weights": quadrature.weights, "ridge": ridge} if ridge > 0 else {}),
         )
         data_term = one_class_risk(quadrature.anchors, quadrature.weights, kappa)
-        penalty = level_set_penalty(quadrature.weights, lambda_)
+        penalty = level_set_penalty(quadrature.weights, lambda_, ridge)
         self._fit_model(model, data_term, penalty, max_iter, tol, whitened)
         alpha, _, bias = model.unpack(self.params_)
         self.alpha_, self.offset_coef_ = alpha, -bias
