@@ -62,8 +62,10 @@ __all__ = [
     "METHODS",
     "Settings",
     "Table1",
+    "paper_table",
     "parse_panels",
     "reproduce",
+    "standardised",
     "run_from_cli",
     "run_split",
 ]
@@ -216,7 +218,9 @@ def run_split(X, y, split, method, settings, n_jobs=1) -> dict:
     }
 
 
-def _standardised(dataset):
+def standardised(dataset):
+    """(X, y) of a :func:`~manytask.datasets.load_quantile_benchmark` set, standardised on
+    the whole data as in the paper (constant columns left at scale 1)."""
     X, y = dataset.X, dataset.y
     x_scale = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
     return (X - X.mean(axis=0)) / x_scale, (y - y.mean()) / y.std()
@@ -232,7 +236,7 @@ def _require_data(data_home):
     _data_folder(data_home)  # raises if the folder has no quantile/manifest.json
 
 
-def _paper_table(data_home):
+def paper_table(data_home):
     """Rows of ``paper_table1.csv`` by data set name ({} when the file is not there)."""
     folder = _data_folder(data_home)
     path = folder / "paper_table1.csv" if folder is not None else None
@@ -378,8 +382,8 @@ def reproduce(
     _require_data(data_home)
     settings = settings if settings is not None else full_settings()
     table = Table1(datasets=names, splits=int(splits), settings=settings)
-    table.paper = _paper_table(data_home)
-    loaded = {name: _standardised(load_quantile_benchmark(name, data_home)) for name in names}
+    table.paper = paper_table(data_home)
+    loaded = {name: standardised(load_quantile_benchmark(name, data_home)) for name in names}
     jobs = [
         (name, split, method)
         for name in names
