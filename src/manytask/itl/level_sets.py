@@ -147,7 +147,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         Huber smoothing κ >= 0 of the positive part; 0 is the exact, non-smooth objective.
     max_iter : int, default=10000
         L-BFGS-B iterations.
-    tol : float, default=1e-10
+    tol : float, default=1e-8
         L-BFGS-B ``ftol`` (``gtol`` is tol/100).
     random_state : None, int or numpy Generator, default=None
         Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
@@ -197,7 +197,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         theta_bandwidth=0.2,
         kappa=1e-3,
         max_iter=10000,
-        tol=1e-10,
+        tol=1e-8,
         random_state=None,
         n_components=None,
         ridge=1e-3,
