@@ -313,7 +313,8 @@ def report(comparison, scaled, reduced, speedup, quick, total_seconds):
         "",
         "### Exact fit: whitened coordinates against L-BFGS-B over (A, B, c)",
         "",
-        "m = 100 Gauss–Legendre anchors, defaults otherwise (`max_iter = 2000`, `tol = 1e-8`). *direct*:",
+        "m = 100 Gauss–Legendre anchors, defaults otherwise (`max_iter = 2000`, `tol = 1e-8`).",
+        "*direct*:"
         "the fit before this change (coefficients A, B, c; L-BFGS-B already single-threaded —",
         "with threaded BLAS on this shared machine it was ~5× slower still). *whitened*: the",
         "fit now (`WhitenedModel`: ridge penalty ‖V‖², numerical rank r of K_X).",
