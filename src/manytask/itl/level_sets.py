@@ -129,7 +129,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
     Parameters
     ----------
-    lambda_ : float, default=1e-3
+    lambda_ : float, default=1e-4
         Weight λ > 0 of ‖t‖²_{H_kb} in eq. (16) (the L2,1 penalty on h has weight ½, as in
         the paper; the loss is positively homogeneous, so only the ratio matters).
     epsilon : float, default=0.05
@@ -189,7 +189,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
     def __init__(
         self,
-        lambda_=1e-3,
+        lambda_=1e-4,
         epsilon=0.05,
         n_anchors=None,
         input_kernel=None,
