@@ -215,7 +215,7 @@ def reproduce(
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     result = reproduce(folder, runs=1, n_train=30, data=("gauss", X, "generated"),
-    ...                        max_iter=50, progress=False)
+    ...                        progress=False)
     >>> len(result.train[0]) == len(CURVE_THETAS)
     True
     """
