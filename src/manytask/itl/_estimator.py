@@ -2,14 +2,15 @@
 
 What lives here: input validation through scikit-learn's ``validate_data``, standardisation
 of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
-bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ Sobol points,
-capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's bias, IND-QR's k_Θ), the
-penalties (ridge, eq. 11; L2,1 + offset, eqs. 12 and 16), the Nyström landmarks of the
-low-rank option (``n_components``), and one L-BFGS-B fit of a
+bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ points of a
+named quadrature rule, capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's
+bias, IND-QR's k_Θ), the penalties (ridge, eq. 11; L2,1 + ridge + offset, eqs. 12 and 16),
+the Nyström landmarks of the low-rank option (``n_components``), and one L-BFGS-B fit of a
 :class:`~manytask.itl.model.DecomposableModel` given a data term and a penalty — run in the
-whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel` and mapped back to
-(A, B, c). What does not: the losses (:mod:`~manytask.itl.losses`), the model itself
-(:mod:`~manytask.itl.model`) and the task-specific risks (one module per estimator).
+whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel`, mapped back to
+(A, B, c), with its convergence reported. What does not: the losses
+(:mod:`~manytask.itl.losses`), the model itself (:mod:`~manytask.itl.model`) and the
+task-specific risks (one module per estimator).
 """
 
 from __future__ import annotations
