@@ -64,6 +64,7 @@ def test_tiny_run_writes_results_and_every_split(tmp_path):
     results = (tmp_path / "results.md").read_text()
     assert "GRID" in results and "engel" in results and "mcycle" in results
     assert "∞-QR" in results and "47 ± 6" in results  # the paper's engel ∞-QR pinball
+    assert "crosses significantly less" in results and "(paper, 20 sets: 2 and 11)" in results
     with open(tmp_path / "splits.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == CSV_COLUMNS

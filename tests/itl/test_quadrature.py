@@ -5,7 +5,14 @@ import pytest
 from numpy.polynomial import polynomial
 from scipy.stats import qmc
 
-from manytask.itl import Quadrature, custom, gauss_legendre, sobol_anchors, uniform_grid
+from manytask.itl import (
+    Quadrature,
+    custom,
+    gauss_legendre,
+    gauss_lobatto,
+    sobol_anchors,
+    uniform_grid,
+)
 
 RULES = [sobol_anchors, gauss_legendre, uniform_grid]
 
@@ -118,3 +125,20 @@ def test_bad_interval_is_rejected(rule, interval, message):
 def test_bad_custom_rule_is_rejected(anchors, weights, message):
     with pytest.raises(ValueError, match=message):
         custom(anchors, weights)
+
+
+@pytest.mark.parametrize("m", [2, 3, 6, 20])
+def test_gauss_lobatto_has_both_ends_and_is_exact_for_degree_2m_minus_3(m):
+    lo, hi = 0.05, 1.0
+    anchors, weights = gauss_lobatto(m, (lo, hi))
+    assert anchors[0] == pytest.approx(lo) and anchors[-1] == pytest.approx(hi)
+    assert np.all(np.diff(anchors) > 0) and np.all(weights > 0)
+    assert weights.sum() == pytest.approx(1.0)
+    for degree in range(2 * m - 2):  # mean of θ^k over [lo, hi], exactly
+        exact = (hi ** (degree + 1) - lo ** (degree + 1)) / ((degree + 1) * (hi - lo))
+        assert weights @ anchors**degree == pytest.approx(exact, rel=1e-12)
+
+
+def test_gauss_lobatto_needs_two_nodes():
+    with pytest.raises(ValueError, match="m must be >= 2"):
+        gauss_lobatto(1)

@@ -1,14 +1,13 @@
 """Whitened and Nyström coordinates: predictions, norms and objectives against the
 coefficient form of DecomposableModel, gradients against finite differences, the whitened fit
-against a direct L-BFGS-B over (A, B, c), full-rank Nyström against the exact model."""
+against a converged dense Newton solve over (A, B, c), full-rank Nyström against the exact
+model."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy.optimize import minimize
-from threadpoolctl import threadpool_limits
 
 from manytask.itl import (
     InfiniteCostSensitiveClassifier,
@@ -63,11 +62,12 @@ def test_exact_features_reproduce_the_input_gram_matrix():
     assert_allclose(features @ features.T, model.gram_x_, atol=1e-12)
 
 
-def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots():
+@pytest.mark.parametrize("max_dense", [0, 1000])  # column by column; LAPACK's dpstrf
+def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots(max_dense):
     X = np.random.default_rng(20).normal(size=(300, 3))
     kernel = RBF(2.0)
     gram = kernel(X, X)
-    pivots, factor = pivoted_cholesky(kernel, X)
+    pivots, factor = pivoted_cholesky(kernel, X, max_dense=max_dense)
     assert len(pivots) < 300  # a smooth kernel on 300 points has a lower numerical rank
     residual = gram - factor @ factor.T
     assert np.max(np.diag(residual)) <= 1e-13 and np.max(np.abs(residual)) <= 1e-12
@@ -77,23 +77,27 @@ def test_pivoted_cholesky_factor_is_the_nystrom_map_of_its_pivots():
     assert_allclose(factor @ factor[pivots].T, gram[:, pivots], atol=1e-12)
 
 
-def test_pivoted_cholesky_keeps_every_point_of_a_full_rank_gram_matrix():
+@pytest.mark.parametrize("max_dense", [0, 1000])
+def test_pivoted_cholesky_keeps_every_point_of_a_full_rank_gram_matrix(max_dense):
     X = 10.0 * np.arange(6.0)[:, None]  # far apart: K ≈ I
-    pivots, factor = pivoted_cholesky(RBF(1.0), X)
+    pivots, factor = pivoted_cholesky(RBF(1.0), X, max_dense=max_dense)
     assert sorted(pivots.tolist()) == list(range(6))
     assert_allclose(factor @ factor.T, RBF(1.0)(X, X), atol=1e-14)
 
 
-def test_level_weighted_coordinates_make_the_l21_penalty_the_identity():
+@pytest.mark.parametrize("ridge", [0.0, 0.3])
+def test_level_weighted_coordinates_make_the_l21_penalty_the_identity(ridge):
     X = np.random.default_rng(3).normal(size=(10, 2))
     model = _model(X)
-    whitened = WhitenedModel(model, slopes=False, level_weights=WEIGHTS)
+    whitened = WhitenedModel(model, slopes=False, level_weights=WEIGHTS, ridge=ridge)
     V, _, v = whitened.unpack(_random_whitened_params(whitened, 4))
     alpha, beta, bias = whitened.to_coefficients(V, v)
     assert_allclose(beta, 0.0)
     value, _, _ = whitened.level_norm2(V, None, WEIGHTS)
-    assert_allclose(value, np.sum(V * V), rtol=1e-9)
-    assert_allclose(model.level_norm2(alpha, beta, WEIGHTS)[0], value, rtol=1e-8)
+    # Σ_j w_j ‖f(θ_j)‖² + ρ ‖f‖² is ‖V‖² in these coordinates.
+    assert_allclose(value + ridge * whitened.rkhs_norm2(V), np.sum(V * V), rtol=1e-9)
+    value = model.level_norm2(alpha, beta, WEIGHTS)[0]
+    assert_allclose(whitened.level_norm2(V, None, WEIGHTS)[0], value, rtol=1e-8)
     assert_allclose(whitened.rkhs_norm2(V), model.rkhs_norm2(alpha, beta), rtol=1e-8)
     assert_allclose(whitened.predict(V, None, v), model.predict(alpha, beta, bias), atol=1e-9)
 
@@ -183,58 +187,111 @@ def _heteroscedastic(n, seed):
     return x[:, None], np.sin(2 * x) + (0.2 + 0.3 * np.abs(x)) * rng.normal(size=n)
 
 
-def test_whitened_fit_reaches_the_optimum_of_the_direct_fit():
-    # L-BFGS-B directly over (A, B, c) crawls (it does not converge in 50 000 iterations even
-    # here); after 3000 it must still be above the whitened fit's minimum, close to it, and
-    # the whitened solution must be stationary in the coefficient form too.
+def _huber(p, kappa):
+    return np.where(np.abs(p) <= kappa, p * p / (2 * kappa), np.abs(p) - kappa / 2)
+
+
+def _dense_newton_solve(model, y, anchors, weights, lambda_, lambda_b, lambda_nc, kappa):
+    """Minimise the ∞-QR objective over the packed coefficients p = [vec A, vec B, c] with a
+    damped Newton method, independently of WhitenedModel and L-BFGS-B.
+
+    Everything is dense: the maps p ↦ H and p ↦ ∂_θH are assembled column by column, the
+    penalty Hessian R (the nm-Kronecker Gram matrix λ K_X ⊗ M ⊕ λ_b K_b) from the penalty's
+    gradient, and the problem is solved in z = R^{1/2} p, where the penalty is ½‖z‖² and the
+    Huber-smoothed data term is piecewise quadratic. Returns (p, value, Newton decrement²).
+    """
+    basis = np.eye(model.n_params)
+    penalty = ridge_penalty(lambda_, lambda_b)
+    J_H = np.column_stack([model.predict(*model.unpack(e)).ravel() for e in basis])
+    J_S = np.column_stack([model.predict_dtheta(*model.unpack(e)).ravel() for e in basis])
+    R = np.column_stack([model.pack(*penalty(model, *model.unpack(e))[1:]) for e in basis])
+    s, U = np.linalg.eigh(0.5 * (R + R.T))
+    keep = s > 1e-13 * s.max()
+    T = U[:, keep] / np.sqrt(s[keep])  # p = T z
+    n = len(y)
+    level = np.broadcast_to(anchors, (n, len(anchors))).ravel()
+    w = np.broadcast_to(weights / n, (n, len(anchors))).ravel()
+    targets = np.repeat(y, len(anchors))
+
+    def value_gradient_hessian(z):
+        p = T @ z
+        r, slope = targets - J_H @ p, J_S @ p
+        huber_r = np.where(np.abs(r) <= kappa, r * r / (2 * kappa), np.abs(r) - kappa / 2)
+        huber_s = np.where(
+            np.abs(slope) <= kappa, slope**2 / (2 * kappa), np.abs(slope) - kappa / 2
+        )
+        value = np.sum(w * (huber_r / 2 + (level - 0.5) * r))
+        value += lambda_nc * np.sum(w * (huber_s - slope) / 2) + 0.5 * z @ z
+        d_h = -w * (np.clip(r / kappa, -1, 1) / 2 + level - 0.5)
+        d_s = lambda_nc * w * (np.clip(slope / kappa, -1, 1) - 1) / 2
+        curvature_h = w * (np.abs(r) <= kappa) / (2 * kappa)
+        curvature_s = lambda_nc * w * (np.abs(slope) <= kappa) / (2 * kappa)
+        A_H, A_S = J_H @ T, J_S @ T
+        gradient = A_H.T @ d_h + A_S.T @ d_s + z
+        hessian = (A_H.T * curvature_h) @ A_H + (A_S.T * curvature_s) @ A_S + np.eye(len(z))
+        return value, gradient, hessian
+
+    z = np.zeros(T.shape[1])
+    for _ in range(200):
+        value, gradient, hessian = value_gradient_hessian(z)
+        step = np.linalg.solve(hessian, gradient)
+        decrement2 = float(gradient @ step)
+        if decrement2 < 1e-24:
+            break
+        t = 1.0
+        while value_gradient_hessian(z - t * step)[0] > value - 0.25 * t * decrement2:
+            t /= 2
+        z = z - t * step
+    return T @ z, value, decrement2
+
+
+def test_whitened_fit_reaches_the_optimum_of_a_dense_newton_solve():
+    # The whitened L-BFGS-B fit against the same objective minimised by damped Newton on the
+    # dense Kronecker form over every training point (not only the pivots of K_X).
     X, y = _heteroscedastic(15, 11)
-    estimator = InfiniteQuantileRegressor(n_anchors=3, lambda_=1e-2, tol=1e-12).fit(X, y)
-    # The fitted model lives on the pivots of K_X; the direct fit uses every training point.
+    lambda_, lambda_b, lambda_nc, kappa = 1e-2, 1e-3, 1.0, 1e-2
+    estimator = InfiniteQuantileRegressor(
+        n_anchors=3, lambda_=lambda_, lambda_b=lambda_b, lambda_nc=lambda_nc, tol=1e-13
+    ).fit(X, y)
+    assert estimator.converged_
     fitted = estimator.model_
     X_standardised = estimator._transform_X(X)
     model = DecomposableModel(fitted.input_kernel, fitted.theta_kernel, fitted.bias_kernel)
     model.precompute(X_standardised, estimator.anchors_)
-    pivots = [int(np.flatnonzero(np.all(X_standardised == z, axis=1))[0]) for z in fitted.X_]
-    fitted_alpha, fitted_beta, fitted_bias = fitted.unpack(estimator.params_)
-    alpha, beta = np.zeros((15, 3)), np.zeros((15, 3))
-    alpha[pivots], beta[pivots] = fitted_alpha, fitted_beta
     y_standardised = (y - estimator.y_mean_) / estimator.y_scale_
-    data_term = quantile_risk(y_standardised, estimator.anchors_, estimator.weights_, 1.0, 1e-2)
-    args = (model, data_term, ridge_penalty(1e-2))
-    with threadpool_limits(limits=1, user_api="blas"):
-        direct = minimize(
-            penalised_objective,
-            np.zeros(model.n_params),
-            args=args,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": 3000, "ftol": 1e-15, "gtol": 1e-12},
-        )
-    assert estimator.objective_ <= direct.fun * (1 + 1e-9)
-    assert_allclose(estimator.objective_, direct.fun, rtol=1e-3)  # direct: ~1e-4 above
-    value, gradient = penalised_objective(model.pack(alpha, beta, fitted_bias), *args)
-    assert_allclose(value, estimator.objective_, rtol=1e-9)
-    initial_gradient = penalised_objective(np.zeros(model.n_params), *args)[1]
-    assert np.max(np.abs(gradient)) <= 1e-4 * np.max(np.abs(initial_gradient))
-    alpha, beta, bias = model.unpack(direct.x)
+    params, optimum, decrement2 = _dense_newton_solve(
+        model, y_standardised, estimator.anchors_, estimator.weights_, lambda_, lambda_b,
+        lambda_nc, kappa,
+    )  # fmt: skip
+    assert decrement2 < 1e-24  # Newton converged: optimum is the minimum to ~1e-24
+    # The same objective, evaluated by the library, at Newton's solution.
+    data_term = quantile_risk(y_standardised, estimator.anchors_, estimator.weights_, 1.0, kappa)
+    library_value = penalised_objective(params, model, data_term, ridge_penalty(lambda_, lambda_b))
+    assert_allclose(library_value[0], optimum, rtol=1e-12)
+    gap = estimator.objective_ - optimum
+    assert -1e-12 <= gap <= 1e-9 * optimum
+    # Strong convexity (modulus λ in ‖f‖, λ_b in ‖b‖): a gap δ bounds the RKHS distance by
+    # √(2δ/min(λ, λ_b)), and |Δh(x)(θ)| ≤ that × sup √(k_X k_Θ) (= 1) plus the same for b.
+    alpha, beta, bias = model.unpack(params)
     levels = np.array([0.2, 0.5, 0.8])
-    direct_quantiles = estimator.y_mean_ + estimator.y_scale_ * model.predict(
-        alpha, beta, bias, theta=levels
+    X_test = np.linspace(-2, 2, 25)[:, None]
+    newton = estimator.y_mean_ + estimator.y_scale_ * model.predict(
+        alpha, beta, bias, X=estimator._transform_X(X_test), theta=levels
     )
-    # The unconverged direct fit's curves are off by up to ~0.7 % of sd(y) here.
-    assert_allclose(estimator.predict(X, levels), direct_quantiles, atol=1e-2 * np.std(y))
+    bound = 2 * np.sqrt(2 * max(gap, 1e-16) / lambda_b) * estimator.y_scale_
+    assert_allclose(estimator.predict(X_test, levels), newton, atol=max(bound, 1e-6))
 
 
 def test_full_rank_nystrom_equals_the_exact_model():
     X, y = _heteroscedastic(60, 12)
-    exact = InfiniteQuantileRegressor(n_anchors=6, tol=1e-12).fit(X, y)
-    nystrom = InfiniteQuantileRegressor(
-        n_anchors=6, tol=1e-12, n_components=60, random_state=0
-    ).fit(X, y)
+    params = dict(n_anchors=6, lambda_b=1e-3, tol=1e-12)
+    exact = InfiniteQuantileRegressor(**params).fit(X, y)
+    nystrom = InfiniteQuantileRegressor(**params, n_components=60, random_state=0).fit(X, y)
+    assert exact.converged_ and nystrom.converged_
     X_test = np.linspace(-2, 2, 9)[:, None]
     assert_allclose(nystrom.objective_, exact.objective_, rtol=1e-7)
-    # Both stop at L-BFGS-B's tolerance: with λ-strong convexity an objective gap δ allows an
-    # RKHS distance √(2δ/λ), here ~1e-4 × sd(y) in the predictions.
+    # Both stop at L-BFGS-B's tolerance: with strong convexity (λ = λ_b = 1e-3) an objective
+    # gap δ ≤ 1e-7 × objective allows an RKHS distance √(2δ/λ) ≈ 1e-3, in units of sd(y).
     assert_allclose(nystrom.predict(X_test), exact.predict(X_test), atol=1e-3 * np.std(y))
 
 

@@ -1,8 +1,8 @@
 """Reproduce Figure 1 of ``infinite-task-learning.txt``: ∞-QR with and without non-crossing.
 
 Setting (paper §5 "QR"): the sine toy data of Sangnier et al. (2016)
-(:func:`manytask.datasets.toy.make_sine_toy`), n = 40 training points, m = 20 Sobol anchors;
-left panel λ_nc = 10 (strong non-crossing penalty), right panel λ_nc = 0; the paper plots
+(:func:`manytask.datasets.toy.make_sine_toy`), n = 40 training points, m = 20 Gauss–Legendre
+anchors; left panel λ_nc = 10 (strong non-crossing penalty), right panel λ_nc = 0; the paper plots
 100 quantiles of the learnt continuum. We add a third panel with the TRUE quantiles (known in
 closed form) and report, for each λ_nc, mean ± std over draws (seed s for draw s):
 
@@ -158,8 +158,9 @@ def _results_markdown(result: Figure1, n_test) -> str:
         "# Figure 1 of infinite-task-learning: the non-crossing penalty of ∞-QR",
         "",
         f"Sine toy data of Sangnier et al. (2016), n = {N_TRAIN} training points, m = "
-        f"{N_ANCHORS} Sobol anchors, {result.seeds} draws (seed s), {n_test} test points per "
-        "draw. Fixed hyper-parameters (the paper gives none for Fig. 1): Gaussian k_X of "
+        f"{N_ANCHORS} Gauss–Legendre anchors, {result.seeds} draws (seed s), {n_test} test "
+        "points per draw. Fixed hyper-parameters (the paper gives none for Fig. 1): Gaussian "
+        "k_X of "
         "bandwidth 0.3 on standardised x, λ = 1e-3, θ bandwidth 0.2, Huber κ = 0.01.",
         "",
         "pinball = Σ over 19 levels (0.05…0.95) of the mean test pinball loss; crossing×100 "

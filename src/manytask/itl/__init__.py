@@ -38,7 +38,14 @@ from .losses import (
     smooth_positive_part_gradient,
 )
 from .model import DecomposableModel
-from .quadrature import Quadrature, custom, gauss_legendre, sobol_anchors, uniform_grid
+from .quadrature import (
+    Quadrature,
+    custom,
+    gauss_legendre,
+    gauss_lobatto,
+    sobol_anchors,
+    uniform_grid,
+)
 from .quantile import InfiniteQuantileRegressor
 
 __all__ = [
@@ -51,6 +58,7 @@ __all__ = [
     "Quadrature",
     "sobol_anchors",
     "gauss_legendre",
+    "gauss_lobatto",
     "uniform_grid",
     "custom",
     "smooth_abs",

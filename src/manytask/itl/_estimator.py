@@ -2,29 +2,32 @@
 
 What lives here: input validation through scikit-learn's ``validate_data``, standardisation
 of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
-bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ Sobol points,
-capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's bias, IND-QR's k_Θ), the
-penalties (ridge, eq. 11; L2,1 + offset, eqs. 12 and 16), the Nyström landmarks of the
-low-rank option (``n_components``), and one L-BFGS-B fit of a
+bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ points of a
+named quadrature rule, capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's
+bias, IND-QR's k_Θ), the penalties (ridge, eq. 11; L2,1 + ridge + offset, eqs. 12 and 16),
+the Nyström landmarks of the low-rank option (``n_components``), and one L-BFGS-B fit of a
 :class:`~manytask.itl.model.DecomposableModel` given a data term and a penalty — run in the
-whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel` and mapped back to
-(A, B, c). What does not: the losses (:mod:`~manytask.itl.losses`), the model itself
-(:mod:`~manytask.itl.model`) and the task-specific risks (one module per estimator).
+whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel`, mapped back to
+(A, B, c), with its convergence reported. What does not: the losses
+(:mod:`~manytask.itl.losses`), the model itself (:mod:`~manytask.itl.model`) and the
+task-specific risks (one module per estimator).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..kernels import RBF, Kernel, median_heuristic
-from .quadrature import sobol_anchors
+from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
 
 __all__ = [
@@ -35,8 +38,16 @@ __all__ = [
     "penalised_objective",
 ]
 
-#: Default cap on the number of Sobol anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
+#: Default cap on the number of anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
 MAX_DEFAULT_ANCHORS = 100
+#: Fewest default Gauss anchors: 20 Gauss–Legendre nodes reach 0.0034 and 0.9966.
+MIN_GAUSS_ANCHORS = 20
+#: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
+QUADRATURES = {
+    "gauss-legendre": gauss_legendre,
+    "gauss-lobatto": gauss_lobatto,
+    "sobol": sobol_anchors,
+}
 
 
 class Dirac(Kernel):
@@ -62,32 +73,34 @@ class Dirac(Kernel):
         return np.zeros((len(X), len(Y)))
 
 
-def ridge_penalty(lambda_):
-    """Penalty λ/2 (‖f‖²_{H_K} + ‖b‖²_{H_kb}) of eq. (11), bias included (§3 "Models with bias").
+def ridge_penalty(lambda_, lambda_b=None):
+    """Penalty λ/2 ‖f‖²_{H_K} + λ_b/2 ‖b‖²_{H_kb} of eq. (11) and §3 "Models with bias".
 
-    Returns a callable ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta,
-    grad_bias)`` for :func:`penalised_objective`.
+    ``lambda_b=None`` means λ_b = λ. Returns a callable ``(model, alpha, beta, bias) ->
+    (value, grad_alpha, grad_beta, grad_bias)`` for :func:`penalised_objective`.
     """
+    lambda_b = lambda_ if lambda_b is None else lambda_b
 
     def penalty(model, alpha, beta, bias):
         value = 0.5 * lambda_ * model.rkhs_norm2(alpha, beta)
         grad_alpha, grad_beta = model.rkhs_norm2_grad(alpha, beta)
         grad_bias = None
         if bias is not None:
-            value += 0.5 * lambda_ * model.bias_norm2(bias)
-            grad_bias = 0.5 * lambda_ * model.bias_norm2_grad(bias)
+            value += 0.5 * lambda_b * model.bias_norm2(bias)
+            grad_bias = 0.5 * lambda_b * model.bias_norm2_grad(bias)
         grad_beta = None if grad_beta is None else 0.5 * lambda_ * grad_beta
         return value, 0.5 * lambda_ * grad_alpha, grad_beta, grad_bias
 
     return penalty
 
 
-def level_set_penalty(weights, lambda_):
-    """Penalty ½ Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX} + λ/2 ‖b‖²_{H_kb} of problem (16).
+def level_set_penalty(weights, lambda_, ridge=0.0):
+    """Penalty ½ Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX} + ρ/2 ‖f‖²_{H_K} + λ/2 ‖b‖²_{H_kb}, problem (16).
 
     The first term is the L2,1 penalty of eq. (12) with the quadrature measure
-    μ = Σ_j w_j δ_θj (weight ½ as in the paper); the second regularises the offset of ∞-DLSE,
-    carried by the model's bias. Same shape as :func:`ridge_penalty`: returns a callable
+    μ = Σ_j w_j δ_θj (weight ½ as in the paper); the second, ``ridge`` ρ >= 0, is a small
+    ridge of eq. (11) that sees f between the anchors too; the third regularises the offset
+    of ∞-DLSE, carried by the model's bias. Same shape as :func:`ridge_penalty`: returns a callable
     ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``; ``model``
     is a :class:`~manytask.itl.model.DecomposableModel` or a
     :class:`~manytask.itl.whitening.WhitenedModel` (both have ``level_norm2``).
@@ -109,6 +122,11 @@ def level_set_penalty(weights, lambda_):
         value, grad_alpha, grad_beta = model.level_norm2(alpha, beta, weights)
         value, grad_alpha = 0.5 * value, 0.5 * grad_alpha
         grad_beta = None if grad_beta is None else 0.5 * grad_beta
+        if ridge:
+            ridge_alpha, ridge_beta = model.rkhs_norm2_grad(alpha, beta)
+            value += 0.5 * ridge * model.rkhs_norm2(alpha, beta)
+            grad_alpha = grad_alpha + 0.5 * ridge * ridge_alpha
+            grad_beta = _add(grad_beta, None if ridge_beta is None else 0.5 * ridge * ridge_beta)
         grad_bias = None
         if bias is not None:
             value += 0.5 * lambda_ * model.bias_norm2(bias)
@@ -173,6 +191,11 @@ def _check_real(value, name, *, positive, allow_none=False):
     return float(value)
 
 
+def _check_two_samples(X):
+    if X.shape[0] < 2:
+        raise ValueError(f"at least 2 samples are needed to fit, got n_samples = {X.shape[0]}")
+
+
 def _check_count(value, name, minimum=1, allow_none=False):
     if value is None and allow_none:
         return None
@@ -189,11 +212,14 @@ class ITLEstimatorMixin:
     :meth:`_input_kernel`, :meth:`_default_anchors` and :meth:`_fit_model`.
     """
 
+    def __sklearn_is_fitted__(self):
+        # Parameters such as ``lambda_`` end with "_" too: fitted means a fitted model.
+        return hasattr(self, "model_")
+
     def _validate_training_data(self, X, y):
         """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         return X, y
 
     def _validate_test_data(self, X):
@@ -230,24 +256,31 @@ class ITLEstimatorMixin:
         return RBF(bandwidth)
 
     @staticmethod
-    def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0)):
-        """Sobol anchors and equal weights: ``n_anchors``, or m = min(⌈√n⌉, 100)."""
+    def _default_anchors(n_samples, n_anchors=None, interval=(0.0, 1.0), rule="sobol"):
+        """Anchors and weights of ``rule`` (a key of :data:`QUADRATURES`) on ``interval``.
+
+        m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for the Gauss rules
+        (Gauss–Legendre's outer nodes then lie within 0.0034 of the interval's ends).
+        """
+        if rule not in QUADRATURES:
+            raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
         m = _check_count(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
-        return sobol_anchors(m, interval)
+            if rule != "sobol":
+                m = max(m, MIN_GAUSS_ANCHORS)
+        return QUADRATURES[rule](m, interval)
 
-    def _precompute(self, model, X, anchors, n_components=None, slopes=True, level_weights=None):
+    def _precompute(self, model, X, anchors, n_components=None, **whitening):
         """Precompute ``model`` and return the :class:`WhitenedModel` to optimise on.
 
         ``n_components=None``: the exact model. K_X = Φ Φᵀ to float precision by a pivoted
         Cholesky factorisation (:func:`~manytask.itl.whitening.pivoted_cholesky`): the model
-        is precomputed on the pivots only, O(n r) memory and O(n r²) time for numerical
-        rank r, never the n × n matrix.
+        is precomputed on the pivots only, r the numerical rank of K_X.
         An integer r < n: the Nyström model, precomputed on r landmarks drawn from X without
         replacement with ``self.random_state`` (memory O(n r + r m)); r >= n uses every
-        point, which is the exact model again. ``slopes`` and ``level_weights`` as in
-        :class:`WhitenedModel`.
+        point, which is the exact model again. ``whitening``: ``slopes``, ``level_weights``
+        and ``ridge`` of :class:`WhitenedModel`.
         """
         n_components = _check_count(n_components, "n_components", allow_none=True)
         if n_components is None:
@@ -256,14 +289,12 @@ class ITLEstimatorMixin:
             pivots, factor = pivoted_cholesky(model.input_kernel, X)
             if len(pivots) == 0:  # k_X vanishes on X (e.g. a linear kernel on constant X)
                 model.precompute(X[:1], anchors)
-                return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+                return WhitenedModel(model, X=X, **whitening)
             model.precompute(X[pivots], anchors)
-            return WhitenedModel(
-                model, X=X, slopes=slopes, level_weights=level_weights, cholesky=(pivots, factor)
-            )
+            return WhitenedModel(model, X=X, cholesky=(pivots, factor), **whitening)
         rows = _random_generator(self.random_state).permutation(len(X))[:n_components]
         model.precompute(X[np.sort(rows)], anchors)
-        return WhitenedModel(model, X=X, slopes=slopes, level_weights=level_weights)
+        return WhitenedModel(model, X=X, **whitening)
 
     def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
@@ -275,7 +306,9 @@ class ITLEstimatorMixin:
 
         Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
         (the minimised value, in the standardised units the estimator works in),
-        ``n_iter_`` and ``n_components_`` (the rank r of the input features used).
+        ``n_iter_``, ``converged_`` (L-BFGS-B met its ``ftol``/``gtol`` test before
+        ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
+        ``n_components_`` (the rank r of the input features used).
         """
         max_iter = _check_count(max_iter, "max_iter")
         tol = _check_real(tol, "tol", positive=True)
@@ -301,6 +334,15 @@ class ITLEstimatorMixin:
         self.model_ = model
         self.objective_ = float(result.fun)
         self.n_iter_ = int(result.nit)
+        self.converged_ = bool(result.status == 0)
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}: L-BFGS-B stopped without converging after "
+                f"{self.n_iter_} iterations ({result.message}); raise max_iter "
+                f"(= {max_iter}) or loosen tol (= {tol:g})",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         return self
 
 

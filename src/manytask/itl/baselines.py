@@ -5,12 +5,14 @@ set of levels τ_1 … τ_k given at construction (anchors = the levels, equal w
 the non-crossing term, and predict only those levels:
 
 - :class:`JointQuantileRegressor` (JQR): the paper's special case (§3, "Relation to JQR") —
-  the quantile measure μ = (1/k) Σ_l δ_τl, a Gaussian k_Θ coupling the levels, and a free
-  intercept per level (bias kernel k_b(τ, τ') = 1{τ = τ'}).
+  the quantile measure μ = (1/k) Σ_l δ_τl, a Gaussian k_Θ coupling the levels, and an
+  unpenalised intercept per level (bias kernel k_b(τ, τ') = 1{τ = τ'}, λ_b = 0), as in
+  Sangnier et al.
 - :class:`IndependentQuantileRegressor` (IND-QR): k_Θ(τ, τ') = 1{τ = τ'} too, so the RKHS norm
   and the pinball risk split into one kernel quantile regression per level, solved jointly
-  in one L-BFGS-B run but with no coupling between levels. As the risk is averaged over the
-  k levels, level l solves mean_i ℓ_τl + (k λ)/2 ‖h_l‖², i.e. a separate fit with λ·k.
+  in one L-BFGS-B run but with no coupling between levels, each with its free intercept. As
+  the risk is averaged over the k levels, level l solves mean_i ℓ_τl + (k λ)/2 ‖f_l‖², i.e.
+  a separate fit with λ·k.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class _FixedLevelsQuantileRegressor(_KernelQuantileBase):
         self,
         quantiles=DEFAULT_QUANTILES,
         lambda_=1e-3,
+        lambda_b=0.0,
         input_kernel=None,
         input_bandwidth=None,
         kappa=1e-2,
@@ -42,6 +45,7 @@ class _FixedLevelsQuantileRegressor(_KernelQuantileBase):
     ):
         self.quantiles = quantiles
         self.lambda_ = lambda_
+        self.lambda_b = lambda_b
         self.input_kernel = input_kernel
         self.input_bandwidth = input_bandwidth
         self.kappa = kappa
@@ -80,6 +84,8 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         The fixed levels τ_l, also the anchors (equal weights).
     lambda_ : float, default=1e-3
         Ridge weight λ > 0 (standardised data).
+    lambda_b : float, default=0.0
+        Ridge weight λ_b >= 0 of the intercepts; 0 leaves them free, as in JQR.
     theta_bandwidth : float, default=0.2
         Bandwidth of the Gaussian k_Θ on the levels.
     input_kernel, input_bandwidth, kappa, max_iter, tol, random_state
@@ -98,6 +104,7 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         self,
         quantiles=DEFAULT_QUANTILES,
         lambda_=1e-3,
+        lambda_b=0.0,
         input_kernel=None,
         input_bandwidth=None,
         theta_bandwidth=0.2,
@@ -109,6 +116,7 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         super().__init__(
             quantiles=quantiles,
             lambda_=lambda_,
+            lambda_b=lambda_b,
             input_kernel=input_kernel,
             input_bandwidth=input_bandwidth,
             kappa=kappa,

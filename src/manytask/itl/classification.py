@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..kernels import RBF
-from ._estimator import ITLEstimator, _check_real, ridge_penalty
+from ._estimator import ITLEstimator, _check_real, _check_two_samples, ridge_penalty
 from .losses import _check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
 from .model import DecomposableModel
 
@@ -142,16 +142,21 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         self.random_state = random_state
         self.n_components = n_components
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # eq. (4) is a binary loss
+        return tags
+
     def _validate_labelled_data(self, X, y):
         """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
             raise ValueError(
-                f"y must hold exactly 2 classes, got {len(self.classes_)}: {self.classes_!r}"
+                "Only binary classification is supported: y must hold exactly 2 classes, "
+                f"got {len(self.classes_)}: {self.classes_!r}"
             )
         return X, 2.0 * encoded - 1.0
 
@@ -190,4 +195,5 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
 
     def predict(self, X, theta=0.0):
         """Class labels at cost trade-off θ (shapes as in :meth:`decision_function`)."""
-        return self.classes_[(self.decision_function(X, theta) > 0).astype(int)]
+        positive = self.decision_function(X, theta) > 0
+        return self.classes_[positive.astype(int)]

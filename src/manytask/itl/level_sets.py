@@ -6,31 +6,30 @@ terms) and the offset t(θ) = Σ_j c_j k_b(θ, θ_j) in H_kb:
 
     Σ_j w_j (1/n) Σ_i [−t(θ_j) + |t(θ_j) − h(x_i)(θ_j)|^κ₊ / θ_j]      one-class risk, §2.1
     + ½ Σ_j w_j ‖h(·)(θ_j)‖²_{H_kX}                                    L2,1 penalty, eq. (12)
+    + ρ/2 ‖h‖²_{H_K}                                                    small ridge, eq. (11)
     + λ/2 ‖t‖²_{H_kb}                                                   offset penalty, eq. (16)
 
-with anchors θ_j in Θ = [ε, 1] and |·|^κ₊ the Huber-smoothed positive part of
-:mod:`~manytask.itl.losses`. One deliberate reading of the paper: eq. (16) as printed puts
-w_j/θ_j in front of (|t − h|₊ − t), i.e. −t/θ; that risk decreases in t for every t (its
-t-slope is (fraction of h_i < t − 1)/θ ≤ 0), so it has no θ-property. The risk above uses
-the one-class loss of §2.1, −t + |t − h|₊/θ, whose minimiser in t puts a fraction θ of the
-points below t (the ν-property of OCSVM, Fig. 2).
+with anchors θ_j in Θ = [ε, 1] (Gauss–Lobatto by default: both ends are anchors) and |·|^κ₊
+the Huber-smoothed positive part of :mod:`~manytask.itl.losses`. One deliberate reading of
+the paper: eq. (16) as printed puts w_j/θ_j in front of (|t − h|₊ − t), i.e. −t/θ; that risk
+decreases in t for every t (its t-slope is (fraction of h_i < t − 1)/θ ≤ 0), so it has no
+θ-property. The risk above uses the one-class loss of §2.1, −t + |t − h|₊/θ, whose minimiser
+in t puts a fraction θ of the points below t (the ν-property of OCSVM, Fig. 2).
+
+The ridge ρ (``ridge``, 0 for problem (16) as printed) is our remedy for an ill-posed
+problem: with the discrete measure μ = Σ_j w_j δ_θj the L2,1 penalty sees h only at the
+anchors, so the problem splits into m one-class problems coupled only through t, h between
+anchors is fixed by nothing, and whitening that penalty scales some coordinates by ~1e13.
+With ρ > 0 the whole penalty ½ Σ_j w_j ‖h(θ_j)‖² + ρ/2 ‖h‖² is whitened
+(:class:`~manytask.itl.whitening.WhitenedModel` with ``level_weights`` and ``ridge``):
+it becomes ½‖V‖², the scaling is at most 1/√ρ, and L-BFGS-B converges in a few hundred
+iterations to the unique minimiser instead of stopping wherever its iteration cap falls.
 
 The estimator is fitted through the shared machinery of :mod:`~manytask.itl._estimator`:
-the one-class risk is a data term (:func:`one_class_risk`), the L2,1 penalty (12) plus the
-offset penalty is a penalty callable (:func:`~manytask.itl._estimator.level_set_penalty`),
-and ``_fit_model`` runs L-BFGS-B in whitened coordinates. The offset is carried by the
-model's bias with a minus sign, b = −t, so the model's prediction h + b is the decision
-function h − t; the span has no ∂₂k_Θ (β) terms (Prop. 3.2), B stays zero.
-
-A caveat of problem (16) as printed: with the discrete measure μ = Σ_j w_j δ_θj the penalty
-only sees h at the anchors, so between anchors h is pinned down by nothing but the span of
-k_Θ(·, θ_j), whose high-frequency directions are numerically degenerate. The fit therefore
-runs in the RKHS-whitened coordinates of :class:`~manytask.itl.whitening.WhitenedModel`
-from zero, where L-BFGS-B moves along the smooth (large-eigenvalue) θ-directions first — the
-same implicit bias as the direct fit over A had. Whitening the L2,1 penalty itself
-(``level_weights``) converges in fewer iterations to a lower objective, but to level sets
-that are erratic between anchors (e.g. 49 % outliers at θ = 0.1 on 200 Gaussian points), so
-it is not used.
+the one-class risk is a data term (:func:`one_class_risk`), the penalties a penalty callable
+(:func:`~manytask.itl._estimator.level_set_penalty`). The offset is carried by the model's
+bias with a minus sign, b = −t, so the model's prediction h + b is the decision function
+h − t; the span has no ∂₂k_Θ (β) terms (Prop. 3.2), B stays zero.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ from ._estimator import (
     ITLEstimator,
     _check_count,
     _check_real,
+    _check_two_samples,
     level_set_penalty,
     penalised_objective,
 )
@@ -54,6 +54,8 @@ __all__ = ["InfiniteLevelSetEstimator", "level_set_objective", "one_class_risk"]
 
 #: Levels at which :meth:`InfiniteLevelSetEstimator.score` checks the θ-property.
 SCORE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: Level of :meth:`InfiniteLevelSetEstimator.predict` when none is given: 10 % outliers.
+DEFAULT_THETA = 0.1
 
 
 def one_class_risk(anchors, weights, kappa=0.0):
@@ -127,13 +129,14 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
     Parameters
     ----------
-    lambda_ : float, default=1e-3
+    lambda_ : float, default=1e-4
         Weight λ > 0 of ‖t‖²_{H_kb} in eq. (16) (the L2,1 penalty on h has weight ½, as in
         the paper; the loss is positively homogeneous, so only the ratio matters).
     epsilon : float, default=0.05
         Lower end ε of Θ = [ε, 1], in (0, 1).
     n_anchors : int or None, default=None
-        Number m of Sobol anchors in (ε, 1); None means min(⌈√n⌉, 100).
+        Number m of anchors on [ε, 1]; None means min(⌈√n⌉, 100), at least 20 for the
+        Gauss rules.
     input_kernel : Kernel or None, default=None
         k_X on standardised inputs; None means a Gaussian (RBF) with ``input_bandwidth``.
     input_bandwidth : float or None, default=None
@@ -144,7 +147,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         Huber smoothing κ >= 0 of the positive part; 0 is the exact, non-smooth objective.
     max_iter : int, default=10000
         L-BFGS-B iterations.
-    tol : float, default=1e-10
+    tol : float, default=1e-8
         L-BFGS-B ``ftol`` (``gtol`` is tol/100).
     random_state : None, int or numpy Generator, default=None
         Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
@@ -152,6 +155,11 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
     n_components : int or None, default=None
         None: the exact model; an integer r: Nyström features of r landmarks, as in
         :class:`~manytask.itl.InfiniteQuantileRegressor`.
+    ridge : float, default=1e-2
+        Weight ρ >= 0 of the small ridge ρ/2 ‖h‖²_{H_K} added to the L2,1 penalty (see the
+        module); 0 is problem (16) as printed.
+    quadrature : {"gauss-lobatto", "gauss-legendre", "sobol"}, default="gauss-lobatto"
+        Rule of the anchors on [ε, 1]; Gauss–Lobatto has ε and 1 among its nodes.
 
     Attributes
     ----------
@@ -161,8 +169,12 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         Gram factors and predictions of h; ``alpha_`` (n, m) its coefficients.
     offset_coef_ : array of shape (m,)
         c of t(θ) = Σ_j c_j k_b(θ, θ_j).
+    offset_ : float
+        t(0.1), the offset of the default level: ``decision_function(X)`` is
+        ``score_samples(X) − offset_`` (NaN when ε > 0.1).
     objective_ : float
-        The minimised objective; ``n_iter_`` the L-BFGS-B iterations.
+        The minimised objective; ``n_iter_`` the L-BFGS-B iterations, ``converged_``
+        whether L-BFGS-B met its tolerance within ``max_iter``.
     n_components_ : int
         Rank r of the input features the fit used; ``params_`` the packed [vec A, 0, −c].
 
@@ -177,7 +189,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
     def __init__(
         self,
-        lambda_=1e-3,
+        lambda_=1e-4,
         epsilon=0.05,
         n_anchors=None,
         input_kernel=None,
@@ -185,11 +197,15 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         theta_bandwidth=0.2,
         kappa=1e-3,
         max_iter=10000,
-        tol=1e-10,
+        tol=1e-8,
         random_state=None,
         n_components=None,
+        ridge=1e-3,
+        quadrature="gauss-lobatto",
     ):
         self.lambda_ = lambda_
+        self.ridge = ridge
+        self.quadrature = quadrature
         self.epsilon = epsilon
         self.n_anchors = n_anchors
         self.input_kernel = input_kernel
@@ -215,48 +231,66 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         epsilon = self._check_epsilon()
         max_iter = _check_count(self.max_iter, "max_iter")
         tol = _check_real(self.tol, "tol", positive=True)
+        ridge = _check_real(self.ridge, "ridge", positive=False)
         X = validate_data(self, X, dtype=np.float64)
-        if X.shape[0] < 2:
-            raise ValueError(f"at least 2 samples are needed to fit, got n = {X.shape[0]}")
+        _check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(
             X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
         )
-        quadrature = self._default_anchors(len(X), self.n_anchors, (epsilon, 1.0))
+        quadrature = self._default_anchors(
+            len(X), self.n_anchors, (epsilon, 1.0), rule=self.quadrature
+        )
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         model = DecomposableModel(input_kernel, RBF(theta_bandwidth), RBF(theta_bandwidth))
         whitened = self._precompute(
-            model, X_standardised, quadrature.anchors, self.n_components, slopes=False
+            model,
+            X_standardised,
+            quadrature.anchors,
+            self.n_components,
+            slopes=False,
+            **({"level_weights": quadrature.weights, "ridge": ridge} if ridge > 0 else {}),
         )
         data_term = one_class_risk(quadrature.anchors, quadrature.weights, kappa)
-        penalty = level_set_penalty(quadrature.weights, lambda_)
+        penalty = level_set_penalty(quadrature.weights, lambda_, ridge)
         self._fit_model(model, data_term, penalty, max_iter, tol, whitened)
         alpha, _, bias = model.unpack(self.params_)
         self.alpha_, self.offset_coef_ = alpha, -bias
+        self.offset_ = self.offset(DEFAULT_THETA) if epsilon <= DEFAULT_THETA else np.nan
         return self
 
-    def decision_function(self, X, theta):
-        """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1].
+    def _check_levels(self, theta):
+        return _check_range(theta, "theta", self._check_epsilon(), 1.0)
+
+    def score_samples(self, X, theta=DEFAULT_THETA):
+        """h(x)(θ): larger inside the level sets (shapes as in :meth:`decision_function`)."""
+        levels = self._check_levels(theta)
+        X = self._transform_X(self._validate_test_data(X))
+        no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
+        values = self.model_.predict(self.alpha_, no_beta, no_bias, X=X, theta=levels.reshape(-1))
+        return values[:, 0] if levels.ndim == 0 else values
+
+    def offset(self, theta=DEFAULT_THETA):
+        """t(θ), the offset of level θ: decision_function = score_samples − offset."""
+        check_is_fitted(self)
+        levels = self._check_levels(theta)
+        flat = levels.reshape(-1)
+        offset = self.model_.bias_kernel(flat[:, None], self.anchors_[:, None]) @ self.offset_coef_
+        return float(offset[0]) if levels.ndim == 0 else offset
+
+    def decision_function(self, X, theta=DEFAULT_THETA):
+        """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1] (default 0.1).
 
         A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k).
         """
-        check_is_fitted(self, "model_")
-        levels = _check_range(theta, "theta", self._check_epsilon(), 1.0)
-        X = self._transform_X(self._validate_test_data(X))
-        flat = levels.reshape(-1)
-        # The model's own bias b is unused (zero): t enters with a minus sign, not a plus.
-        no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
-        values = self.model_.predict(self.alpha_, no_beta, no_bias, X=X, theta=flat)
-        offset = self.model_.bias_kernel(flat[:, None], self.anchors_[:, None]) @ self.offset_coef_
-        scores = values - offset[None, :]
-        return scores[:, 0] if levels.ndim == 0 else scores
+        return self.score_samples(X, theta) - self.offset(theta)
 
-    def predict(self, X, theta):
+    def predict(self, X, theta=DEFAULT_THETA):
         """+1 for inliers, −1 for outliers of level θ (shapes as in :meth:`decision_function`)."""
         return np.where(self.decision_function(X, theta) < 0, -1, 1)
 
-    def fit_predict(self, X, theta, y=None):
-        """Fit on X, then +1/−1 labels of X at level(s) θ (OutlierMixin's has no θ)."""
+    def fit_predict(self, X, y=None, theta=DEFAULT_THETA):
+        """Fit on X, then +1/−1 labels of X at level(s) θ; ``y`` is ignored."""
         return self.fit(X).predict(X, theta)
 
     def score(self, X, y=None):

@@ -25,7 +25,14 @@ from scipy.stats import qmc
 
 from .._validation import as_finite_array
 
-__all__ = ["Quadrature", "sobol_anchors", "gauss_legendre", "uniform_grid", "custom"]
+__all__ = [
+    "Quadrature",
+    "sobol_anchors",
+    "gauss_legendre",
+    "gauss_lobatto",
+    "uniform_grid",
+    "custom",
+]
 
 
 class Quadrature(NamedTuple):
@@ -101,6 +108,30 @@ def gauss_legendre(m, interval=(0.0, 1.0)) -> Quadrature:
     lo, hi = _check_interval(interval)
     nodes, weights = leggauss(m)
     return Quadrature(lo + (hi - lo) * (nodes + 1.0) / 2.0, weights / 2.0)
+
+
+def gauss_lobatto(m, interval=(0.0, 1.0)) -> Quadrature:
+    """Gauss–Lobatto nodes (both ends of the interval included), weights summing to one.
+
+    The nodes are ±1 and the roots of P'_{m−1} mapped to the interval, with weights
+    2 / (m (m − 1) P_{m−1}(x)²) rescaled to sum to one; Σ_j w_j f(θ_j) is the mean of f
+    over the interval exactly for polynomials of degree at most 2m − 3. Needs m >= 2.
+
+    Example
+    -------
+    >>> anchors, weights = gauss_lobatto(3)  # Simpson's rule
+    >>> anchors.tolist(), (6 * weights).round(12).tolist()
+    ([0.0, 0.5, 1.0], [1.0, 4.0, 1.0])
+    """
+    m = _check_size(m)
+    if m < 2:
+        raise ValueError(f"m must be >= 2 for Gauss–Lobatto (both ends are nodes), got {m}")
+    lo, hi = _check_interval(interval)
+    legendre = np.polynomial.Legendre.basis(m - 1)
+    interior = np.sort(legendre.deriv().roots().real) if m > 2 else np.zeros(0)
+    nodes = np.concatenate([[-1.0], interior, [1.0]])
+    weights = 2.0 / (m * (m - 1) * legendre(nodes) ** 2)
+    return Quadrature(lo + (hi - lo) * (nodes + 1.0) / 2.0, weights / weights.sum())
 
 
 def uniform_grid(m, interval=(0.0, 1.0)) -> Quadrature:

@@ -4,17 +4,18 @@
 standardised data (X and y centred and scaled to unit variance),
 
     Σ_j w_j (1/n) Σ_i ℓ^κ_θj(y_i − h(x_i)(θ_j))                       risk, eqs. (8)–(9)
-    + λ/2 (‖f‖²_{H_K} + ‖b‖²_{H_kb})                                  ridge, eq. (11)
+    + λ/2 ‖f‖²_{H_K} + λ_b/2 ‖b‖²_{H_kb}                              ridge, eq. (11), §3 bias
     + λ_nc Σ_j w_j (1/n) Σ_i |−∂_θh(x_i)(θ_j)|^κ₊                    non-crossing, eq. (14)
 
 with h = f + b, ℓ^κ the Huber-smoothed pinball loss and |·|^κ₊ the smoothed positive part of
 :mod:`~manytask.itl.losses` (the paper applies this infimal convolution to every
 non-differentiable term before L-BFGS-B, §5 "Note on optimization"; κ = 0 gives the exact,
-non-smooth objective). Two choices differ from the letter of the paper, and are deliberate:
-the non-crossing term averages over the n points (the empirical version of eq. (13) with
-P = P_X; eq. (14) as printed sums, i.e. uses λ_nc·n), so λ_nc = 1 means the same at every n;
-and the bias b(θ) = Σ_j c_j k_b(θ, θ_j) uses a Gaussian k_b with the θ bandwidth, regularised
-with the same λ (the paper leaves λ_b free).
+non-smooth objective). The non-crossing term averages over the n points (the empirical
+version of eq. (13) with P = P_X; eq. (14) as printed sums, i.e. uses λ_nc·n), so λ_nc = 1
+means the same at every n. The bias b(θ) = Σ_j c_j k_b(θ, θ_j) uses a Gaussian k_b with the θ
+bandwidth and its own weight λ_b (§3 "Models with bias"), small by default so that the
+intercept is nearly free, as in JQR: a bias shrunk with λ pulls the training coverage of the
+outer levels towards the median.
 
 The baselines JQR and IND-QR, which reuse :class:`_KernelQuantileBase`, live in
 :mod:`~manytask.itl.baselines`.
@@ -39,8 +40,11 @@ from .model import DecomposableModel
 
 __all__ = ["InfiniteQuantileRegressor", "quantile_risk"]
 
-#: Levels of :meth:`score` (and the default of :meth:`predict`).
+#: Levels of :meth:`score` (Table 1's).
 DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
+#: running minimum (maximum) beyond the outer anchors.
+TAIL_GRID = 33
 
 
 def quantile_risk(y, anchors, weights, lambda_nc=0.0, kappa=0.0):
@@ -73,7 +77,14 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
 
     def _check_common_params(self):
         _check_real(self.lambda_, "lambda_", positive=True)
+        _check_real(self.lambda_b, "lambda_b", positive=False)
         _check_real(self.kappa, "kappa", positive=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # score is minus the mean pinball loss, not R²: it is never above 0.
+        tags.regressor_tags.poor_score = True
+        return tags
 
     def _fit_on_levels(self, X, y, quadrature, theta_kernel, bias_kernel, lambda_nc):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective."""
@@ -89,14 +100,16 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
         data_term = quantile_risk(
             y_standardised, quadrature.anchors, quadrature.weights, lambda_nc, self.kappa
         )
-        penalty = ridge_penalty(self.lambda_)
+        penalty = ridge_penalty(self.lambda_, self.lambda_b)
         return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
 
     def _predict_levels(self, X, levels):
         """Quantile predictions at ``levels`` (None: the anchors), back in the units of y."""
-        X = self._transform_X(self._validate_test_data(X))
+        return self._model_quantiles(self._transform_X(self._validate_test_data(X)), levels)
+
+    def _model_quantiles(self, X_standardised, levels):
         alpha, beta, bias = self.model_.unpack(self.params_)
-        values = self.model_.predict(alpha, beta, bias, X=X, theta=levels)
+        values = self.model_.predict(alpha, beta, bias, X=X_standardised, theta=levels)
         return self.y_mean_ + self.y_scale_ * values
 
     def _score_predictions(self, X):
@@ -123,8 +136,15 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         Ridge weight λ > 0 of eq. (11), on standardised data.
     lambda_nc : float, default=1.0
         Weight λ_nc >= 0 of the non-crossing penalty (14) (averaged over the points).
+    lambda_b : float, default=1e-6
+        Weight λ_b >= 0 of ‖b‖²_{H_kb}, the bias's own ridge (§3 "Models with bias").
     n_anchors : int or None, default=None
-        Number m of Sobol anchors in (0, 1); None means min(⌈√n⌉, 100).
+        Number m of anchors in (0, 1); None means min(⌈√n⌉, 100), and at least 20 for
+        Gauss–Legendre.
+    quadrature : {"gauss-legendre", "sobol"}, default="gauss-legendre"
+        Rule of the anchors and weights (:mod:`~manytask.itl.quadrature`). Gauss–Legendre's
+        outer nodes approach 0 and 1 like 1.45/(m + ½)² (0.0034 for m = 20); the first m
+        unscrambled Sobol points stop at 2^-⌈log₂(m + 1)⌉ (0.03 for m = 20).
     input_kernel : Kernel or None, default=None
         k_X on standardised inputs; None means a Gaussian (RBF) with ``input_bandwidth``.
     input_bandwidth : float or None, default=None
@@ -158,11 +178,21 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         r Nyström landmarks; ``params_`` its packed coefficients [vec A, vec B, c].
     objective_ : float
         The minimised objective (standardised units); ``n_iter_`` the L-BFGS-B iterations.
+    converged_ : bool
+        Whether L-BFGS-B met its tolerance within ``max_iter`` (else a ConvergenceWarning).
     n_components_ : int
         Rank r of the input features the fit used (numerical rank of K_X or K_{Z,Z}).
 
     Notes
     -----
+    Levels outside the anchors. Between the outer anchors θ_1 and θ_m the model h(x)(θ) is
+    predicted as it is. Below θ_1, :meth:`predict` returns the running minimum
+    min_{θ' ∈ [θ, θ_1]} h(x)(θ') (above θ_m, the running maximum over [θ_m, θ]), taken on a
+    grid: non-decreasing in θ, so the extrapolated curves never cross each other or the
+    fitted ones, and they stay at the outer anchor's value where h turns back (as a Gaussian
+    k_Θ makes it do far from the anchors). With the default Gauss–Legendre anchors this
+    concerns levels below 1.45/(m + ½)² only.
+
     The fit runs L-BFGS-B in whitened coordinates (:class:`~manytask.itl.whitening.
     WhitenedModel`), where the ridge penalty is ‖V‖²: the same problem as over (A, B, c),
     whose Hessian K_X ⊗ M is too ill-conditioned for L-BFGS-B to converge. On mcycle with
@@ -185,7 +215,9 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         self,
         lambda_=1e-3,
         lambda_nc=1.0,
+        lambda_b=1e-6,
         n_anchors=None,
+        quadrature="gauss-legendre",
         input_kernel=None,
         input_bandwidth=None,
         theta_bandwidth=0.2,
@@ -198,7 +230,9 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
+        self.lambda_b = lambda_b
         self.n_anchors = n_anchors
+        self.quadrature = quadrature
         self.input_kernel = input_kernel
         self.input_bandwidth = input_bandwidth
         self.theta_bandwidth = theta_bandwidth
@@ -217,12 +251,36 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         if not isinstance(self.bias, (bool, np.bool_)):
             raise ValueError(f"bias must be True or False, got {self.bias!r}")
         X, y = self._validate_training_data(X, y)
-        quadrature = self._default_anchors(len(y), self.n_anchors)
+        quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
         return self._fit_on_levels(X, y, quadrature, theta_kernel, bias_kernel, lambda_nc)
 
-    def predict(self, X, quantiles=DEFAULT_QUANTILES):
-        """Conditional quantiles, an (N, k) array: column l for level ``quantiles[l]`` in (0, 1)."""
+    def predict(self, X, quantiles=0.5):
+        """Conditional quantiles at level(s) ``quantiles`` in (0, 1): the median by default.
+
+        A scalar level gives shape (N,); a sequence of k levels gives (N, k), column l for
+        ``quantiles[l]``. Levels outside the outer anchors get the monotone extension of the
+        Notes.
+        """
         levels = _check_quantiles(quantiles)
-        return self._predict_levels(X, levels)
+        X = self._transform_X(self._validate_test_data(X))
+        values = self._model_quantiles(X, levels)
+        lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())
+        below, above = levels < lowest, levels > highest
+        if np.any(below):
+            values[:, below] = self._tail(X, levels[below], lowest, np.minimum)
+        if np.any(above):
+            values[:, above] = self._tail(X, levels[above], highest, np.maximum)
+        return values[:, 0] if np.ndim(quantiles) == 0 else values
+
+    def _tail(self, X, levels, anchor, envelope):
+        """Running min (max) of h(x)(·) from ``anchor`` out to each of ``levels``."""
+        far = levels.min() if envelope is np.minimum else levels.max()
+        grid = np.union1d(np.linspace(far, anchor, TAIL_GRID), levels)  # sorted increasing
+        values = self._model_quantiles(X, grid)
+        if envelope is np.minimum:  # accumulate from the anchor (right end) leftwards
+            values = np.minimum.accumulate(values[:, ::-1], axis=1)[:, ::-1]
+        else:
+            values = np.maximum.accumulate(values, axis=1)
+        return values[:, np.searchsorted(grid, levels)]

@@ -41,7 +41,7 @@ What does not live here: the losses, the estimators and the L-BFGS-B call.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import eigh, solve_triangular
+from scipy.linalg import eigh, lapack, solve_triangular
 from scipy.sparse.linalg import eigsh
 from threadpoolctl import threadpool_limits
 
@@ -51,6 +51,9 @@ __all__ = ["WhitenedModel", "pivoted_cholesky", "psd_factor"]
 
 #: Eigenvalues below RTOL × the largest are dropped (about 50 × float64 resolution).
 RTOL = 1e-14
+#: Up to this many points :func:`pivoted_cholesky` forms the Gram matrix (8 n² bytes) and
+#: factorises it with LAPACK's blocked dpstrf; beyond, column by column in O(n r) memory.
+DENSE_CHOLESKY_MAX = 5000
 
 
 def _largest_eigenvalue(gram):
@@ -83,14 +86,15 @@ def psd_factor(gram, rtol=RTOL):
     return eigenvectors, eigenvalues
 
 
-def pivoted_cholesky(kernel, X, rtol=RTOL):
+def pivoted_cholesky(kernel, X, rtol=RTOL, max_dense=DENSE_CHOLESKY_MAX):
     """(pivots, L) with k_X(X, X) ≈ L Lᵀ, stopping when every residual variance ≤ rtol × max.
 
-    Greedy pivoting on the largest residual diagonal (Harbrecht et al., 2012): r columns of
-    the kernel, O(n r²) time and O(n r) memory, never the n × n matrix. The residual
+    Greedy pivoting on the largest residual diagonal (Harbrecht et al., 2012). The residual
     K − L Lᵀ is PSD with diagonal ≤ ``rtol`` × max k(x, x), and L = K[:, P] L_PP^{-T}
     (L_PP = L[P], lower triangular in pivot order): the Nyström features of the landmarks
-    X[P], so the exact model is the Nyström model on the pivots.
+    X[P], so the exact model is the Nyström model on the pivots. Up to ``max_dense`` points
+    the n × n Gram matrix is formed and LAPACK's blocked ``dpstrf`` does the same greedy
+    pivoting; beyond, r kernel columns are computed one by one: O(n r²) time, O(n r) memory.
 
     Example
     -------
@@ -101,6 +105,8 @@ def pivoted_cholesky(kernel, X, rtol=RTOL):
     (True, True)
     """
     n = len(X)
+    if 0 < n <= max_dense:
+        return _dense_pivoted_cholesky(kernel(X, X), rtol)
     residual = np.array(kernel.diag(X), dtype=float)
     top = float(residual.max()) if n else 0.0
     capacity = min(n, 64)
@@ -124,6 +130,20 @@ def pivoted_cholesky(kernel, X, rtol=RTOL):
     return np.array(pivots, dtype=int), factor[:, : len(pivots)]
 
 
+def _dense_pivoted_cholesky(gram, rtol):
+    """:func:`pivoted_cholesky` of a formed Gram matrix by LAPACK's ``dpstrf``."""
+    top = float(np.max(np.diag(gram)))
+    if top <= 0:
+        return np.zeros(0, dtype=int), np.zeros((len(gram), 0))
+    # dpstrf stops when the largest residual diagonal is <= tol, as the loop does; it returns
+    # Pᵀ K P = L Lᵀ with the permutation P as 1-based indices (row k of L is point perm[k]).
+    lower, permutation, rank, _ = lapack.dpstrf(gram, tol=rtol * top, lower=1, overwrite_a=1)
+    permutation = permutation - 1
+    factor = np.empty((len(gram), rank))
+    factor[permutation] = np.tril(lower[:, :rank])
+    return permutation[:rank], factor
+
+
 class WhitenedModel:
     """The model of a :class:`DecomposableModel` in whitened coordinates (V, v) (see module).
 
@@ -139,8 +159,11 @@ class WhitenedModel:
         Whether the span has the ∂₂k_Θ (β) terms of Prop. 3.1; ∞-DLSE (Prop. 3.2) has not.
     level_weights : array of shape (m,) or None, default=None
         For ∞-DLSE, whose penalty is Σ_j w_j ‖f(·)(θ_j)‖² (eq. 12) rather than ‖f‖²: the
-        θ-coordinates are rotated and scaled (V = V' R) so that this penalty is ‖V'‖².
-        Needs ``slopes=False``.
+        θ-coordinates are rotated and scaled (V = V' R) so that this penalty, plus
+        ``ridge`` ‖f‖²_{H_K}, is ‖V'‖². Needs ``slopes=False``.
+    ridge : float, default=0.0
+        With ``level_weights``: the weight ρ >= 0 of ‖f‖² whitened along with the L2,1
+        penalty. ρ > 0 bounds the scaling of the θ-coordinates by 1/√ρ.
     rtol : float, default=1e-14
         Relative eigenvalue cut-off of :func:`psd_factor`.
     cholesky : tuple (pivots, L) or None, default=None
@@ -160,7 +183,9 @@ class WhitenedModel:
     True
     """
 
-    def __init__(self, model, X=None, slopes=True, level_weights=None, rtol=RTOL, cholesky=None):
+    def __init__(
+        self, model, X=None, slopes=True, level_weights=None, rtol=RTOL, cholesky=None, ridge=0.0
+    ):
         if level_weights is not None and slopes:
             raise ValueError("level_weights needs slopes=False (the ∞-DLSE span)")
         self.model = model
@@ -169,12 +194,12 @@ class WhitenedModel:
         if cholesky is not None:
             # Φ = L = K_XZ L_ZZ^{-T} from pivoted_cholesky, landmarks Z = X[pivots] in order.
             pivots, self.features_ = cholesky
-            self.input_map_ = solve_triangular(
-                self.features_[pivots], np.eye(len(pivots)), lower=True
-            ).T
+            self.pivot_factor_ = self.features_[pivots]  # L_ZZ: input map L_ZZ^{-T}
+            self.input_map_ = None
         else:
             U, s = psd_factor(model.gram_x_, rtol)
             self.input_map_ = U / np.sqrt(s)  # φ(x) = k_X(x, Z) U S^{-1/2}
+            self.pivot_factor_ = None
             if X is None:
                 self.features_ = U * np.sqrt(s)
             else:
@@ -193,9 +218,10 @@ class WhitenedModel:
         self.theta_slopes_ = theta_features[n_theta:] if slopes else None
         self.rotation_ = None
         if level_weights is not None:
-            # Whiten Σ_j w_j ‖f(·)(θ_j)‖² = tr(V Ψ_hᵀ W Ψ_h Vᵀ) instead of ‖V‖²: V = V' R.
+            # Whiten Σ_j w_j ‖f(·)(θ_j)‖² + ρ‖f‖² = tr(V (Ψ_hᵀ W Ψ_h + ρ I) Vᵀ): V = V' R.
             level_weights = as_finite_array(level_weights, "level_weights", ndim=1)
-            P, sigma = psd_factor((self.theta_values_.T * level_weights) @ self.theta_values_, rtol)
+            gram = (self.theta_values_.T * level_weights) @ self.theta_values_
+            P, sigma = psd_factor(gram + ridge * np.eye(len(gram)), rtol)
             self.rotation_ = (P / np.sqrt(sigma)).T
             self.theta_map_ = self.theta_map_ @ self.rotation_.T
             self.theta_values_ = self.theta_values_ @ self.rotation_.T
@@ -251,7 +277,11 @@ class WhitenedModel:
 
     def to_coefficients(self, alpha, bias=None):
         """(A, B, c) of the :class:`DecomposableModel` on the landmarks (B = 0 without slopes)."""
-        both = self.input_map_ @ (alpha @ self.theta_map_.T)
+        theta_side = alpha @ self.theta_map_.T
+        if self.input_map_ is None:  # L_ZZ^{-T} (V Θᵀ) by one triangular solve, O(r² q)
+            both = solve_triangular(self.pivot_factor_, theta_side, lower=True, trans="T")
+        else:
+            both = self.input_map_ @ theta_side
         m = self.n_anchors
         beta = both[:, m:] if self.slopes else np.zeros_like(both)
         coefficients = bias if bias is None else self.bias_map_ @ bias
