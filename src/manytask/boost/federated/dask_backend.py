@@ -35,8 +35,9 @@ Choices:
   single-process binned thresholds) is used as given.
 - Options the protocol does not carry raise ``ValueError`` naming them: more than two classes
   or ``multi_class="mh"``, ``loss="logistic"``, ``mixtures``, ``beta > 0``, ``step`` other
-  than the line search, ``tie_step="block"``, early stopping, ``sample_weight``. ``mu`` is
-  passed to the federated server (its soft-max rounds).
+  than the AdaBoost step or the exact line search, ``tie_step="block"``, early stopping,
+  ``sample_weight``. ``mu`` and ``step`` are
+  passed to the federated server.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
 from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
 from .protocol import state_to_payload
-from .server import FederatedServer, merge_quantiles
+from .server import FEDERATED_STEPS, FederatedServer, merge_quantiles
 
 __all__ = ["fit_on_dask"]
 _FITTED_ATTRIBUTES = (
@@ -100,7 +101,7 @@ def _check_supported(estimator, sample_weight):
         "loss": estimator.loss != "exponential",
         "mixtures": estimator.mixtures is not None,
         "beta": float(estimator.beta) != 0.0,
-        "step": estimator.step != "line_search",
+        "step": estimator.step not in FEDERATED_STEPS,
         "tie_step": estimator.tie_step != "coordinate",
         "n_iter_no_change": estimator.n_iter_no_change is not None,
     }
@@ -108,8 +109,8 @@ def _check_supported(estimator, sample_weight):
         if bad:
             raise ValueError(
                 f"{name}={getattr(estimator, name)!r} is not supported on dask arrays (the "
-                "federated protocol is binary, exponential loss, simplex, no penalty, exact "
-                "coordinate steps); fit on a NumPy array instead"
+                "federated protocol is binary, exponential loss, simplex, no penalty, AdaBoost or "
+                "exact coordinate steps); fit on a NumPy array instead"
             )
     n_bins = estimator.n_bins
     if n_bins is not None and (
@@ -312,7 +313,8 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
         for ids in clients_by_domain
     ])  # fmt: skip
     mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    fitted = as_estimator(server.state, q, classes, labels, n_features, run, **mu)
+    fitted = as_estimator(server.state, q, classes, labels, n_features, run, **mu,
+                          step=estimator.step)  # fmt: skip
     for name in _FITTED_ATTRIBUTES:
         setattr(estimator, name, getattr(fitted, name))
     estimator._multiclass = False
@@ -346,7 +348,7 @@ def _federate(estimator, transport, clients_by_domain, n_features, thresholds, b
         for key, value in sketch_counts.items():
             setup[key] += value
     mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    server = FederatedServer(len(clients_by_domain), features, flat, **mu)
+    server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=estimator.step)
     run = FederatedRun(setup=setup)
     run.history = run_rounds(server, transport, clients_by_domain, estimator.n_estimators, batch)
     run.messages = transport.log
