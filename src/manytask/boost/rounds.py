@@ -209,9 +209,7 @@ class HardMaxRounds(_Rounds):
         if rates[q] > 0 and self.step == "adaboost":
             # D ∝ p_{k(i)} a_i over every point: its mass is Σ_k p_k F_k.
             details["error"] = adaboost_error(rates[q], domain_weights @ losses)
-            step = _adaboost_or_separating(
-                details["error"], directional_margins, scaled_losses > 0
-            )
+            step = _adaboost_or_separating(details["error"], directional_margins, scaled_losses > 0)
         elif rates[q] > 0:
             weighted = scaled_losses > 0
             if np.all(directional_margins[weighted] > 0):
