@@ -1,6 +1,6 @@
-"""The cheaper default round gives the same numbers as the plain formulas it replaces: the
-Newton line search (the minimiser to rounding, checked against an independent bisection)
-and the shared exponentials."""
+"""The exact line search and the shared exponentials give the same numbers as the plain
+formulas: the Newton line search (the minimiser to rounding, checked against an independent
+bisection) and the shared exponentials. Its cost is measured in ``benchmarks/bench_boost.py``."""
 
 import warnings
 
@@ -31,10 +31,10 @@ def _coordinate_problem(seed, m=300, n_domains=3, scale=1.0):
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("scale", [1.0, 400.0])
-def test_newton_line_search_is_consistent_and_cheap(seed, scale):
-    """The step does not depend on the precomputed layout, the value is the plain F there,
-    and a handful of evaluations suffice; the large ``scale`` makes e^{−ηu} overflow inside
-    the bracket. (Exactness: against bisection in the next tests.)"""
+def test_newton_line_search_is_consistent(seed, scale):
+    """The step does not depend on the precomputed layout and the value is the plain F
+    there; the large ``scale`` makes e^{−ηu} overflow inside the bracket. (Exactness: against
+    bisection in the next tests; evaluation counts: ``bench_boost --line-search-evaluations``.)"""
     scaled, u, domain_index = _coordinate_problem(seed, scale=scale)
     step, value = line_search(scaled, u, domain_index, 3)
     assert step == line_search_step(scaled, u, domain_index, 3)
@@ -43,9 +43,6 @@ def test_newton_line_search_is_consistent_and_cheap(seed, scale):
         value,
     )
     assert value == objective_along_coordinate(step, scaled, u, domain_index, 3)
-    pieces = figure1._CoordinatePieces(scaled, u, domain_index, 3)
-    minimise_max_newton(pieces)
-    assert pieces.evaluations <= 20
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -109,14 +106,12 @@ def _kink_problem(seed, m=40_000):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_line_search_stops_at_a_kink_within_its_rounding(seed):
-    """The step is the bisected crossing to 1e-12 and takes at most 6 evaluations (stopping
-    only at 4 ulps, the former rule took 7–9 here, and 47 on a tie of the bench_boost data)."""
+    """The step is the bisected crossing to 1e-12."""
     scaled, u, domain_index = _kink_problem(seed)
     pieces = figure1._CoordinatePieces(scaled, u, domain_index, 2)
     step = minimise_max_newton(pieces)
     reference = _bisected_minimiser(scaled, u, domain_index)
     assert abs(step - reference) <= 1e-12 * max(1.0, reference)
-    assert pieces.evaluations <= 6
 
 
 def test_line_search_passes_a_crossing_that_is_not_the_minimum():
