@@ -328,7 +328,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         n_classes = self.classes_.size
         if n_classes < 2:
             raise ValueError(
-                f"y must contain at least two classes, got {n_classes}: {self.classes_.tolist()}"
+                f"y must contain at least two classes, got 1 class: {self.classes_.tolist()}"
             )
         if self.multi_class == "binary" and n_classes != 2:
             raise ValueError(
@@ -350,13 +350,14 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             else np.where(class_index == 1, 1.0, -1.0)[:, None]
         )
 
-        train = np.arange(m)
+        # Points of zero weight are left out (as if removed: they would add stump thresholds).
+        train = np.arange(m) if sample_weight is None else np.flatnonzero(sample_weight > 0)
         validation = None
         if self.n_iter_no_change is not None:
             train, validation = train_test_split(
                 train,
                 test_size=self.validation_fraction,
-                stratify=domain_index,
+                stratify=domain_index[train],
                 random_state=split_seed(self.random_state),
             )
             train, validation = np.sort(train), np.sort(validation)
@@ -474,7 +475,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         X = check_array(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}"
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
             )
         return X
 

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logsumexp, softmax
 
-from .steps import two_exponential_step
+from .steps import TIE_RTOL, two_exponential_step
 
 __all__ = [
     "LOSSES",
@@ -53,7 +53,7 @@ __all__ = [
 
 LOSSES = ("exponential", "logistic")
 # Relative tolerance of "L_v(α) = F(α)" in the active set (Figure 1, line 5).
-ACTIVE_RTOL = 1e-9
+ACTIVE_RTOL = TIE_RTOL
 _MAX_DOUBLINGS = 60
 _LN2 = np.log(2.0)
 

@@ -27,8 +27,27 @@ __all__ = [
     "two_exponential_step",
 ]
 
+#: The relative tolerance of every tie: the active set K_t (Figure 1, line 5) and stumps of
+#: equal weighted error (:func:`first_best`), so that rounding never decides between them.
+TIE_RTOL = 1e-9
 STEP_RULES = ("adaboost", "exact_line_search", "lemma1_bound", "constant_over_sqrt_t")
 RENAMED_STEPS = {"line_search": "exact_line_search", "closed_form": "lemma1_bound"}
+
+
+def first_best(values, scale, maximise: bool = False) -> int:
+    """The first index whose value is within ``TIE_RTOL · scale`` of the best (least, or
+    greatest with ``maximise``): ties of equally good stumps go to the first in the search
+    order, not to whichever the rounding of its sums favours.
+
+    Examples
+    --------
+    >>> first_best([3.0, 1.0 + 1e-15, 1.0], scale=1.0)
+    1
+    """
+    values = np.asarray(values, dtype=float)
+    if maximise:
+        values = -values
+    return int(np.argmax(values <= values.min() + TIE_RTOL * abs(float(scale))))
 
 
 def check_step(step, loss: str) -> str:

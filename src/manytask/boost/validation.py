@@ -90,7 +90,9 @@ def normalise_point_weights(sample_weight, domain_index, n_domains, domain_label
     totals = np.bincount(domain_index, weights=weights, minlength=n_domains)
     if np.any(totals <= 0):
         empty = domain_labels[totals <= 0].tolist()
-        raise ValueError(f"every domain needs positive total sample_weight, got 0 for {empty}")
+        raise ValueError(
+            f"every domain needs positive total sample_weight, got zero weight for {empty}"
+        )
     return weights / totals[domain_index]
 
 

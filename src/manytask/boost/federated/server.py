@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
-from ..steps import check_step
+from ..steps import check_step, first_best
 from .client import ModelState
 
 FEDERATED_STEPS = ("adaboost", "exact_line_search")
@@ -245,7 +245,8 @@ class FederatedServer:
         best = []
         for k in active:
             edges = pooled[int(k)][rows[int(k)]]
-            r = int(np.argmax(np.abs(edges)))
+            # ties (to rounding) go to the first candidate, as in the stump search
+            r = first_best(np.abs(edges), np.abs(edges).max(), maximise=True)
             best.append((float(abs(edges[r])), self._direction(k, candidates, r, edges[r])))
         best.sort(key=lambda item: -item[0])  # stable: ties keep the domain order
         tried = [(score, direction) for score, direction in best if score > 0]
