@@ -4,10 +4,26 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from manytask.boost import MultiBoostClassifier
+from manytask.boost import (
+    AdaBoost,
+    AdaBoostPerDomain,
+    DMSAClassifier,
+    MultiBoostClassifier,
+    PooledAdaBoost,
+)
+
+# Binary-only estimators say so in their tags (classifier_tags.multi_class = False); without
+# ``domains`` every estimator sees one source.
+ESTIMATORS = [
+    MultiBoostClassifier(n_estimators=5),
+    AdaBoost(n_estimators=5),
+    PooledAdaBoost(n_estimators=5),
+    AdaBoostPerDomain(n_estimators=5),
+    DMSAClassifier(n_estimators=5),
+]
 
 
-@parametrize_with_checks([MultiBoostClassifier(n_estimators=5)])
+@parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         # Q(k|x) clipping notes on the checks' random data (one source: Q ≡ 1, no clipping)

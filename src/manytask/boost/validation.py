@@ -47,9 +47,10 @@ def signed_labels(y):
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size != 2:
+        counted = "1 class" if classes.size == 1 else f"{classes.size} classes"
         raise ValueError(
-            f"y must contain exactly two classes (AdaBoost is binary), got {classes.size}: "
-            f"{classes[:5].tolist()}"
+            f"y must contain exactly two classes, got {counted}: {classes[:5].tolist()}. "
+            "Only binary classification is supported."
         )
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
