@@ -8,6 +8,7 @@ from manytask.boost import (
     AdaBoost,
     AdaBoostPerDomain,
     DMSAClassifier,
+    DomainClassifier,
     MultiBoostClassifier,
     PooledAdaBoost,
 )
@@ -20,6 +21,7 @@ ESTIMATORS = [
     PooledAdaBoost(n_estimators=5),
     AdaBoostPerDomain(n_estimators=5),
     DMSAClassifier(n_estimators=5),
+    DomainClassifier(),
 ]
 
 

@@ -101,7 +101,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     domain_classifier : DomainClassifier, fitted classifier with predict_proba, or None
         Q(k|x). None: ``DomainClassifier()`` fitted on (X, domains). A ``DomainClassifier`` is
         cloned and fitted; any other classifier must be already fitted on the source labels
-        and is wrapped as ``DomainClassifier(estimator=...)``.
+        and is wrapped as ``DomainClassifier(estimator=..., prefit=True)``.
     n_bins : int or None
         None: exact stump search; an int: histogram-binned search (see :func:`presort`),
         whose stumps split at bin edges only, in every round and at ties.
@@ -381,7 +381,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             return DomainClassifier().fit(X, domains)
         if isinstance(self.domain_classifier, DomainClassifier):
             return clone(self.domain_classifier).fit(X, domains)
-        return DomainClassifier(estimator=self.domain_classifier).fit(X, domains)
+        return DomainClassifier(estimator=self.domain_classifier, prefit=True).fit(X, domains)
 
     def _uses_default_path(self):
         """Figure 1 (binary, exp, simplex, no ℓ1, AdaBoost or exact steps): the fast round."""

@@ -335,8 +335,8 @@ def alpha_mass(model, n_domains: int) -> np.ndarray:
 class _PrefittedQ:
     """A fitted Q(k|x) seen through ``predict_proba`` only.
 
-    It has neither ``fit`` nor ``get_params``, so :class:`~manytask.boost.DomainClassifier`
-    takes it as already fitted and :func:`sklearn.base.clone` (inside DMSA) copies it instead
+    It has neither ``fit`` nor ``get_params``, so ``DomainClassifier(prefit=True)`` uses it as
+    is and :func:`sklearn.base.clone` (inside DMSA) copies it instead
     of returning an unfitted copy: one Q fit per fold serves DMSA and both MultiBoost runs.
     """
 
@@ -411,7 +411,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
     start = time.perf_counter()
     dmsa = DMSAClassifier(
         n_estimators=T,
-        domain_classifier=DomainClassifier(estimator=shared_Q),
+        domain_classifier=DomainClassifier(estimator=shared_Q, prefit=True),
         random_state=settings.random_state,
     )
     dmsa = _quiet(lambda: dmsa.fit(X_train, y_train, d_train))

@@ -295,8 +295,9 @@ def _federated(run: RunSpec, data, settings: Settings, shared_q):
                         pooled=True, **kwargs)  # fmt: skip
     if run.mu is not None:
         kwargs["mu"] = run.mu
+    q = DomainClassifier(estimator=shared_q, prefit=True)
     return simulate(X_train, y_train, d_train, int(settings.clients_per_domain), run.r, run.s,
-                    domain_classifier=DomainClassifier(estimator=shared_q), **kwargs)  # fmt: skip
+                    domain_classifier=q, **kwargs)  # fmt: skip
 
 
 def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_run=None,

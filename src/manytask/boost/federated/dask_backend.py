@@ -185,7 +185,7 @@ def _domain_classifier(estimator, client, blocks, summaries, labels, sample_size
         return DomainClassifier().fit(X_sample, domains_sample)
     if isinstance(q, DomainClassifier):
         return clone(q).fit(X_sample, domains_sample)
-    return DomainClassifier(estimator=q).fit(X_sample, domains_sample)
+    return DomainClassifier(estimator=q, prefit=True).fit(X_sample, domains_sample)
 
 
 def _exact_thresholds(client, shards, n_features):
