@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -418,30 +419,16 @@ def line_search_evaluations() -> dict:
     """Evaluations of (F_l, F_l', F_l'') the exact line search (``step="exact_line_search"``)
     needs: random coordinates (300 points, 3 sources; ``scale`` 400 makes e^{−ηu} overflow
     inside the bracket) and crossings of two large sources (40 000 points), 8 and 6 seeds."""
-    import numpy as np
-
     from manytask.boost import figure1
 
-    def coordinate(seed, scale, m=300):
-        rng = np.random.default_rng(seed)
-        domain_index = rng.integers(0, 3, size=m)
-        scaled = rng.random(m) * np.exp(rng.normal(size=m))
-        u = scale * np.where(rng.random(m) < 0.35, -1.0, 1.0) * rng.uniform(0.05, 1.0, m)
-        return scaled, u, domain_index, 3
-
-    def kink(seed, m=40_000):
-        rng = np.random.default_rng(seed)
-        domain_index = rng.integers(0, 2, size=m)
-        scaled = rng.random(m)
-        scaled /= np.bincount(domain_index, weights=scaled)[domain_index]
-        scaled[domain_index == 1] *= 0.9
-        u = rng.uniform(-1.0, 1.0, size=m) + np.where(domain_index == 0, 0.4, -0.2)
-        return scaled, u, domain_index, 2
+    # The problems of tests/boost/test_multiboost_round_cost.py, which checks the steps.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from boost.test_multiboost_round_cost import coordinate_problem, kink_problem
 
     problems = {
-        "coordinate, scale 1": [coordinate(seed, 1.0) for seed in range(8)],
-        "coordinate, scale 400": [coordinate(seed, 400.0) for seed in range(8)],
-        "crossing of two sources": [kink(seed) for seed in range(6)],
+        "coordinate, scale 1": [(*coordinate_problem(seed), 3) for seed in range(8)],
+        "coordinate, scale 400": [(*coordinate_problem(seed, scale=400.0), 3) for seed in range(8)],
+        "crossing of two sources": [(*kink_problem(seed), 2) for seed in range(6)],
     }
     counts = {}
     for name, cases in problems.items():

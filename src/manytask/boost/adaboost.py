@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .stumps import best_stump, presort
-from .validation import check_positive_int, normalise_point_weights, signed_labels
+from .validation import (
+    check_fitted_X,
+    check_positive_int,
+    normalise_point_weights,
+    signed_labels,
+)
 
 __all__ = ["AdaBoost"]
 
@@ -82,14 +87,7 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_X(self, X):
-        check_is_fitted(self, "estimators_")
-        X = check_array(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        return X
+        return check_fitted_X(self, X, "estimators_")
 
     def staged_decision_function(self, X):
         """Yield Σ_{s≤t} α_s h_s(x) after each round."""

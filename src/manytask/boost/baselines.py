@@ -20,13 +20,13 @@ import numbers
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .._validation import check_random_state
 from ..simplex import check_simplex
 from .adaboost import AdaBoost
-from .domain import DomainClassifier, _as_domain_labels
-from .validation import check_positive_int, signed_labels
+from .domain import DomainClassifier
+from .validation import as_domain_labels, check_fitted_X, check_positive_int, signed_labels
 
 __all__ = [
     "AdaBoostPerDomain",
@@ -50,7 +50,7 @@ def _check_sources(X, y, domains):
     classes, _ = signed_labels(y)
     if domains is None:
         domains = np.zeros(X.shape[0], dtype=int)
-    domains = _as_domain_labels(domains, "domains", X.shape[0])
+    domains = as_domain_labels(domains, "domains", X.shape[0])
     labels, domain_index = np.unique(domains, return_inverse=True)
     for k, label in enumerate(labels):
         present = np.unique(y[domain_index == k])
@@ -163,7 +163,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         check_positive_int(self.n_estimators, "n_estimators")
         X, y = check_X_y(X, y)
         if domains is not None:
-            _as_domain_labels(domains, "domains", X.shape[0])
+            as_domain_labels(domains, "domains", X.shape[0])
         self.estimator_ = AdaBoost(n_estimators=self.n_estimators).fit(
             X, y, sample_weight=sample_weight
         )
@@ -531,13 +531,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """(N, 2): columns P(classes_[0] | x) = 1 − h_z(x) and P(classes_[1] | x) = h_z(x)."""
-        check_is_fitted(self, "z_")
-        X = check_array(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        X = check_fitted_X(self, X, "z_")
         positive = dmsa_combination(
             self.z_, self._domain_probabilities(X), self.domain_marginals_,
             self._base_probabilities(X),

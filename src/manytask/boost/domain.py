@@ -21,6 +21,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._validation import check_positive
+from .validation import as_domain_labels, check_fitted_X
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
 
@@ -57,23 +58,6 @@ def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
         clipped_mask |= newly_clipped
     # Rounding may leave a rescaled entry an ulp below clip.
     return np.maximum(clipped, clip), int(clipped_mask.sum())
-
-
-def _as_domain_labels(domains, name: str, n_samples: int) -> np.ndarray:
-    """Return the source labels as a 1-D array of length ``n_samples``, rejecting NaN/None."""
-    labels = np.asarray(domains)
-    if labels.ndim != 1 or labels.shape[0] != n_samples:
-        raise ValueError(f"{name} must have shape ({n_samples},), got {labels.shape}")
-    if labels.dtype.kind == "f":
-        missing = ~np.isfinite(labels)
-    elif labels.dtype.kind == "O":
-        missing = np.array([label is None or label != label for label in labels], dtype=bool)
-    else:
-        missing = np.zeros(n_samples, dtype=bool)
-    if np.any(missing):
-        index = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"{name} must not contain NaN or None, found {labels[index]!r} at {index}")
-    return labels
 
 
 class DomainClassifier(BaseEstimator):
@@ -146,7 +130,7 @@ class DomainClassifier(BaseEstimator):
         self
         """
         X = check_array(X)
-        domains = _as_domain_labels(y, "y (the source labels)", X.shape[0])
+        domains = as_domain_labels(y, "y (the source labels)", X.shape[0])
         if not isinstance(self.prefit, (bool, np.bool_)):
             raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
         if self.prefit and self.estimator is None:
@@ -171,7 +155,7 @@ class DomainClassifier(BaseEstimator):
                 raise ValueError(
                     f"X_unlabeled has {X_unlabeled.shape[1]} features, expected {X.shape[1]}"
                 )
-            domains_unlabeled = _as_domain_labels(
+            domains_unlabeled = as_domain_labels(
                 domains_unlabeled, "domains_unlabeled", X_unlabeled.shape[0]
             )
             unknown = np.setdiff1d(np.unique(domains_unlabeled), classes)
@@ -265,13 +249,7 @@ class DomainClassifier(BaseEstimator):
         """Return Q(k|x) of shape (N, K), columns in the order of ``classes_``, rows summing
         to one, every entry ≥ ``clip`` (clipped silently here; :meth:`fit` reports clipping
         on the training points)."""
-        check_is_fitted(self, "classes_")
-        X = check_array(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        X = check_fitted_X(self, X, "classes_")
         clipped, _ = clip_probabilities(self._raw_probabilities(X), float(self.clip))
         return clipped
 

@@ -26,7 +26,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .._validation import check_positive
 from .adaboost import AdaBoost
@@ -56,6 +56,7 @@ from .ties import (
 )
 from .validation import (
     check_domains,
+    check_fitted_X,
     check_positive_int,
     check_sample_weight,
     normalise_point_weights,
@@ -471,14 +472,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     # ----------------------------------------------------------------- prediction
 
     def _check_X(self, X):
-        check_is_fitted(self, "estimators_")
-        X = check_array(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        return X
+        return check_fitted_X(self, X, "estimators_")
 
     def staged_decision_function(self, X):
         """Yield f_t(x) = Σ_{s≤t} α_s Q(k_s|x) h_s(x)  (eq. 3) after each round t.
