@@ -7,7 +7,7 @@ chunk of X is split by source into clients (one
 holds the chunk and never gathered; every request runs :func:`~.protocol.respond` there and
 only the aggregates of the protocol come back. The loop is the one of every transport
 (:func:`~.driver.setup_candidates`, :class:`~.server.FederatedServer` with all clients and
-all candidates, :func:`~.driver.run_rounds`, :func:`~.driver.as_estimator`), so with the same
+all candidates, :func:`~.driver.run_rounds`, :func:`~.driver.fill_estimator`), so with the same
 Q and the same candidate stumps the fit equals the single-process one (every α to rounding).
 Not here: the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
 :mod:`.client`), the server (:mod:`.server`).
@@ -51,15 +51,11 @@ from ..stumps import _midpoints
 from ..validation import check_domains, check_positive_int
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
-from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
 from .protocol import state_to_payload
 from .server import FEDERATED_STEPS, FederatedServer, merge_quantiles
 
 __all__ = ["fit_on_dask"]
-_FITTED_ATTRIBUTES = (
-    "classes_", "domains_", "n_features_in_", "domain_classifier_", "estimators_",
-    "estimator_weights_", "history_", "federated_run_",
-)  # fmt: skip
 
 
 def _block_summary(X, y, domains) -> dict:
@@ -312,11 +308,7 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
         sum(final[c]["loss_sum"] for c in ids) / sum(final[c]["n_points"] for c in ids)
         for ids in clients_by_domain
     ])  # fmt: skip
-    mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    fitted = as_estimator(server.state, q, classes, labels, n_features, run, **mu,
-                          step=estimator.step)  # fmt: skip
-    for name in _FITTED_ATTRIBUTES:
-        setattr(estimator, name, getattr(fitted, name))
+    fill_estimator(estimator, server.state, q, classes, labels, n_features, run)
     estimator._multiclass = False
     estimator.validation_losses_ = None
     estimator.objective_ = float(agnostic_objective(losses, estimator.mu))

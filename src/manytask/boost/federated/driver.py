@@ -4,8 +4,9 @@ Lives here: :class:`FederatedRun` (what a run did), :func:`setup_candidates` (ca
 from the clients' quantile reports, then sent to every client), :func:`run_round` (one round
 of Figure 2 with the hard max, or on the soft-max F_μ of §3 when the server has ``mu``;
 nothing reaches the model unless it completes), :func:`run_rounds` (the loop, dropping failing
-clients and restarting their round) and :func:`as_estimator` (the fitted
-:class:`~manytask.boost.MultiBoostClassifier`). The in-process, Flower and Dask transports all
+clients and restarting their round) and :func:`fill_estimator` (a
+:class:`~manytask.boost.MultiBoostClassifier` given the fitted ensemble; this module does
+not import it). The in-process, Flower and Dask transports all
 run these same functions, so ``FederatedServer(..., mu=μ)`` is all a transport needs for the
 soft-max. Not here: the client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic
 (:mod:`.server`).
@@ -18,14 +19,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..multiboost import MultiBoostClassifier
 from ..objective import active_domains
 from ..steps import adaboost_error, adaboost_step
 from ..stumps import Stump
 from .protocol import ClientFailure, state_to_payload
 from .server import merge_quantiles, section_search, soft_max_aggregate
 
-__all__ = ["FederatedRun", "as_estimator", "run_round", "run_rounds", "setup_candidates"]
+__all__ = ["FederatedRun", "fill_estimator", "run_round", "run_rounds", "setup_candidates"]
 
 # Stops that end the run (a skipped round, "a domain has no client", does not).
 _FINAL_STOPS = (
@@ -271,14 +271,9 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     return history
 
 
-def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None,
-                 step="adaboost"):  # fmt: skip
-    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
-    (``mu``, ``step``: the server's soft-max parameter and step rule, kept as the
-    estimator's)."""
-    clf = MultiBoostClassifier(
-        n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu, step=step
-    )
+def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
+    """Give ``clf`` (a :class:`~manytask.boost.MultiBoostClassifier`, its parameters those of
+    the run) the fitted state of the federated ensemble; returns it."""
     clf.classes_, clf.domains_, clf.n_features_in_ = classes, domain_labels, n_features
     clf.domain_classifier_ = q
     clf.estimators_ = [

@@ -15,12 +15,13 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_X_y
 
 from ..domain import DomainClassifier
+from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
-from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
 from .protocol import InProcessTransport
 from .server import FederatedServer, check_mu
 
-__all__ = ["check_federation_inputs", "make_shards", "simulate"]
+__all__ = ["as_estimator", "check_federation_inputs", "make_shards", "simulate"]
 
 
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
@@ -126,6 +127,16 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     run.messages = transport.log
     return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu,
                         server.step)  # fmt: skip
+
+
+def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost"):
+    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
+    (``mu``, ``step``: the server's soft-max parameter and step rule, kept as the
+    estimator's)."""
+    clf = MultiBoostClassifier(
+        n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu, step=step
+    )
+    return fill_estimator(clf, state, q, classes, domain_labels, n_features, run)
 
 
 def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
