@@ -24,7 +24,8 @@ steepest-coordinate fallback at ties; a numba child first fits a tiny problem to
 compile) the kernels, timed as the first-fit overhead, and one extra child with an empty
 numba cache directory times a cold compilation.
 
-Run: ``python benchmarks/bench_boost.py`` (``--quick``: m = 6000, one repeat). XGBoost and
+Run: ``python benchmarks/bench_boost.py`` (``--quick``: m = 6000, one repeat;
+``--line-search-evaluations``: the exact line search's evaluation counts, printed). XGBoost and
 LightGBM come with the ``bench`` extra: ``pip install -e '.[bench]'``; numba with ``fast``.
 """
 
@@ -39,6 +40,7 @@ import sys
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -413,6 +415,31 @@ def _warm_up_kernels(X, y, domains, bins_options):
             kernels.PARALLEL_MIN_CELLS = previous
 
 
+def line_search_evaluations() -> dict:
+    """Evaluations of (F_l, F_l', F_l'') the exact line search (``step="exact_line_search"``)
+    needs: random coordinates (300 points, 3 sources; ``scale`` 400 makes e^{−ηu} overflow
+    inside the bracket) and crossings of two large sources (40 000 points), 8 and 6 seeds."""
+    from manytask.boost import figure1
+
+    # The problems of tests/boost/test_multiboost_round_cost.py, which checks the steps.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from boost.test_multiboost_round_cost import coordinate_problem, kink_problem
+
+    problems = {
+        "coordinate, scale 1": [(*coordinate_problem(seed), 3) for seed in range(8)],
+        "coordinate, scale 400": [(*coordinate_problem(seed, scale=400.0), 3) for seed in range(8)],
+        "crossing of two sources": [(*kink_problem(seed), 2) for seed in range(6)],
+    }
+    counts = {}
+    for name, cases in problems.items():
+        counts[name] = []
+        for case in cases:
+            pieces = figure1._CoordinatePieces(*case)
+            figure1.minimise_max_newton(pieces)
+            counts[name].append(pieces.evaluations)
+    return counts
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="m = 6000, one repeat")
@@ -422,7 +449,15 @@ def main(argv=None):
     )
     parser.add_argument("--case", nargs=3, metavar=("METHOD", "M", "BLAS_THREADS"))
     parser.add_argument("--no-cold-jit", action="store_true", help="skip the cold-compile run")
+    parser.add_argument(
+        "--line-search-evaluations", action="store_true",
+        help="print the exact line search's evaluation counts and exit",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.line_search_evaluations:
+        for name, counts in line_search_evaluations().items():
+            print(f"{name:26s} evaluations per search: {counts} (max {max(counts)})")
+        return 0
     if args.case:
         method, m, blas_threads = args.case
         with warnings.catch_warnings():

@@ -38,3 +38,14 @@ def tied_round(seed, m=60, d=3, n_domains=3):
     Q = rng.dirichlet(np.ones(n_domains), size=m)
     scaled = rng.random(m) / m
     return X, y, Q, scaled, domain_index
+
+
+def assert_errors_within(rows, committed, key, atol=0.02):
+    """Every fresh row's test errors within ``atol`` of the committed row of the same ``key``
+    (rows: dicts of a fold's run; committed: {key value: csv row})."""
+    assert sorted(committed) == sorted(row[key] for row in rows)
+    for row in rows:
+        reference = committed[row[key]]
+        assert row["n_test"] == int(reference["n_test"])
+        for column in ("error_1", "error_2", "error_3", "error_uniform", "error_agnostic"):
+            assert abs(row[column] - float(reference[column])) <= atol, (row[key], column)

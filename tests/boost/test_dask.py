@@ -97,7 +97,7 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
     "options, name",
     [({"loss": "logistic"}, "loss"), ({"beta": 0.1}, "beta"),
      ({"mixtures": [[0.5, 0.5]]}, "mixtures"), ({"tie_step": "block"}, "tie_step"),
-     ({"multi_class": "mh"}, "multi_class"), ({"step": "closed_form"}, "step"),
+     ({"multi_class": "mh"}, "multi_class"), ({"step": "lemma1_bound"}, "step"),
      ({"n_iter_no_change": 2}, "n_iter_no_change"), ({"n_bins": 1}, "n_bins")],
 )  # fmt: skip
 def test_unsupported_options_raise_naming_them(options, name):
@@ -255,16 +255,16 @@ def test_failing_worker_client_is_dropped_like_in_process(dask_client):
 
     X, y, domains, X_dask = data(seed=4)
     q = DomainClassifier().fit(X, domains)
-    fault = failing(3, "line_search", 2)
-    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=4, domain_classifier=q), X_dask, y,
-                         domains, fault=fault, retries=1)  # fmt: skip
+    fault = failing(3, "line_search", 2)  # the exact line search's phase
+    estimator = MultiBoostClassifier(n_estimators=4, domain_classifier=q, step="exact_line_search")
+    fitted = fit_on_dask(estimator, X_dask, y, domains, fault=fault, retries=1)
     # the same protocol in process, on the same clients, with the same fault
     shards, by_domain = numpy_shards(X, y, domains, q)
     transport = InProcessTransport(shards, retries=1, fault=fault)
     distinct = [np.unique(X[:, j]) for j in range(3)]
     exact = [np.concatenate([[-np.inf], _midpoints(u[:-1], u[1:])]) for u in distinct]
     features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds=exact)
-    server = FederatedServer(3, features, flat)
+    server = FederatedServer(3, features, flat, step="exact_line_search")
     history = run_rounds(server, transport, by_domain, 4)
     np.testing.assert_allclose(fitted.estimator_weights_, server.state.steps, rtol=0, atol=1e-9)
     records = fitted.federated_run_.history

@@ -150,14 +150,14 @@ def test_unlabeled_data_without_their_domains_are_rejected():
 
 def test_unlabeled_domains_must_be_known_sources():
     X, domains = _three_sources()
-    with pytest.raises(ValueError, match=r"absent from domains: \[7\]"):
+    with pytest.raises(ValueError, match=r"absent from y: \[7\]"):
         DomainClassifier().fit(X, domains, np.zeros((2, 2)), [7, 0])
 
 
 def test_prefitted_estimator_is_used_as_is():
     X, domains = _three_sources(spread=2.0)
     knn = KNeighborsClassifier(n_neighbors=15).fit(X, domains)
-    Q = _fit_quietly(DomainClassifier(estimator=knn, clip=1e-9), X, domains)
+    Q = _fit_quietly(DomainClassifier(estimator=knn, clip=1e-9, prefit=True), X, domains)
     assert Q.estimator_ is knn
     X_new = np.random.default_rng(4).normal(size=(20, 2)) * 4
     own = knn.predict_proba(X_new)
@@ -168,28 +168,40 @@ def test_prefitted_estimator_is_used_as_is():
 def test_prefitted_estimator_columns_are_reordered_to_sorted_labels():
     X, domains = _three_sources()
     knn = KNeighborsClassifier(n_neighbors=5).fit(X, domains)
-    Q = _fit_quietly(DomainClassifier(estimator=_ReversedClasses(knn)), X, domains)
+    Q = _fit_quietly(DomainClassifier(estimator=_ReversedClasses(knn), prefit=True), X, domains)
     np.testing.assert_array_equal(Q.predict(X), domains)
 
 
-def test_unfitted_estimator_is_rejected():
+def test_unfitted_estimator_is_rejected_with_prefit():
     X, domains = _three_sources()
     with pytest.raises(ValueError, match="estimator must already be fitted"):
-        DomainClassifier(estimator=KNeighborsClassifier()).fit(X, domains)
+        DomainClassifier(estimator=KNeighborsClassifier(), prefit=True).fit(X, domains)
+    with pytest.raises(ValueError, match="estimator must be a fitted classifier with prefit"):
+        DomainClassifier(prefit=True).fit(X, domains)
+
+
+def test_an_estimator_without_prefit_is_cloned_and_fitted_on_the_sources():
+    X, domains = _three_sources(spread=2.0)
+    knn = KNeighborsClassifier(n_neighbors=15)
+    Q = _fit_quietly(DomainClassifier(estimator=knn, clip=1e-9), X, domains)
+    assert Q.estimator_ is not knn and not hasattr(knn, "classes_")  # the given one untouched
+    X_new = np.random.default_rng(4).normal(size=(20, 2)) * 4
+    reference = KNeighborsClassifier(n_neighbors=15).fit(X, domains).predict_proba(X_new)
+    np.testing.assert_allclose(Q.predict_proba(X_new), clip_probabilities(reference, 1e-9)[0])
 
 
 def test_estimator_without_predict_proba_is_rejected():
     X, domains = _three_sources()
     svc = LinearSVC().fit(X, domains)
     with pytest.raises(ValueError, match="estimator must have a predict_proba method"):
-        DomainClassifier(estimator=svc).fit(X, domains)
+        DomainClassifier(estimator=svc, prefit=True).fit(X, domains)
 
 
 def test_estimator_with_other_classes_is_rejected():
     X, domains = _three_sources()
     knn = KNeighborsClassifier().fit(X, domains + 1)
     with pytest.raises(ValueError, match=r"estimator.classes_ must be the domain labels"):
-        DomainClassifier(estimator=knn).fit(X, domains)
+        DomainClassifier(estimator=knn, prefit=True).fit(X, domains)
 
 
 def test_single_domain_gives_q_identically_one():
@@ -202,7 +214,7 @@ def test_single_domain_gives_q_identically_one():
 def test_domain_with_one_sample_is_rejected():
     X, domains = _three_sources()
     domains[0] = 5
-    with pytest.raises(ValueError, match=r"domains: every source needs at least 2 .*\[5\]"):
+    with pytest.raises(ValueError, match=r"source labels\): every source needs at least 2 .*\[5\]"):
         DomainClassifier().fit(X, domains)
 
 
@@ -211,27 +223,27 @@ def test_missing_domain_labels_are_rejected(bad):
     X, domains = _three_sources()
     domains = domains.astype(object if bad is None else float)
     domains[3] = bad
-    with pytest.raises(ValueError, match="domains must not contain NaN or None"):
+    with pytest.raises(ValueError, match=r"y \(the source labels\) must not contain NaN or None"):
         DomainClassifier().fit(X, domains)
 
 
 def test_nan_inputs_are_rejected():
     X, domains = _three_sources()
     X[2, 1] = np.nan
-    with pytest.raises(ValueError, match="X must be finite"):
+    with pytest.raises(ValueError, match="Input contains NaN"):
         DomainClassifier().fit(X, domains)
 
 
 def test_domains_with_wrong_length_are_rejected():
     X, domains = _three_sources()
-    with pytest.raises(ValueError, match=r"domains must have shape \(90,\)"):
+    with pytest.raises(ValueError, match=r"y \(the source labels\) must have shape \(90,\)"):
         DomainClassifier().fit(X, domains[:-1])
 
 
 def test_predict_proba_rejects_wrong_feature_count():
     X, domains = _three_sources()
     Q = _fit_quietly(DomainClassifier(), X, domains)
-    with pytest.raises(ValueError, match="X has 3 features, expected 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but DomainClassifier is expecting 2"):
         Q.predict_proba(np.zeros((4, 3)))
 
 

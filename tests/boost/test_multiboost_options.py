@@ -69,9 +69,10 @@ def _agnostic(losses, clf):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_logistic_objective_matches_loop_and_never_increases(seed):
+def test_logistic_objective_matches_loop_and_never_increases_with_exact_steps(seed):
     X, y, domains = _two_domains(seed=seed)
-    clf = MultiBoostClassifier(n_estimators=15, loss="logistic").fit(X, y, domains=domains)
+    clf = MultiBoostClassifier(n_estimators=15, loss="logistic", step="exact_line_search")
+    clf.fit(X, y, domains=domains)
     assert len(clf.estimators_) == 15
     assert clf.objective_ == pytest.approx(_loop_losses(clf, X, y, domains).max(), rel=1e-10)
     objectives = [record["objective"] for record in clf.history_] + [clf.objective_]
@@ -89,9 +90,10 @@ def test_logistic_objective_matches_loop_and_never_increases(seed):
         {"beta": 0.005, "loss": "logistic", "mixtures": [[0.3, 0.7], [0.9, 0.1]]},
     ],
 )
-def test_each_step_is_the_fine_grid_argmin_of_the_penalised_objective(options):
+def test_each_exact_step_is_the_fine_grid_argmin_of_the_penalised_objective(options):
     X, y, domains = _two_domains(n=40, seed=2)
-    clf = MultiBoostClassifier(n_estimators=6, **options).fit(X, y, domains=domains)
+    clf = MultiBoostClassifier(n_estimators=6, step="exact_line_search", **options)
+    clf.fit(X, y, domains=domains)
     beta = options.get("beta", 0.0)
     assert len(clf.estimators_) >= 3
     Q = clf.domain_classifier_.predict_proba(X)
@@ -122,19 +124,56 @@ def test_each_step_is_the_fine_grid_argmin_of_the_penalised_objective(options):
 # --------------------------------------------------------------------------- step rules
 
 
-def test_closed_form_step_with_one_domain_is_adaboost():
+@pytest.mark.parametrize(
+    "options",
+    [{"loss": "logistic"}, {"mu": 5.0}, {"mu": 5.0, "loss": "logistic"}, {"beta": 0.005},
+     {"beta": 0.005, "loss": "logistic", "mu": 5.0}],
+)  # fmt: skip
+def test_adaboost_step_of_every_option_is_the_brute_force_closed_form(options):
+    # ε = ½(1 − Σ_i D_i y_i Q(q|x_i) h(x_i)) with D_i ∝ ω_{k(i)} c_i Φ'(−y_i f(x_i)), ω the
+    # chosen source (hard max) or the soft-max weights; η minimises N[(1 − ε)e^{−η} + εe^{η}]
+    # + βη, N = Σ_i ω_{k(i)} c_i Φ'(−y_i f(x_i)) (β = 0: ½ log((1 − ε)/ε)).
+    X, y, domains = _two_domains(n=40, seed=2)
+    clf = MultiBoostClassifier(n_estimators=4, **options).fit(X, y, domains=domains)
+    beta = options.get("beta", 0.0)
+    Q = clf.domain_classifier_.predict_proba(X)
+    signs = np.where(y == clf.classes_[1], 1.0, -1.0)
+    assert len(clf.estimators_) == 4
+    for t, record in enumerate(clf.history_):
+        (q, stump), step = clf.estimators_[t], clf.estimator_weights_[t]
+        f = sum(
+            (a * Q[:, k] * h.predict(X)
+             for (k, h), a in zip(clf.estimators_[:t], clf.estimator_weights_[:t])),
+            np.zeros(len(y)),
+        )  # fmt: skip
+        z = -signs * f
+        slope = np.exp(z) if clf.loss == "exponential" else np.exp(z) / (1 + np.exp(z)) / np.log(2)
+        omega = record["soft_weights"] if clf.mu is not None else np.eye(2)[q]
+        weights = np.array([omega[d] * slope[i] / np.sum(domains == d)
+                            for i, d in enumerate(domains)])  # fmt: skip
+        mass = weights.sum()
+        error = 0.5 * (1 - np.sum(weights * signs * Q[:, q] * stump.predict(X)) / mass)
+        assert record["step_rule"] == "adaboost"
+        assert record["error"] == pytest.approx(error, rel=1e-9)
+        root = (-beta + np.sqrt(beta**2 + 4 * mass**2 * error * (1 - error))) / (2 * mass * error)
+        assert step == pytest.approx(np.log(root), rel=1e-9)
+        if beta == 0:
+            assert step == pytest.approx(0.5 * np.log((1 - error) / error), rel=1e-9)
+
+
+def test_lemma1_bound_step_with_one_domain_is_adaboost():
     X, y, _ = _two_domains(seed=3)
     ours = AdaBoost(n_estimators=20).fit(X, y)
-    multi = MultiBoostClassifier(n_estimators=20, step="closed_form").fit(X, y)
+    multi = MultiBoostClassifier(n_estimators=20, step="lemma1_bound").fit(X, y)
     assert [stump for _, stump in multi.estimators_] == ours.estimators_
     np.testing.assert_allclose(multi.estimator_weights_, ours.estimator_weights_, rtol=1e-12)
-    assert {record["step_rule"] for record in multi.history_} == {"closed_form"}
+    assert {record["step_rule"] for record in multi.history_} == {"lemma1_bound"}
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lemma1_bound_steps_never_increase_f(seed):
     X, y, domains = _three_domains(seed=seed)
-    clf = MultiBoostClassifier(n_estimators=20, step="closed_form").fit(X, y, domains=domains)
+    clf = MultiBoostClassifier(n_estimators=20, step="lemma1_bound").fit(X, y, domains=domains)
     objectives = [record["objective"] for record in clf.history_] + [clf.objective_]
     assert np.all(np.diff(objectives) <= 1e-15)
     assert clf.objective_ < 1.0
@@ -151,10 +190,10 @@ def test_constant_over_sqrt_t_steps():
     assert {record["step_rule"] for record in clf.history_} == {"constant_over_sqrt_t"}
 
 
-def test_closed_form_needs_the_exponential_loss():
+def test_lemma1_bound_needs_the_exponential_loss():
     X, y, domains = _two_domains(n=10)
-    with pytest.raises(ValueError, match="closed_form"):
-        MultiBoostClassifier(step="closed_form", loss="logistic").fit(X, y, domains=domains)
+    with pytest.raises(ValueError, match="step='lemma1_bound' needs loss='exponential'"):
+        MultiBoostClassifier(step="lemma1_bound", loss="logistic").fit(X, y, domains=domains)
 
 
 # --------------------------------------------------------------------------- restricted Λ
@@ -187,9 +226,10 @@ def test_bad_mixtures_raise_at_fit():
 
 
 @pytest.mark.parametrize("beta", [0.002, 0.02])
-def test_l1_penalised_objective_never_increases(beta):
+def test_l1_penalised_objective_never_increases_with_exact_steps(beta):
     X, y, domains = _two_domains(seed=5)
-    clf = MultiBoostClassifier(n_estimators=25, beta=beta).fit(X, y, domains=domains)
+    clf = MultiBoostClassifier(n_estimators=25, beta=beta, step="exact_line_search")
+    clf.fit(X, y, domains=domains)
     objectives = [record["objective"] for record in clf.history_] + [clf.objective_]
     assert np.all(np.diff(objectives) <= 0)
     recomputed = _loop_losses(clf, X, y, domains).max() + beta * clf.estimator_weights_.sum()
@@ -223,13 +263,17 @@ def test_large_l1_penalty_takes_no_step():
     assert clf.objective_ == pytest.approx(1.0)
 
 
-def test_l1_closed_form_with_one_domain_solves_the_penalised_adaboost_step():
+def test_l1_steps_with_one_domain_all_solve_the_penalised_adaboost_step():
+    # One domain: Q ≡ 1, Lemma 1's bound is F itself, so the three rules coincide.
     X, y, _ = _two_domains(seed=6)
     beta = 0.05
-    clf = MultiBoostClassifier(n_estimators=5, step="closed_form", beta=beta).fit(X, y)
-    line = MultiBoostClassifier(n_estimators=5, beta=beta, loss="exponential").fit(X, y)
-    assert [h for _, h in clf.estimators_] == [h for _, h in line.estimators_]
-    np.testing.assert_allclose(clf.estimator_weights_, line.estimator_weights_, rtol=1e-9)
+    fits = [
+        MultiBoostClassifier(n_estimators=5, step=step, beta=beta).fit(X, y)
+        for step in ("adaboost", "lemma1_bound", "exact_line_search")
+    ]
+    for clf in fits[1:]:
+        assert [h for _, h in clf.estimators_] == [h for _, h in fits[0].estimators_]
+        np.testing.assert_allclose(clf.estimator_weights_, fits[0].estimator_weights_, rtol=1e-9)
 
 
 # --------------------------------------------------------------------------- early stopping
@@ -463,15 +507,14 @@ def test_block_step_beats_a_fine_two_dimensional_grid():
 
 
 @pytest.mark.parametrize("seed", [0, 2])
-def test_block_tie_step_removes_the_zig_zag(seed):
-    # The same problem and seeds as the strict xfail of test_multiboost.py.
+def test_block_tie_step_with_exact_steps_descends_and_beats_pooled_adaboost(seed):
     X, y, domains = _two_domains(n=200, seed=seed)
-    coordinate = MultiBoostClassifier(n_estimators=25).fit(X, y, domains=domains)
-    block = MultiBoostClassifier(n_estimators=25, tie_step="block").fit(X, y, domains=domains)
+    block = MultiBoostClassifier(n_estimators=25, tie_step="block", step="exact_line_search")
+    block.fit(X, y, domains=domains)
     objectives = [record["objective"] for record in block.history_] + [block.objective_]
     assert np.all(np.diff(objectives) < 0)
     assert block.objective_ == pytest.approx(_loop_losses(block, X, y, domains).max(), rel=1e-9)
-    assert block.objective_ < 0.5 < 0.99 < coordinate.objective_
+    assert block.objective_ < 0.5
     assert any(record["step_rule"] == "block" for record in block.history_)
     # 25 rounds (≤ 50 stumps) against pooled AdaBoost with 50 stumps.
     pooled = AdaBoost(n_estimators=50).fit(X, y)

@@ -1,6 +1,6 @@
-"""The cheaper default round gives the same numbers as the plain formulas it replaces: the
-Newton line search (the minimiser to rounding, checked against an independent bisection)
-and the shared exponentials."""
+"""The exact line search and the shared exponentials give the same numbers as the plain
+formulas: the Newton line search (the minimiser to rounding, checked against an independent
+bisection) and the shared exponentials. Its cost is measured in ``benchmarks/bench_boost.py``."""
 
 import warnings
 
@@ -20,7 +20,7 @@ from manytask.boost.figure1 import (
 )
 
 
-def _coordinate_problem(seed, m=300, n_domains=3, scale=1.0):
+def coordinate_problem(seed, m=300, n_domains=3, scale=1.0):
     """a_i > 0, u_i = ±Q-like values in [−1, 1], points of the domains interleaved."""
     rng = np.random.default_rng(seed)
     domain_index = rng.integers(0, n_domains, size=m)
@@ -31,11 +31,11 @@ def _coordinate_problem(seed, m=300, n_domains=3, scale=1.0):
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("scale", [1.0, 400.0])
-def test_newton_line_search_is_consistent_and_cheap(seed, scale):
-    """The step does not depend on the precomputed layout, the value is the plain F there,
-    and a handful of evaluations suffice; the large ``scale`` makes e^{−ηu} overflow inside
-    the bracket. (Exactness: against bisection in the next tests.)"""
-    scaled, u, domain_index = _coordinate_problem(seed, scale=scale)
+def test_newton_line_search_is_consistent(seed, scale):
+    """The step does not depend on the precomputed layout and the value is the plain F
+    there; the large ``scale`` makes e^{−ηu} overflow inside the bracket. (Exactness: against
+    bisection in the next tests; evaluation counts: ``bench_boost --line-search-evaluations``.)"""
+    scaled, u, domain_index = coordinate_problem(seed, scale=scale)
     step, value = line_search(scaled, u, domain_index, 3)
     assert step == line_search_step(scaled, u, domain_index, 3)
     assert line_search(scaled, u, domain_index, 3, domain_layout(domain_index, 3)) == (
@@ -43,16 +43,13 @@ def test_newton_line_search_is_consistent_and_cheap(seed, scale):
         value,
     )
     assert value == objective_along_coordinate(step, scaled, u, domain_index, 3)
-    pieces = figure1._CoordinatePieces(scaled, u, domain_index, 3)
-    minimise_max_newton(pieces)
-    assert pieces.evaluations <= 20
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_coordinate_pieces_are_the_plain_losses_and_derivatives(backend):
     if backend == "numba" and not kernels.numba_available():
         pytest.skip("numba is not installed (pip install manytask[fast])")
-    scaled, u, domain_index = _coordinate_problem(11)
+    scaled, u, domain_index = coordinate_problem(11)
     with kernels.use_backend(backend):
         pieces = figure1._CoordinatePieces(scaled, u, domain_index, 3)(0.7)
     losses, slopes = figure1.coordinate_losses(0.7, scaled, u, domain_index, 3, with_slopes=True)
@@ -88,13 +85,13 @@ def _bisected_minimiser(scaled, u, domain_index, upper=64.0):
 def test_line_search_solves_the_1d_problem_to_rounding(seed):
     """The step matches an independent bisection to 1e-12, at smooth minima and kinks alike
     (bounded Brent on the values, the former search, was off by up to 1.3e-8 here)."""
-    scaled, u, domain_index = _coordinate_problem(seed)
+    scaled, u, domain_index = coordinate_problem(seed)
     step, _ = line_search(scaled, u, domain_index, 3)
     reference = _bisected_minimiser(scaled, u, domain_index)
     assert abs(step - reference) <= 1e-12 * max(1.0, reference)
 
 
-def _kink_problem(seed, m=40_000):
+def kink_problem(seed, m=40_000):
     """Two large domains, F_1(0) = 0.9 < F_0(0) = 1, F_0 falling and F_1 rising along the
     coordinate: the minimum of the max is their crossing, where the computed gap F_0 − F_1
     is rounding noise over a band of η much wider than 4 ulps."""
@@ -109,14 +106,12 @@ def _kink_problem(seed, m=40_000):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_line_search_stops_at_a_kink_within_its_rounding(seed):
-    """The step is the bisected crossing to 1e-12 and takes at most 6 evaluations (stopping
-    only at 4 ulps, the former rule took 7–9 here, and 47 on a tie of the bench_boost data)."""
-    scaled, u, domain_index = _kink_problem(seed)
+    """The step is the bisected crossing to 1e-12."""
+    scaled, u, domain_index = kink_problem(seed)
     pieces = figure1._CoordinatePieces(scaled, u, domain_index, 2)
     step = minimise_max_newton(pieces)
     reference = _bisected_minimiser(scaled, u, domain_index)
     assert abs(step - reference) <= 1e-12 * max(1.0, reference)
-    assert pieces.evaluations <= 6
 
 
 def test_line_search_passes_a_crossing_that_is_not_the_minimum():
@@ -143,7 +138,7 @@ def test_line_search_on_huge_losses_finds_the_kink_without_warnings():
 
 
 def test_a_separating_direction_drives_the_newton_search_to_underflow():
-    scaled, u, domain_index = _coordinate_problem(3)
+    scaled, u, domain_index = coordinate_problem(3)
     step, value = line_search(scaled, np.abs(u), domain_index, 3)
     # F(0) is about 1 and falls without bound: the search runs e^{−ηu} down to underflow.
     assert not np.isfinite(step) or value <= 1e-50

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .stumps import best_stump, presort
-from .validation import check_positive_int, normalise_point_weights, signed_labels
+from .validation import (
+    check_fitted_X,
+    check_positive_int,
+    normalise_point_weights,
+    signed_labels,
+)
 
 __all__ = ["AdaBoost"]
 
@@ -46,6 +51,10 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         self.classes_, y_signed = signed_labels(y)
         one_domain = np.zeros(X.shape[0], dtype=int)
         initial_distribution = normalise_point_weights(sample_weight, one_domain, 1, np.array([0]))
+        # Points of zero weight are left out (as if removed: they would add stump thresholds).
+        kept = initial_distribution > 0
+        X, y_signed, initial_distribution = X[kept], y_signed[kept], initial_distribution[kept]
+        one_domain = one_domain[kept]
         presorted = presort(X)
         margins = np.zeros(X.shape[0])  # y_i f_{t−1}(x_i)
         self.estimators_, weights, self.errors_ = [], [], []
@@ -72,10 +81,17 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         self.errors_ = np.asarray(self.errors_, dtype=float)
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary only
+        return tags
+
+    def _check_X(self, X):
+        return check_fitted_X(self, X, "estimators_")
+
     def staged_decision_function(self, X):
         """Yield Σ_{s≤t} α_s h_s(x) after each round."""
-        check_is_fitted(self, "estimators_")
-        X = check_array(X)
+        X = self._check_X(X)
         decision = np.zeros(X.shape[0])
         for stump, alpha in zip(self.estimators_, self.estimator_weights_):
             decision = decision + alpha * stump.predict(X, check_input=False)
@@ -83,12 +99,12 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Σ_t α_t h_t(x); > 0 predicts ``classes_[1]``."""
-        check_is_fitted(self, "estimators_")
-        decision = np.zeros(check_array(X).shape[0])
+        decision = np.zeros(self._check_X(X).shape[0])
         for staged in self.staged_decision_function(X):
             decision = staged
         return decision
 
     def predict(self, X):
         """``classes_[1]`` where the decision is > 0."""
+        check_is_fitted(self, "estimators_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

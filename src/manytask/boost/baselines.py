@@ -20,13 +20,13 @@ import numbers
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .._validation import check_random_state
 from ..simplex import check_simplex
 from .adaboost import AdaBoost
-from .domain import DomainClassifier, _as_domain_labels
-from .validation import check_positive_int, signed_labels
+from .domain import DomainClassifier
+from .validation import as_domain_labels, check_fitted_X, check_positive_int, signed_labels
 
 __all__ = [
     "AdaBoostPerDomain",
@@ -44,10 +44,13 @@ PROBABILITY_CLIP = 1e-6
 
 
 def _check_sources(X, y, domains):
-    """X, y checked, binary; domains as labels; per-domain index; every source has 2 classes."""
+    """X, y checked, binary; domains as labels (None: one source); per-domain index; every
+    source has 2 classes."""
     X, y = check_X_y(X, y)
     classes, _ = signed_labels(y)
-    domains = _as_domain_labels(domains, "domains", X.shape[0])
+    if domains is None:
+        domains = np.zeros(X.shape[0], dtype=int)
+    domains = as_domain_labels(domains, "domains", X.shape[0])
     labels, domain_index = np.unique(domains, return_inverse=True)
     for k, label in enumerate(labels):
         present = np.unique(y[domain_index == k])
@@ -94,8 +97,9 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=100):
         self.n_estimators = n_estimators
 
-    def fit(self, X, y, domains):
-        """Fit ``AdaBoost(n_estimators)`` on the rows of each source; returns self."""
+    def fit(self, X, y, domains=None):
+        """Fit ``AdaBoost(n_estimators)`` on the rows of each source (``domains`` None: one
+        source); returns self."""
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
         X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
         self.n_features_in_ = X.shape[1]
@@ -107,6 +111,8 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
 
     def _position(self, domain):
         check_is_fitted(self, "estimators_")
+        if domain is None and self.domains_.size == 1:
+            return 0
         matches = np.flatnonzero(self.domains_ == domain) if domain is not None else []
         if len(matches) != 1:
             raise ValueError(
@@ -114,13 +120,21 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
             )
         return int(matches[0])
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary only
+        return tags
+
     def decision_function(self, X, domain=None):
-        """Σ_t α_t h_t(x) of the model trained on source ``domain`` (a label of ``domains_``)."""
-        return self.estimators_[self._position(domain)].decision_function(X)
+        """Σ_t α_t h_t(x) of the model trained on source ``domain`` (a label of ``domains_``;
+        None with one source)."""
+        position = self._position(domain)
+        return self.estimators_[position].decision_function(X)
 
     def predict(self, X, domain=None):
         """Predictions of AdaBoost-``domain``, the model trained on that source alone."""
-        return self.estimators_[self._position(domain)].predict(X)
+        position = self._position(domain)
+        return self.estimators_[position].predict(X)
 
     def predict_all(self, X) -> np.ndarray:
         """(p, N) predictions: row k is AdaBoost-k, the model of ``domains_[k]``."""
@@ -149,13 +163,18 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         check_positive_int(self.n_estimators, "n_estimators")
         X, y = check_X_y(X, y)
         if domains is not None:
-            _as_domain_labels(domains, "domains", X.shape[0])
+            as_domain_labels(domains, "domains", X.shape[0])
         self.estimator_ = AdaBoost(n_estimators=self.n_estimators).fit(
             X, y, sample_weight=sample_weight
         )
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = X.shape[1]
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary only
+        return tags
 
     def decision_function(self, X):
         """Σ_t α_t h_t(x) of the pooled AdaBoost."""
@@ -340,6 +359,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     domain_marginals_ : (p,) Q(k)
     z_ : (p,) mixture parameters
     domain_losses_ : (p,) L_k(h_z) on the data z was fitted on (None if ``z`` was given)
+    n_iter_ : int, subgradient iterations of :func:`fit_mixture_weights` (0 if ``z`` was given)
 
     Examples
     --------
@@ -425,8 +445,14 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
                 columns.append(adaboost_probability(estimator.decision_function(X)))
         return np.column_stack(columns)
 
-    def fit(self, X, y, domains):
-        """Fit h_k per source, Q(k|x) and the mixture parameters z; returns self."""
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary only
+        return tags
+
+    def fit(self, X, y, domains=None):
+        """Fit h_k per source, Q(k|x) and the mixture parameters z (``domains`` None: one
+        source); returns self."""
         self._check_parameters()
         X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
         n_domains = self.domains_.size
@@ -457,7 +483,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
 
         if self.z is not None:
             self.z_ = check_simplex(self.z, n_domains, name="z")
-            self.domain_losses_ = None
+            self.domain_losses_, self.n_iter_ = None, 0
             return self
         rows = held_out if held_out.any() else fit_rows
         self.z_, self.domain_losses_ = fit_mixture_weights(
@@ -469,6 +495,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
             max_iter=int(self.max_iter),
             learning_rate=float(self.learning_rate),
         )
+        self.n_iter_ = int(self.max_iter)  # the subgradient iterations run (best one kept)
         return self
 
     def _per_domain_predictors(self, base, X, y, domain_index, fit_rows):
@@ -504,8 +531,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """(N, 2): columns P(classes_[0] | x) = 1 − h_z(x) and P(classes_[1] | x) = h_z(x)."""
-        check_is_fitted(self, "z_")
-        X = check_array(X)
+        X = check_fitted_X(self, X, "z_")
         positive = dmsa_combination(
             self.z_, self._domain_probabilities(X), self.domain_marginals_,
             self._base_probabilities(X),
@@ -519,4 +545,5 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where h_z(x) > ½."""
-        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        positive = self.predict_proba(X)[:, 1]
+        return self.classes_[(positive > 0.5).astype(int)]

@@ -2,9 +2,10 @@
 
 :class:`DomainClassifier` fits (by default) a multinomial logistic regression on standardised
 inputs to predict the source index, optionally on extra unlabelled inputs whose source is
-known, or wraps a classifier the user has already fitted. The Q-ensemble (eq. 3) and the
-Q-weighted errors need Q(k|x) > 0 on the training points, so the probabilities are clipped
-from below and renormalised. The boosters that use Q live elsewhere.
+known, or fits a classifier the user gives, or (``prefit=True``) uses one already fitted.
+The Q-ensemble (eq. 3) and the Q-weighted errors need Q(k|x) > 0 on the training points,
+so the probabilities are clipped from below and renormalised.
+The boosters that use Q live elsewhere.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import as_points, check_positive
+from .._validation import check_positive
+from .validation import as_domain_labels, check_fitted_X
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
 
@@ -58,23 +60,6 @@ def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
     return np.maximum(clipped, clip), int(clipped_mask.sum())
 
 
-def _as_domain_labels(domains, name: str, n_samples: int) -> np.ndarray:
-    """Return the source labels as a 1-D array of length ``n_samples``, rejecting NaN/None."""
-    labels = np.asarray(domains)
-    if labels.ndim != 1 or labels.shape[0] != n_samples:
-        raise ValueError(f"{name} must have shape ({n_samples},), got {labels.shape}")
-    if labels.dtype.kind == "f":
-        missing = ~np.isfinite(labels)
-    elif labels.dtype.kind == "O":
-        missing = np.array([label is None or label != label for label in labels], dtype=bool)
-    else:
-        missing = np.zeros(n_samples, dtype=bool)
-    if np.any(missing):
-        index = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"{name} must not contain NaN or None, found {labels[index]!r} at {index}")
-    return labels
-
-
 class DomainClassifier(BaseEstimator):
     """Q(k|x): probabilities of the source domains given the input, bounded below by ``clip``.
 
@@ -82,12 +67,15 @@ class DomainClassifier(BaseEstimator):
     ----------
     estimator : classifier or None
         None (default): ``StandardScaler`` followed by a multinomial ``LogisticRegression``,
-        fitted in :meth:`fit` to predict the source label. Otherwise an already fitted
-        scikit-learn classifier with ``predict_proba`` whose ``classes_`` are exactly the
-        source labels; it is used as is (never refitted).
+        fitted in :meth:`fit` to predict the source label (§6). Otherwise a scikit-learn
+        classifier with ``predict_proba``: cloned and fitted on the source labels in
+        :meth:`fit`, or, with ``prefit=True``, already fitted (its ``classes_`` exactly the
+        source labels) and used as is.
     clip : float
         Lower bound on every probability, in (0, 1/K]; entries below it are raised to it and
         the rows renormalised (:func:`clip_probabilities`).
+    prefit : bool
+        True: ``estimator`` is already fitted and is used as is (never refitted).
 
     Attributes
     ----------
@@ -117,34 +105,36 @@ class DomainClassifier(BaseEstimator):
     (1, 2)
     """
 
-    def __init__(self, estimator=None, clip: float = 1e-6):
+    def __init__(self, estimator=None, clip: float = 1e-6, prefit: bool = False):
         self.estimator = estimator
         self.clip = clip
+        self.prefit = prefit
 
-    def fit(self, X, domains, X_unlabeled=None, domains_unlabeled=None):
-        """Fit Q on the inputs ``X`` of known source ``domains`` (plus extra unlabelled ones).
+    def fit(self, X, y, X_unlabeled=None, domains_unlabeled=None):
+        """Fit Q on the inputs ``X`` of known source ``y`` (plus extra unlabelled ones).
 
         Parameters
         ----------
         X : array-like of shape (N, d)
             The (labelled) training inputs of all sources.
-        domains : array-like of shape (N,)
-            Source label of each row of ``X`` (ints or strings).
+        y : array-like of shape (N,)
+            Source label of each row of ``X`` (ints or strings): the target of Q.
         X_unlabeled : array-like of shape (N', d), optional
             Extra inputs without class labels but with known source; added to the training
-            set of the default classifier (ignored with a pre-fitted ``estimator``).
+            set (ignored with ``prefit=True``).
         domains_unlabeled : array-like of shape (N',), optional
-            Their sources; required with ``X_unlabeled`` and drawn from the labels in
-            ``domains``.
+            Their sources; required with ``X_unlabeled`` and drawn from the labels in ``y``.
 
         Returns
         -------
         self
         """
-        X = as_points(X)
-        domains = _as_domain_labels(domains, "domains", X.shape[0])
-        if X.shape[0] == 0:
-            raise ValueError("X must contain at least one sample, got shape (0, d)")
+        X = check_array(X)
+        domains = as_domain_labels(y, "y (the source labels)", X.shape[0])
+        if not isinstance(self.prefit, (bool, np.bool_)):
+            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
+        if self.prefit and self.estimator is None:
+            raise ValueError("estimator must be a fitted classifier with prefit=True, got None")
         classes = np.unique(domains)
         clip = check_positive(self.clip, "clip")
         if clip * classes.size > 1:
@@ -160,24 +150,28 @@ class DomainClassifier(BaseEstimator):
             )
         X_train, domains_train = X, domains
         if X_unlabeled is not None:
-            X_unlabeled = as_points(X_unlabeled, "X_unlabeled", n_features=X.shape[1])
-            domains_unlabeled = _as_domain_labels(
+            X_unlabeled = check_array(X_unlabeled, input_name="X_unlabeled")
+            if X_unlabeled.shape[1] != X.shape[1]:
+                raise ValueError(
+                    f"X_unlabeled has {X_unlabeled.shape[1]} features, expected {X.shape[1]}"
+                )
+            domains_unlabeled = as_domain_labels(
                 domains_unlabeled, "domains_unlabeled", X_unlabeled.shape[0]
             )
             unknown = np.setdiff1d(np.unique(domains_unlabeled), classes)
             if unknown.size:
                 raise ValueError(
-                    f"domains_unlabeled contains labels absent from domains: {unknown.tolist()}"
+                    f"domains_unlabeled contains labels absent from y: {unknown.tolist()}"
                 )
             X_train = np.vstack([X, X_unlabeled])
             domains_train = np.concatenate([domains, domains_unlabeled])
 
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
-        if self.estimator is None:
-            self.estimator_ = self._fit_default(X_train, domains_train)
-        else:
+        if self.prefit:
             self.estimator_ = self._check_fitted_estimator(self.estimator)
+        else:
+            self.estimator_ = self._fit_estimator(X_train, domains_train)
         self._fitted_columns = self._columns_of_classes()
         probabilities = self._raw_probabilities(X)
         _, self.n_clipped_ = clip_probabilities(probabilities, clip)
@@ -191,15 +185,23 @@ class DomainClassifier(BaseEstimator):
             )
         return self
 
-    def _fit_default(self, X_train, domains_train):
+    def _fit_estimator(self, X_train, domains_train):
         if self.classes_.size == 1:
             return None
         labels, counts = np.unique(domains_train, return_counts=True)
         if np.any(counts < 2):
             lonely = labels[counts < 2].tolist()
             raise ValueError(
-                f"domains: every source needs at least 2 samples to fit Q, got 1 for {lonely}"
+                f"y (the source labels): every source needs at least 2 samples to fit Q, got "
+                f"1 for {lonely}"
             )
+        if self.estimator is not None:
+            if not hasattr(self.estimator, "predict_proba"):
+                raise ValueError(
+                    "estimator must have a predict_proba method, got "
+                    f"{type(self.estimator).__name__}"
+                )
+            return clone(self.estimator).fit(X_train, domains_train)
         # lbfgs on more than two classes fits the multinomial (softmax) model.
         pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         return pipeline.fit(X_train, domains_train)
@@ -247,11 +249,11 @@ class DomainClassifier(BaseEstimator):
         """Return Q(k|x) of shape (N, K), columns in the order of ``classes_``, rows summing
         to one, every entry ≥ ``clip`` (clipped silently here; :meth:`fit` reports clipping
         on the training points)."""
-        check_is_fitted(self, "classes_")
-        X = as_points(X, n_features=self.n_features_in_)
+        X = check_fitted_X(self, X, "classes_")
         clipped, _ = clip_probabilities(self._raw_probabilities(X), float(self.clip))
         return clipped
 
     def predict(self, X) -> np.ndarray:
         """Return the most probable source label of each row of ``X``."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        probabilities = self.predict_proba(X)
+        return self.classes_[np.argmax(probabilities, axis=1)]

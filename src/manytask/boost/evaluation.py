@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..simplex import check_simplex
-from .domain import _as_domain_labels
+from .validation import as_domain_labels
 
 __all__ = ["MixtureErrors", "mixture_errors"]
 
@@ -76,7 +76,7 @@ def mixture_errors(
         raise ValueError(f"y must have shape ({n_samples},), got {y.shape}")
     if n_samples == 0:
         raise ValueError("X must contain at least one sample")
-    domains = _as_domain_labels(domains, "domains", n_samples)
+    domains = as_domain_labels(domains, "domains", n_samples)
     labels, domain_index = np.unique(domains, return_inverse=True)
     if predict is not None and predict_kwargs is not None:
         raise ValueError("predict and predict_kwargs cannot be given together")

@@ -26,7 +26,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .._validation import check_positive
 from .adaboost import AdaBoost
@@ -46,6 +46,7 @@ from .figure1 import (
 from .multiclass import class_codes
 from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losses, phi_domain_losses
 from .rounds import GeneralRounds, HardMaxRounds, stump_values
+from .steps import check_step
 from .stumps import presort
 from .ties import (
     soft_line_search_step,
@@ -55,6 +56,7 @@ from .ties import (
 )
 from .validation import (
     check_domains,
+    check_fitted_X,
     check_positive_int,
     check_sample_weight,
     normalise_point_weights,
@@ -79,8 +81,6 @@ __all__ = [
     "weighted_error",
 ]
 
-STEP_RULES = ("line_search", "closed_form", "constant_over_sqrt_t")
-
 
 class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEstimator):
     """MULTIBOOST (Figure 1): a Q-ensemble of stumps good on every source domain (or mixture).
@@ -90,8 +90,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     round t computes the losses F_k and the active set K_t (ties within ``ACTIVE_RTOL``); for
     k ∈ K_t the distribution D_t(k,·) and the exact best stump h_{k,r} for the weights
     D_t(k, i) Q(k|x_i), i.e. the least ε_{t,k,r}; the direction (k, r) maximising
-    (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}]; the step η_t = argmin_{η≥0} F(α + η e_{k,r}) by Lemma 1's
-    closed form where it is exact (one domain) and by an exact line search otherwise.
+    (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] (line 10); the step η_t = ½ log((1 − ε_{t,k,r})/ε_{t,k,r})
+    of Lemma 1, AdaBoost's step, the closed form §6 ran (``step`` selects other rules).
     More than two classes (or ``multi_class="mh"``) use the AdaBoost.MH-style Q-ensemble of
     :mod:`manytask.boost.multiclass` (derivation there).
 
@@ -102,7 +102,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     domain_classifier : DomainClassifier, fitted classifier with predict_proba, or None
         Q(k|x). None: ``DomainClassifier()`` fitted on (X, domains). A ``DomainClassifier`` is
         cloned and fitted; any other classifier must be already fitted on the source labels
-        and is wrapped as ``DomainClassifier(estimator=...)``.
+        and is wrapped as ``DomainClassifier(estimator=..., prefit=True)``.
     n_bins : int or None
         None: exact stump search; an int: histogram-binned search (see :func:`presort`),
         whose stumps split at bin edges only, in every round and at ties.
@@ -120,13 +120,20 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     loss : {"exponential", "logistic"}
         Φ(u) = eᵘ (ADABOOST) or log₂(1 + eᵘ) (§3; base 2 so that Φ(−u) ≥ 1{u ≤ 0}). The
         distributions D_t use Φ'; the logistic step is found by the exact line search.
-    step : {"line_search", "closed_form", "constant_over_sqrt_t"}
-        "line_search" (default): η = argmin_{η≥0} F(α + η e) (+ βη), exact. "closed_form":
-        the minimiser of Lemma 1's upper bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η} + ε_l e^{η}]
-        (+ βη), in closed form ½ log((1 − ε_k)/ε_k) when the max is attained by one l, exact
-        (= the line search) with one domain, never increasing F otherwise (the bound is tight
-        at η = 0); Φ = exp only. "constant_over_sqrt_t": η_t = ``step_constant``/√t, taken as
-        is (a diminishing-step schedule: F may increase).
+    step : {"adaboost", "exact_line_search", "lemma1_bound", "constant_over_sqrt_t"}
+        The step η along the chosen coordinate (:mod:`manytask.boost.steps`).
+        "adaboost" (default, Lemma 1 and §6): η = ½ log((1 − ε)/ε) with ε the weighted error
+        of the chosen direction under the distribution that chose it (D_t(k,·) of Figure 1;
+        the soft-max- or λ-weighted one with ``mu`` or ``mixtures``; over the codes in the
+        multi-class case, AdaBoost.MH's ½ log((1 + r)/(1 − r))); with β the minimiser of
+        N[(1 − ε)e^{−η} + εe^{η}] + βη. Always positive; F may rise at a tie (the next round
+        then works on the source that rose). "exact_line_search": η = argmin_{η≥0}
+        F(α + η e) (+ βη), line 11 solved exactly (§3); at a tie it may be 0, and the round
+        then falls back to other directions (see Notes). "lemma1_bound": the minimiser of
+        Lemma 1's whole bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η} + ε_l e^{η}] (+ βη), closed form
+        where one l attains the max, never increasing F; Φ = exp only. "constant_over_sqrt_t":
+        η_t = ``step_constant``/√t (§6), taken as is. The old names "line_search" and
+        "closed_form" raise a ValueError naming "exact_line_search" and "lemma1_bound".
     step_constant : float > 0
         C of the C/√t rule.
     mixtures : None or array-like (v, p)
@@ -173,13 +180,13 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     domain_classifier_ : DomainClassifier
     history_ : list of dict
         Per round: ``losses`` (F_k(α_{t−1}) per domain), ``active`` (K_t, domain labels; with
-        ``mixtures``, vertex indices), ``domain``, ``stump``, ``step``, ``step_rule``
-        (``"closed_form"``, ``"lemma1_bound"``, ``"line_search"``, ``"constant_over_sqrt_t"``
-        or ``"separating"``), ``direction_rule`` (``"paper"``, ``"steepest"``, ``"vertex"`` or
+        ``mixtures``, vertex indices), ``domain``, ``stump``, ``step``, ``step_rule`` (the
+        ``step`` parameter, or ``"separating"``), with ``step="adaboost"`` also ``error`` (the
+        ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``, ``"steepest"``, ``"vertex"`` or
         ``"soft_max"``); with ``tie_step="block"`` a tied round has ``step_rule="block"`` and
         lists in ``domain``, ``stump``, ``step``, ``rate``; with ``mu`` also ``soft_weights``;
         with ``mixtures`` ``vertex_losses``; ``objective`` (F or F_μ, plus β‖α‖₁) except on
-        the default hard-max path (binary, exp, simplex, β = 0, line search). A last entry
+        the default hard-max path (binary, exp, simplex, β = 0). A last entry
         with ``stump=None`` and ``stop`` gives the reason when boosting stops early; early
         stopping sets ``stop="early stopping"`` on the last round run (``history_`` keeps
         every round run, ``estimators_`` only those up to the best validation round).
@@ -194,20 +201,17 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
 
     Notes
     -----
-    * Ties: at α = 0 every F_k = 1, so all domains are active, and the paper's direction
-      (best for one active F_k) may increase another active F_l — then F, a max, cannot
-      decrease along it (§3 assumes this away). We then try the other active domains' best
-      stumps in score order and, on the default path, the steepest coordinate direction of F
-      itself, argmax_{q,h} min_{l∈K_t} −F_l'(α; e_{q,h}) over the stumps the model searches
-      (exact, or the bin edges with ``n_bins``; :mod:`~manytask.boost.steepest`). If no
-      coordinate decreases F boosting stops (``stop="no coordinate decreases F"``).
-    * Zig-zag: at F_0 ≈ F_1 each domain's best coordinate raises the other domain's loss,
-      so the exact step stops at the next tie, and the steepest coordinate makes little
-      progress there either: F stalls (on the two-source test problem, seeds 0 and 2, F stays
-      ≈ 0.995 after 50 rounds, 29–31 of them steepest-coordinate fallbacks, and the worst
-      domain error ≈ 0.47). Remedies: the soft-max ``mu`` (§3), or ``tie_step="block"``, a
-      block-coordinate step over the tied domains' best coordinates which keeps the tie and
-      lowers every active F_k together (there F ≈ 0.30, worst-domain error ≈ 0.07).
+    * Ties: at α = 0 every F_k = 1, so all sources are active, and the paper's direction
+      (best for one active F_k) may raise another active F_l, so F, a max, cannot decrease
+      along it (§3 assumes this away). The AdaBoost step takes it anyway: F rises a little,
+      the source that rose leads the next round, and the ensemble improves on every source
+      in turn. The exact line search cannot (its step along such a direction is 0); it tries
+      the other active sources' best stumps, then the steepest coordinate of F itself,
+      argmax_{q,h} min_{l∈K_t} −F_l'(α; e_{q,h}) (:mod:`~manytask.boost.steepest`), stops
+      when no coordinate decreases F (``stop="no coordinate decreases F"``), and at F_0 ≈ F_1
+      it zig-zags: each step ends at the next tie and F stalls. Remedies for that rule: the
+      soft-max ``mu`` (§3) or ``tie_step="block"`` (a joint step over the tied sources' best
+      coordinates).
     * A stump with y Q h > 0 on every training point makes F → 0 as η → ∞; we take the finite
       step η = (1 + ‖α‖₁)/min_i Q(k|x_i), which gives every training point a positive margin,
       and stop (with one domain and t = 1 this is α = 1, scikit-learn's convention).
@@ -236,7 +240,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         random_state=None,
         mu=None,
         loss="exponential",
-        step="line_search",
+        step="adaboost",
         step_constant=1.0,
         mixtures=None,
         beta=0.0,
@@ -273,12 +277,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             raise ValueError(f"mu must be None or a finite number > 0, got {self.mu!r}")
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        if self.step not in STEP_RULES:
-            raise ValueError(f"step must be one of {STEP_RULES}, got {self.step!r}")
-        if self.step == "closed_form" and self.loss != "exponential":
-            raise ValueError(
-                f"step='closed_form' (Lemma 1) needs loss='exponential', got loss={self.loss!r}"
-            )
+        check_step(self.step, self.loss)
         check_positive(self.step_constant, "step_constant", strict=True)
         check_positive(self.beta, "beta", strict=False)
         if self.tie_step not in ("coordinate", "block"):
@@ -330,7 +329,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         n_classes = self.classes_.size
         if n_classes < 2:
             raise ValueError(
-                f"y must contain at least two classes, got {n_classes}: {self.classes_.tolist()}"
+                f"y must contain at least two classes, got 1 class: {self.classes_.tolist()}"
             )
         if self.multi_class == "binary" and n_classes != 2:
             raise ValueError(
@@ -352,13 +351,14 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             else np.where(class_index == 1, 1.0, -1.0)[:, None]
         )
 
-        train = np.arange(m)
+        # Points of zero weight are left out (as if removed: they would add stump thresholds).
+        train = np.arange(m) if sample_weight is None else np.flatnonzero(sample_weight > 0)
         validation = None
         if self.n_iter_no_change is not None:
             train, validation = train_test_split(
                 train,
                 test_size=self.validation_fraction,
-                stratify=domain_index,
+                stratify=domain_index[train],
                 random_state=split_seed(self.random_state),
             )
             train, validation = np.sort(train), np.sort(validation)
@@ -382,16 +382,16 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             return DomainClassifier().fit(X, domains)
         if isinstance(self.domain_classifier, DomainClassifier):
             return clone(self.domain_classifier).fit(X, domains)
-        return DomainClassifier(estimator=self.domain_classifier).fit(X, domains)
+        return DomainClassifier(estimator=self.domain_classifier, prefit=True).fit(X, domains)
 
     def _uses_default_path(self):
-        """Figure 1 as first implemented (binary, exp, simplex, no ℓ1, exact steps)."""
+        """Figure 1 (binary, exp, simplex, no ℓ1, AdaBoost or exact steps): the fast round."""
         return (
             not self._multiclass
             and self.loss == "exponential"
             and self._mixtures is None
             and float(self.beta) == 0.0
-            and self.step == "line_search"
+            and self.step in ("adaboost", "exact_line_search")
             and self.tie_step == "coordinate"
         )
 
@@ -472,13 +472,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
     # ----------------------------------------------------------------- prediction
 
     def _check_X(self, X):
-        check_is_fitted(self, "estimators_")
-        X = check_array(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, the model was fitted on {self.n_features_in_}"
-            )
-        return X
+        return check_fitted_X(self, X, "estimators_")
 
     def staged_decision_function(self, X):
         """Yield f_t(x) = Σ_{s≤t} α_s Q(k_s|x) h_s(x)  (eq. 3) after each round t.

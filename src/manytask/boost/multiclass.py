@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .steps import TIE_RTOL, first_best
 from .stumps import Stump
 
 __all__ = ["VectorStump", "best_vector_stump", "class_codes", "steepest_common_stump"]
@@ -155,13 +156,14 @@ def best_vector_stump(presorted, signed) -> tuple[VectorStump, float]:
     """
     signed = np.asarray(signed, dtype=float)
     total = signed.sum(axis=0)  # T_c
+    scale = np.abs(signed).sum()
     best = (-np.inf, 0, 0, total)
     for feature in range(presorted.n_features):
         prefix, valid = _split_prefixes(presorted, feature, signed)
         rates = np.abs(total[None, :] - 2.0 * prefix).sum(axis=1)
         rates = np.where(valid, rates, -np.inf)
-        split = int(np.argmax(rates))
-        if rates[split] > best[0]:
+        split = first_best(rates, scale, maximise=True)
+        if rates[split] > best[0] + TIE_RTOL * scale:  # a tie keeps the first feature
             best = (float(rates[split]), feature, split, total - 2.0 * prefix[split])
     rate, feature, split, edges = best
     return _vector_from_split(presorted, feature, split, edges), rate

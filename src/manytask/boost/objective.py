@@ -28,6 +28,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logsumexp, softmax
 
+from .steps import TIE_RTOL, two_exponential_step
+
 __all__ = [
     "LOSSES",
     "agnostic_objective",
@@ -51,7 +53,7 @@ __all__ = [
 
 LOSSES = ("exponential", "logistic")
 # Relative tolerance of "L_v(α) = F(α)" in the active set (Figure 1, line 5).
-ACTIVE_RTOL = 1e-9
+ACTIVE_RTOL = TIE_RTOL
 _MAX_DOUBLINGS = 60
 _LN2 = np.log(2.0)
 
@@ -335,19 +337,6 @@ def penalised_line_search(base_margins, directions, domain_index, point_weights,
     return minimise_along(lambda step: losses_and_slopes_along(step, *arguments), mu, beta)
 
 
-def _penalised_two_exponential_step(plus, minus, beta) -> float:
-    """argmin_η A e^{−η} + B e^{η} + β η  (η ≥ 0): the root u = e^η of B u² + β u − A = 0.
-
-    β = 0 gives η = ½ log(A/B), Lemma 1's ½ log((1 − ε)/ε) with A ∝ 1 − ε, B ∝ ε.
-    """
-    if minus <= 0:
-        return np.inf if beta == 0 else float(np.log(plus / beta)) if plus > beta else 0.0
-    if beta == 0:
-        return max(0.0, 0.5 * float(np.log(plus / minus)))
-    root = (-beta + np.sqrt(beta * beta + 4.0 * minus * plus)) / (2.0 * minus)
-    return max(0.0, float(np.log(root)))
-
-
 def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, bool]:
     """η minimising Lemma 1's bound: agg_v Σ_k λ^v_k (A_k e^{−η} + B_k e^{η}) + βη, η ≥ 0.
 
@@ -369,7 +358,7 @@ def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, b
 
     if mu is None or plus_v.size == 1:
         for vertex in np.argsort(-(plus_v + minus_v), kind="stable"):
-            step = _penalised_two_exponential_step(plus_v[vertex], minus_v[vertex], beta)
+            step = two_exponential_step(plus_v[vertex], minus_v[vertex], beta)
             if not np.isfinite(step):
                 continue
             values = plus_v * np.exp(-step) + minus_v * np.exp(step)

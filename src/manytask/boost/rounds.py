@@ -45,6 +45,7 @@ from .objective import (
     phi_domain_losses,
 )
 from .steepest import steepest_coordinate
+from .steps import adaboost_error, adaboost_step
 from .stumps import Stump, best_stump, predict_presorted
 from .ties import (
     block_step,
@@ -65,6 +66,15 @@ def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
     """
     values = stump.predict(X, check_input=check_input)
     return values[:, None] if values.ndim == 1 else values
+
+
+def _adaboost_or_separating(error, directions, weighted, beta=0.0, mass=1.0) -> float:
+    """The AdaBoost step (:func:`~.steps.adaboost_step`), or ``inf`` (the separating case)
+    when β = 0 and y Q h > 0 on every point with weight (``weighted``: a mask, None = all)."""
+    seen = directions if weighted is None else directions[weighted]
+    if beta == 0 and np.all(seen > 0):
+        return np.inf
+    return adaboost_step(error, beta, mass)
 
 
 class _Rounds:
@@ -126,11 +136,11 @@ class HardMaxRounds(_Rounds):
         )
         record = {"losses": losses.copy(), "active": self.domains_[active].tolist()}
 
-        candidates = [
-            (int(active[row]), results[row].stump)
-            for row in np.argsort(-scores, kind="stable")
-            if scores[row] > 0
-        ]
+        order = [row for row in np.argsort(-scores, kind="stable") if scores[row] > 0]
+        if self.step == "adaboost":
+            return self._adaboost_step(record, presorted, Q, margins, weights, active, results,
+                                       order, normalisers, scores, weighted)  # fmt: skip
+        candidates = [(int(active[row]), results[row].stump) for row in order]
         chosen = None
         direction_rule = "paper"
         for k, stump in candidates:
@@ -151,6 +161,27 @@ class HardMaxRounds(_Rounds):
         return self._take_step(
             record, margins, weights, k, stump, step, step_rule, directional_margins, Q,
             direction_rule,
+        )  # fmt: skip
+
+    def _adaboost_step(self, record, presorted, Q, margins, weights, active, results, order,
+                       normalisers, scores, weighted):  # fmt: skip
+        """Lines 10–12 with η_t = ½ log((1 − ε_{t,k,r})/ε_{t,k,r}) (Lemma 1, §6); True = stop.
+
+        ``weighted``: the points with a_i > 0 (None: all); h right on all of them is the
+        separating case (ε = 0 up to rounding), as for every rule."""
+        if not order:
+            record.update(domain=None, stump=None, step=0.0, stop="no direction with error < 1/2")
+            self.history_.append(record)
+            return True
+        row = order[0]
+        k, stump = int(active[row]), results[row].stump
+        error = adaboost_error(scores[row], normalisers[k])
+        directional_margins = self._signed_domain_columns[k] * predict_presorted(presorted, stump)
+        step = _adaboost_or_separating(error, directional_margins, weighted)
+        return self._take_step(
+            record, margins, weights, k, stump, step,
+            "adaboost" if np.isfinite(step) else "separating", directional_margins, Q, "paper",
+            error=error,
         )  # fmt: skip
 
     def _soft_round(self, X, y, Q, presorted, domain_index, point_weights, margins, weights):
@@ -174,8 +205,12 @@ class HardMaxRounds(_Rounds):
         stump = results[q].stump
         # u_i = (y_i Q(q|x_i)) h(x_i), h read from the presorted features (= h.predict(X)).
         directional_margins = self._signed_domain_columns[q] * predict_presorted(presorted, stump)
-        step, step_rule = 0.0, "line_search"
-        if rates[q] > 0:
+        step, step_rule, details = 0.0, self.step, {}
+        if rates[q] > 0 and self.step == "adaboost":
+            # D ∝ p_{k(i)} a_i over every point: its mass is Σ_k p_k F_k.
+            details["error"] = adaboost_error(rates[q], domain_weights @ losses)
+            step = _adaboost_or_separating(details["error"], directional_margins, scaled_losses > 0)
+        elif rates[q] > 0:
             weighted = scaled_losses > 0
             if np.all(directional_margins[weighted] > 0):
                 step = np.inf
@@ -185,19 +220,19 @@ class HardMaxRounds(_Rounds):
                 )
         if not np.isfinite(step):
             step_rule = "separating"
-        elif not (
-            step > 0
+        elif not step > 0 or (
+            self.step != "adaboost"
             and soft_objective_along(
                 step, scaled_losses, directional_margins, domain_index, n_domains, mu
             )
-            < objective
+            >= objective
         ):
             record.update(domain=None, stump=None, step=0.0, stop="no coordinate decreases F_mu")
             self.history_.append(record)
             return True
         return self._take_step(
             record, margins, weights, q, stump, step, step_rule, directional_margins, Q,
-            "soft_max",
+            "soft_max", **details,
         )  # fmt: skip
 
     def _step(self, k, stump, scaled_losses, domain_index, weighted, objective, presorted):
@@ -211,7 +246,7 @@ class HardMaxRounds(_Rounds):
         seen = directional_margins if weighted is None else directional_margins[weighted]
         if np.all(seen > 0):
             return np.inf, "separating", directional_margins
-        step, rule = None, "line_search"
+        step, rule = None, "exact_line_search"
         if np.all(np.abs(seen) == 1.0):
             # Lemma 1's bound is then an equality: F_l(α + ηe) = (Z_l/m_l)[(1−ε_l)e^{−η} + ε_l e^η].
             normalisers = np.bincount(domain_index, weights=scaled_losses, minlength=n_domains)
@@ -225,7 +260,7 @@ class HardMaxRounds(_Rounds):
             if lemma1_bound(candidate, normalisers, cross_errors) <= normalisers[k] * (
                 (1 - cross_errors[k]) * np.exp(-candidate) + cross_errors[k] * np.exp(candidate)
             ):
-                step, rule = float(candidate), "closed_form"
+                step = float(candidate)
         if step is None:
             step, value = line_search(
                 scaled_losses, directional_margins, domain_index, n_domains, self._domain_layout
@@ -287,17 +322,21 @@ class GeneralRounds(_Rounds):
         block_ties = self.tie_step == "block" and self.step != "constant_over_sqrt_t"
         if block_ties and mu is None and active.size > 1:
             block = {}
-            for rate, q, stump, tag in candidates:  # by decreasing rate: each tag's best
+            for rate, q, stump, tag, _ in candidates:  # by decreasing rate: each tag's best
                 block.setdefault(tag, (rate, q, stump))
             if len(block) > 1:
                 stop = self._try_block(state, record, objective, list(block.values()))
                 if stop is not None:
                     return stop
-        for rate, q, stump, _ in candidates:
-            stop = self._try_direction(state, record, objective, rate, q, stump, direction_rule)
+        if self.step == "adaboost":
+            candidates = candidates[:1]  # always taken: the best direction (Figure 1, line 10)
+        for rate, q, stump, _, mass in candidates:
+            stop = self._try_direction(
+                state, record, objective, rate, q, stump, direction_rule, mass
+            )
             if stop is not None:
                 return stop
-        if mu is None and active.size > 1:
+        if mu is None and active.size > 1 and self.step != "adaboost":
             tied = np.eye(n_domains)[active] if mixtures is None else mixtures[active]
             rate, q, stump = self._steepest_tied_coordinate(
                 tied, codes, Q, presorted, domain_index, gradient_weights
@@ -307,19 +346,31 @@ class GeneralRounds(_Rounds):
                 if stop is not None:
                     return stop
         reason = "no coordinate decreases F" + (" + beta*|alpha|_1" if beta > 0 else "")
+        if self.step == "adaboost":
+            reason = "no direction with error < 1/2" + (" and rate > beta" if beta > 0 else "")
         record.update(domain=None, stump=None, step=0.0, stop=reason)
         self.history_.append(record)
         return True
 
-    def _try_direction(self, state, record, objective, rate, q, stump, direction_rule):
+    def _try_direction(self, state, record, objective, rate, q, stump, direction_rule,
+                       mass=None):  # fmt: skip
         """Step along Q(q|·)h if it decreases the objective (True/False = stop or not), else
-        None; the C/√t rule always steps."""
+        None; the AdaBoost and C/√t rules always step (``mass``: see _direction_candidates)."""
         X, codes, Q, domain_index, code_weights, margins, weights, round_number = state
         directions = codes * Q[:, [q]] * stump_values(stump, X, check_input=False)  # u_ic
-        step, step_rule = self._coordinate_step(
-            margins, directions, domain_index, code_weights, round_number
-        )
-        if step_rule not in ("separating", "constant_over_sqrt_t"):
+        details = {"rate": float(rate)}
+        if self.step == "adaboost":
+            details["error"] = adaboost_error(rate, mass)
+            weighted = code_weights[:, None] * phi(-margins, self.loss) > 0
+            step = _adaboost_or_separating(
+                details["error"], directions, weighted, float(self.beta), mass
+            )
+            step_rule = "adaboost" if np.isfinite(step) else "separating"
+        else:
+            step, step_rule = self._coordinate_step(
+                margins, directions, domain_index, code_weights, round_number
+            )
+        if step_rule not in ("separating", "constant_over_sqrt_t", "adaboost"):
             value = objective_along(
                 step, margins, directions, domain_index, code_weights, self.domains_.size,
                 self.loss, self._mixtures, self.mu, float(self.beta),
@@ -328,7 +379,7 @@ class GeneralRounds(_Rounds):
                 return None
         return self._take_step(
             record, margins, weights, q, stump, step, step_rule, directions, Q, direction_rule,
-            rate=float(rate),
+            **details,
         )  # fmt: skip
 
     def _try_block(self, state, record, objective, block):
@@ -384,22 +435,25 @@ class GeneralRounds(_Rounds):
         return best
 
     def _direction_candidates(self, rows, codes, Q, presorted, domain_index, gradient_weights):
-        """[(rate, q, stump, tag)] by decreasing rate: for each row (q, ω, tag) the stump
-        maximising Σ_i Σ_c ω_{k(i)} w_ic Y_ic Q(q|x_i) h(x_i, c) = −(Σ_k ω_k F_k)'(α; e_{q,h})."""
+        """[(rate, q, stump, tag, mass)] by decreasing rate: for each row (q, ω, tag) the stump
+        maximising Σ_i Σ_c ω_{k(i)} w_ic Y_ic Q(q|x_i) h(x_i, c) = −(Σ_k ω_k F_k)'(α; e_{q,h}),
+        and the mass Σ_i Σ_c ω_{k(i)} w_ic of the weights it was chosen with."""
         scale = np.array([weights[domain_index] for _, weights, _ in rows])  # (R, m)
+        # Σ_i Σ_c ω_{k(i)} w_ic: the mass of the row's distribution (ε = ½(1 − rate/mass)).
+        masses = scale @ gradient_weights.sum(axis=1)
         scale = scale * Q[:, [q for q, _, _ in rows]].T
         candidates = []
         if codes.shape[1] == 1:
             stump_weights = scale * gradient_weights[:, 0][None, :]
             results = best_stump(presorted, codes[:, 0], stump_weights)
-            for (q, _, tag), row_weights, result in zip(rows, stump_weights, results):
+            for (q, _, tag), row_weights, result, mass in zip(rows, stump_weights, results, masses):
                 rate = float(row_weights.sum() - 2.0 * result.error)
-                candidates.append((rate, int(q), result.stump, tag))
+                candidates.append((rate, int(q), result.stump, tag, float(mass)))
         else:
-            for (q, _, tag), row_scale in zip(rows, scale):
+            for (q, _, tag), row_scale, mass in zip(rows, scale, masses):
                 signed = gradient_weights * codes * row_scale[:, None]
                 stump, rate = best_vector_stump(presorted, signed)
-                candidates.append((rate, int(q), stump, tag))
+                candidates.append((rate, int(q), stump, tag, float(mass)))
         order = sorted(range(len(candidates)), key=lambda row: -candidates[row][0])
         return [candidates[row] for row in order]
 
@@ -410,7 +464,7 @@ class GeneralRounds(_Rounds):
         if self.step == "constant_over_sqrt_t":
             constant = float(self.step_constant)
             return constant_over_sqrt_t_step(round_number, constant), "constant_over_sqrt_t"
-        if self.step == "closed_form":
+        if self.step == "lemma1_bound":
             # Lemma 1: A_l = Σ_{S_l} a (1 + u)/2, B_l = Σ_{S_l} a (1 − u)/2, a = c Φ(−y f).
             scaled = code_weights[:, None] * phi(-margins, "exponential")
             plus = np.bincount(
@@ -423,12 +477,10 @@ class GeneralRounds(_Rounds):
             )  # fmt: skip
             if beta == 0 and np.all(minus <= 0):
                 return np.inf, "separating"
-            step, exact = lemma1_step(plus, minus, mixtures, mu, beta)
-            if not np.isfinite(step):
-                return np.inf, "separating"
-            return step, "closed_form" if exact else "lemma1_bound"
+            step, _ = lemma1_step(plus, minus, mixtures, mu, beta)
+            return (step, "lemma1_bound") if np.isfinite(step) else (np.inf, "separating")
         step = penalised_line_search(
             margins, directions, domain_index, code_weights, n_domains, self.loss, mixtures,
             mu, beta,
         )  # fmt: skip
-        return (step, "line_search") if np.isfinite(step) else (np.inf, "separating")
+        return (step, "exact_line_search") if np.isfinite(step) else (np.inf, "separating")

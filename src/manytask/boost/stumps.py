@@ -40,6 +40,7 @@ import numpy as np
 
 from .._validation import as_finite_array, as_points
 from . import kernels
+from .steps import first_best
 
 __all__ = [
     "PresortedFeatures",
@@ -688,7 +689,8 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
     feature_errors = np.clip(feature_errors, 0.0, total[:, None])
     results = []
     for row, view in enumerate(views):
-        feature = int(np.argmin(feature_errors[row]))
+        # Stumps of equal error (to rounding) on several features: the first feature.
+        feature = first_best(feature_errors[row], np.abs(weights[row]).sum())
         split = int(splits[row, feature])
         if presorted.n_bins is None:
             split = split_in_full_order(presorted, view, feature, split)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-
-from .domain import _as_domain_labels
+from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = [
+    "as_domain_labels",
     "check_domains",
+    "check_fitted_X",
     "check_positive_int",
     "check_sample_weight",
     "normalise_point_weights",
@@ -42,21 +43,52 @@ def check_positive_int(value, name: str, allow_none: bool = False):
     return value
 
 
+def check_fitted_X(estimator, X, attribute: str):
+    """X at prediction: ``estimator`` fitted (``attribute`` set, else ``NotFittedError``), X
+    numeric, finite, 2-D with the ``n_features_in_`` columns it was fitted on."""
+    check_is_fitted(estimator, attribute)
+    X = check_array(X)
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input"
+        )
+    return X
+
+
 def signed_labels(y):
     """classes_ (exactly two) and y mapped to −1 (classes_[0]) / +1 (classes_[1])."""
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size != 2:
+        counted = "1 class" if classes.size == 1 else f"{classes.size} classes"
         raise ValueError(
-            f"y must contain exactly two classes (AdaBoost is binary), got {classes.size}: "
-            f"{classes[:5].tolist()}"
+            f"y must contain exactly two classes, got {counted}: {classes[:5].tolist()}. "
+            "Only binary classification is supported."
         )
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
+def as_domain_labels(domains, name: str, n_samples: int) -> np.ndarray:
+    """Return the source labels as a 1-D array of length ``n_samples``, rejecting NaN/None."""
+    labels = np.asarray(domains)
+    if labels.ndim != 1 or labels.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {labels.shape}")
+    if labels.dtype.kind == "f":
+        missing = ~np.isfinite(labels)
+    elif labels.dtype.kind == "O":
+        missing = np.array([label is None or label != label for label in labels], dtype=bool)
+    else:
+        missing = np.zeros(n_samples, dtype=bool)
+    if np.any(missing):
+        index = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{name} must not contain NaN or None, found {labels[index]!r} at {index}")
+    return labels
+
+
 def check_domains(domains, n_samples: int) -> np.ndarray:
     """Source labels: length ``n_samples``, no NaN/None, floats only if integer-valued."""
-    labels = _as_domain_labels(domains, "domains", n_samples)
+    labels = as_domain_labels(domains, "domains", n_samples)
     if labels.dtype.kind == "f":
         fractional = labels != np.round(labels)
         if np.any(fractional):
@@ -90,7 +122,9 @@ def normalise_point_weights(sample_weight, domain_index, n_domains, domain_label
     totals = np.bincount(domain_index, weights=weights, minlength=n_domains)
     if np.any(totals <= 0):
         empty = domain_labels[totals <= 0].tolist()
-        raise ValueError(f"every domain needs positive total sample_weight, got 0 for {empty}")
+        raise ValueError(
+            f"every domain needs positive total sample_weight, got zero weight for {empty}"
+        )
     return weights / totals[domain_index]
 
 

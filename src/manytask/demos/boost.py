@@ -9,9 +9,10 @@ and gets the small one almost entirely wrong. MULTIBOOST's Q-ensemble
 f(x) = Σ_t α_t Q(k_t|x) h_t(x) (eq. 3 of ``boosting-with-multiple-sources.txt``) multiplies
 each stump by the domain probability Q(k|x), which depends on x₁, and can serve every source.
 
-We run MULTIBOOST three ways: the hard max of Figure 1 (the paper's algorithm), and our two
-remedies for its stalls at ties, block steps (``tie_step="block"``) and the soft-max F_μ with
-μ = 10, and report all three as they come out. The full comparison on real
+We run MULTIBOOST three ways: the paper's algorithm (Figure 1, hard max, the AdaBoost step
+η = ½ log((1 − ε)/ε) of §6), and two of our variants, the soft-max F_μ with μ = 10 and the
+exact line search on the hard max (``step="exact_line_search"``, which stalls at the tie of
+α = 0), and report all three as they come out. The full comparison on real
 data is ``manytask reproduce boost-table1`` (:mod:`manytask.experiments.boost_table1`).
 
 Federation (FEDMULTIBOOST, §5): :func:`run_federation_demo` trains on the same toy split
@@ -28,7 +29,6 @@ come from :func:`manytask.boost.mixture_errors`.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from dataclasses import dataclass
 
@@ -63,9 +63,9 @@ TEST_SIZE = 1000
 #: Method keys and labels, in table order.
 METHODS = {
     "adaboost-all": "AdaBoost-all (pooled)",
-    "multiboost": "MultiBoost (hard max, Figure 1)",
-    "multiboost-block": "MultiBoost (block steps at ties, ours)",
+    "multiboost": "MultiBoost (paper: hard max, AdaBoost step)",
     "multiboost-soft": "MultiBoost (soft-max mu=10, ours)",
+    "multiboost-line-search": "MultiBoost (exact line search, ours)",
 }
 
 
@@ -164,7 +164,7 @@ class BoostDemoResult:
 def run_boost_demo(
     seed: int = 0, n_estimators: int = 50, mu: float = 10.0, progress: bool = False
 ) -> BoostDemoResult:
-    """Fit AdaBoost-all and MULTIBOOST (hard max, block steps, soft-max ``mu``) and test them.
+    """Fit AdaBoost-all and MULTIBOOST (paper, soft-max ``mu``, exact line search); test them.
 
     Example
     -------
@@ -177,8 +177,10 @@ def run_boost_demo(
     estimators = {
         "adaboost-all": AdaBoost(n_estimators=n_estimators),
         "multiboost": MultiBoostClassifier(n_estimators=n_estimators),
-        "multiboost-block": MultiBoostClassifier(n_estimators=n_estimators, tie_step="block"),
         "multiboost-soft": MultiBoostClassifier(n_estimators=n_estimators, mu=mu),
+        "multiboost-line-search": MultiBoostClassifier(
+            n_estimators=n_estimators, step="exact_line_search"
+        ),
     }
     models, errors = {}, {}
     for name, estimator in tqdm(estimators.items(), desc="boost demo", disable=not progress):
@@ -193,9 +195,9 @@ def run_boost_demo(
     return BoostDemoResult(models, errors, X, y, domains, n_estimators, seed)
 
 
-#: The demo's federation: clients per source, clients r and candidate stumps s sampled per
-#: source and round, rounds T, soft-max μ (the hard max if ``simulate`` has no ``mu``).
-FEDERATION = {"clients_per_domain": 3, "r": 2, "s": 8, "n_rounds": 8, "mu": 10.0}
+#: The demo's federation (Figure 2, hard max, AdaBoost step): clients per source, clients r
+#: and candidate stumps s sampled per source and round, rounds T.
+FEDERATION = {"clients_per_domain": 3, "r": 2, "s": 8, "n_rounds": 12}
 FEDERATION_HOWTO = """\
 Federated training (FEDMULTIBOOST, section 5): each source's points stay on its clients; the
 server sees only sums (losses, edges, line-search values), never a data point.
@@ -251,9 +253,8 @@ class FederationDemoResult:
 def run_federation_demo(seed: int = 0) -> FederationDemoResult:
     """Train MULTIBOOST on the toy by an in-process federation with :data:`FEDERATION`.
 
-    The federation is :func:`~manytask.boost.federated.simulate`; the soft-max μ of
-    :data:`FEDERATION` is used when ``simulate`` takes ``mu`` (the hard max stalls at the ties
-    of this toy, see :func:`boost_section`), else the hard max.
+    The federation is :func:`~manytask.boost.federated.simulate` with its defaults: the
+    paper's hard max (Figure 2) and the AdaBoost step.
 
     Example
     -------
@@ -263,18 +264,14 @@ def run_federation_demo(seed: int = 0) -> FederationDemoResult:
     """
     X, y, domains = make_three_sources(random_state=seed)
     X_test, y_test, domains_test = make_three_sources((TEST_SIZE,) * 3, random_state=seed + 1)
-    options = {key: FEDERATION[key] for key in ("clients_per_domain", "r", "s", "n_rounds")}
-    mu = FEDERATION["mu"] if "mu" in inspect.signature(simulate).parameters else None
-    if mu is not None:
-        options["mu"] = mu
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
-        model = simulate(X, y, domains, random_state=seed, **options)
+        model = simulate(X, y, domains, random_state=seed, **FEDERATION)
     run = model.federated_run_
     numbers = run.setup["numbers_to_clients"] + run.setup["numbers_from_clients"]
     numbers += sum(h["numbers_to_clients"] + h["numbers_from_clients"] for h in run.history)
     errors = mixture_errors(model, X_test, y_test, domains_test)
-    return FederationDemoResult(model, errors, mu, int(numbers))
+    return FederationDemoResult(model, errors, model.mu, int(numbers))
 
 
 def plot_decision_regions(result: BoostDemoResult, resolution: int = 120):
@@ -339,8 +336,8 @@ def boost_section(
         "cannot fit all three, so AdaBoost on the pooled data serves the two large sources "
         "and fails the small one. MULTIBOOST weights each stump by the domain probability "
         "Q(k|x) (a logistic regression on x) and minimises the worst source's exponential "
-        "loss: the hard max of the paper's Figure 1, and our block-step and soft-max (mu = 10) "
-        "variants. " + result.summary()
+        "loss: the paper's algorithm (Figure 1: hard max, AdaBoost step), and our soft-max "
+        "(mu = 10) and exact-line-search variants. " + result.summary()
     )
     section.add_table(
         rows=result.rows(),
@@ -356,15 +353,15 @@ def boost_section(
     section.add_figure(
         plot_domain_errors(result), name="errors", caption="Test error on each source."
     )
-    hard, soft = result.errors["multiboost"], result.errors["multiboost-soft"]
-    block = result.errors["multiboost-block"]
+    paper, soft = result.errors["multiboost"], result.errors["multiboost-soft"]
+    line_search = result.errors["multiboost-line-search"]
     section.add_paragraph(
         f"Agnostic test error: pooled AdaBoost {result.errors['adaboost-all'].agnostic:.3f}, "
-        f"MULTIBOOST hard max {hard.agnostic:.3f}, block steps {block.agnostic:.3f}, soft-max "
-        f"{soft.agnostic:.3f}. At α = 0 all sources tie for the max, and the hard-max "
-        "coordinate descent can stall at such ties: each coordinate that helps one tied source "
-        "hurts another. A block step moves along the best stump of every tied source at once; "
-        "the soft-max objective is smooth. Table 1 of the paper on real data is "
+        f"MULTIBOOST (paper) {paper.agnostic:.3f}, soft-max {soft.agnostic:.3f}, exact line "
+        f"search {line_search.agnostic:.3f}. At α = 0 all sources tie for the max and each "
+        "source's best stump raises another's loss. The paper's AdaBoost step takes it anyway "
+        "(the other source leads the next round); an exact line search on the max finds no "
+        "step along it and stalls. Table 1 of the paper on real data is "
         "reproduced by `manytask reproduce boost-table1` (add --quick for a few-minute version)."
     )
     if federation is not None:

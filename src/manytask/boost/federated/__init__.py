@@ -86,7 +86,7 @@ from .client import (
     client_scaled_losses,
     client_statistics,
 )
-from .driver import FederatedRun, as_estimator, run_round, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_round, run_rounds, setup_candidates
 from .protocol import (
     ClientFailure,
     InProcessTransport,
@@ -96,7 +96,7 @@ from .protocol import (
     state_to_payload,
 )
 from .server import FederatedServer, check_mu, merge_quantiles, section_search, soft_max_aggregate
-from .simulation import make_shards, simulate
+from .simulation import as_estimator, make_shards, simulate
 
 __all__ = [
     "ClientFailure",
@@ -106,6 +106,7 @@ __all__ = [
     "InProcessTransport",
     "Transport",
     "as_estimator",
+    "fill_estimator",
     "ModelState",
     "check_mu",
     "client_edges",

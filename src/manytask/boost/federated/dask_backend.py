@@ -7,7 +7,7 @@ chunk of X is split by source into clients (one
 holds the chunk and never gathered; every request runs :func:`~.protocol.respond` there and
 only the aggregates of the protocol come back. The loop is the one of every transport
 (:func:`~.driver.setup_candidates`, :class:`~.server.FederatedServer` with all clients and
-all candidates, :func:`~.driver.run_rounds`, :func:`~.driver.as_estimator`), so with the same
+all candidates, :func:`~.driver.run_rounds`, :func:`~.driver.fill_estimator`), so with the same
 Q and the same candidate stumps the fit equals the single-process one (every α to rounding).
 Not here: the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
 :mod:`.client`), the server (:mod:`.server`).
@@ -35,8 +35,9 @@ Choices:
   single-process binned thresholds) is used as given.
 - Options the protocol does not carry raise ``ValueError`` naming them: more than two classes
   or ``multi_class="mh"``, ``loss="logistic"``, ``mixtures``, ``beta > 0``, ``step`` other
-  than the line search, ``tie_step="block"``, early stopping, ``sample_weight``. ``mu`` is
-  passed to the federated server (its soft-max rounds).
+  than the AdaBoost step or the exact line search, ``tie_step="block"``, early stopping,
+  ``sample_weight``. ``mu`` and ``step`` are
+  passed to the federated server.
 """
 
 from __future__ import annotations
@@ -50,15 +51,11 @@ from ..stumps import _midpoints
 from ..validation import check_domains, check_positive_int
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
-from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
 from .protocol import state_to_payload
-from .server import FederatedServer, merge_quantiles
+from .server import FEDERATED_STEPS, FederatedServer, merge_quantiles
 
 __all__ = ["fit_on_dask"]
-_FITTED_ATTRIBUTES = (
-    "classes_", "domains_", "n_features_in_", "domain_classifier_", "estimators_",
-    "estimator_weights_", "history_", "federated_run_",
-)  # fmt: skip
 
 
 def _block_summary(X, y, domains) -> dict:
@@ -100,7 +97,7 @@ def _check_supported(estimator, sample_weight):
         "loss": estimator.loss != "exponential",
         "mixtures": estimator.mixtures is not None,
         "beta": float(estimator.beta) != 0.0,
-        "step": estimator.step != "line_search",
+        "step": estimator.step not in FEDERATED_STEPS,
         "tie_step": estimator.tie_step != "coordinate",
         "n_iter_no_change": estimator.n_iter_no_change is not None,
     }
@@ -108,8 +105,8 @@ def _check_supported(estimator, sample_weight):
         if bad:
             raise ValueError(
                 f"{name}={getattr(estimator, name)!r} is not supported on dask arrays (the "
-                "federated protocol is binary, exponential loss, simplex, no penalty, exact "
-                "coordinate steps); fit on a NumPy array instead"
+                "federated protocol is binary, exponential loss, simplex, no penalty, AdaBoost or "
+                "exact coordinate steps); fit on a NumPy array instead"
             )
     n_bins = estimator.n_bins
     if n_bins is not None and (
@@ -184,7 +181,7 @@ def _domain_classifier(estimator, client, blocks, summaries, labels, sample_size
         return DomainClassifier().fit(X_sample, domains_sample)
     if isinstance(q, DomainClassifier):
         return clone(q).fit(X_sample, domains_sample)
-    return DomainClassifier(estimator=q).fit(X_sample, domains_sample)
+    return DomainClassifier(estimator=q, prefit=True).fit(X_sample, domains_sample)
 
 
 def _exact_thresholds(client, shards, n_features):
@@ -311,10 +308,7 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
         sum(final[c]["loss_sum"] for c in ids) / sum(final[c]["n_points"] for c in ids)
         for ids in clients_by_domain
     ])  # fmt: skip
-    mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    fitted = as_estimator(server.state, q, classes, labels, n_features, run, **mu)
-    for name in _FITTED_ATTRIBUTES:
-        setattr(estimator, name, getattr(fitted, name))
+    fill_estimator(estimator, server.state, q, classes, labels, n_features, run)
     estimator._multiclass = False
     estimator.validation_losses_ = None
     estimator.objective_ = float(agnostic_objective(losses, estimator.mu))
@@ -346,7 +340,7 @@ def _federate(estimator, transport, clients_by_domain, n_features, thresholds, b
         for key, value in sketch_counts.items():
             setup[key] += value
     mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    server = FederatedServer(len(clients_by_domain), features, flat, **mu)
+    server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=estimator.step)
     run = FederatedRun(setup=setup)
     run.history = run_rounds(server, transport, clients_by_domain, estimator.n_estimators, batch)
     run.messages = transport.log

@@ -4,8 +4,9 @@ Lives here: :class:`FederatedRun` (what a run did), :func:`setup_candidates` (ca
 from the clients' quantile reports, then sent to every client), :func:`run_round` (one round
 of Figure 2 with the hard max, or on the soft-max F_μ of §3 when the server has ``mu``;
 nothing reaches the model unless it completes), :func:`run_rounds` (the loop, dropping failing
-clients and restarting their round) and :func:`as_estimator` (the fitted
-:class:`~manytask.boost.MultiBoostClassifier`). The in-process, Flower and Dask transports all
+clients and restarting their round) and :func:`fill_estimator` (a
+:class:`~manytask.boost.MultiBoostClassifier` given the fitted ensemble; this module does
+not import it). The in-process, Flower and Dask transports all
 run these same functions, so ``FederatedServer(..., mu=μ)`` is all a transport needs for the
 soft-max. Not here: the client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic
 (:mod:`.server`).
@@ -18,16 +19,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..multiboost import MultiBoostClassifier
 from ..objective import active_domains
+from ..steps import adaboost_error, adaboost_step
 from ..stumps import Stump
 from .protocol import ClientFailure, state_to_payload
 from .server import merge_quantiles, section_search, soft_max_aggregate
 
-__all__ = ["FederatedRun", "as_estimator", "run_round", "run_rounds", "setup_candidates"]
+__all__ = ["FederatedRun", "fill_estimator", "run_round", "run_rounds", "setup_candidates"]
 
 # Stops that end the run (a skipped round, "a domain has no client", does not).
-_FINAL_STOPS = ("no coordinate decreases F", "no coordinate decreases F_mu", "separating direction")
+_FINAL_STOPS = (
+    "no coordinate decreases F", "no coordinate decreases F_mu", "separating direction",
+    "no direction with error < 1/2",
+)  # fmt: skip
 
 
 @dataclass
@@ -151,6 +155,13 @@ def run_round(server, transport, participants, candidates, batch):
     edge_reports = {int(l): [answers[c] for c in participants[l]] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
     directions = server.directions(active, edge_reports, candidates, n_points, asked)
+    if server.step == "adaboost":  # Figure 2's direction, always taken (Lemma 1, §6)
+        if not directions:
+            return {**record, "direction": None, "step": 0.0,
+                    "stop": "no direction with error < 1/2"}  # fmt: skip
+        score, direction = directions[0]
+        return _adaboost_taken(record, server, transport, everyone, score, direction,
+                               losses[direction[0]])  # fmt: skip
     for score, direction in directions:
         step, exchanges = _line_search(server, transport, participants, n_points, direction,
                                        batch)  # fmt: skip
@@ -176,6 +187,15 @@ def _taken_step(record, server, transport, everyone, score, direction, step):
     return None
 
 
+def _adaboost_taken(record, server, transport, everyone, score, direction, mass):
+    """The round's record with η = ½ log((1 − ε)/ε), ε = ½(1 − score/mass) (Lemma 1)."""
+    error = adaboost_error(score, mass)
+    taken = _taken_step(record, server, transport, everyone, score, direction,
+                        adaboost_step(error))  # fmt: skip
+    taken["error"] = error
+    return taken
+
+
 def _soft_round(server, transport, participants, candidates, batch, losses, n_points):
     """One round on F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as MultiBoostClassifier(mu=μ) does.
 
@@ -197,6 +217,9 @@ def _soft_round(server, transport, participants, candidates, batch, losses, n_po
               "objective": server.soft_objective(losses), "soft_weights": weights}  # fmt: skip
     score, direction = server.soft_direction(weights, edge_reports, candidates, n_points)
     step = 0.0
+    if score > 0 and server.step == "adaboost":  # D ∝ p_l a_i: its mass is Σ_l p_l F_l
+        return _adaboost_taken(record, server, transport, everyone, score, direction,
+                               float(weights @ losses))  # fmt: skip
     if score > 0:
         step, record["exchanges"] = _line_search(
             server, transport, participants, n_points, direction, batch,
@@ -248,10 +271,9 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     return history
 
 
-def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None):
-    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
-    (``mu``: the server's soft-max parameter, kept as the estimator's ``mu``)."""
-    clf = MultiBoostClassifier(n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu)
+def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
+    """Give ``clf`` (a :class:`~manytask.boost.MultiBoostClassifier`, its parameters those of
+    the run) the fitted state of the federated ensemble; returns it."""
     clf.classes_, clf.domains_, clf.n_features_in_ = classes, domain_labels, n_features
     clf.domain_classifier_ = q
     clf.estimators_ = [
@@ -265,7 +287,7 @@ def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None):
                  "step": record["step"], "domain": None, "stump": None}  # fmt: skip
         if record["direction"] is not None:
             entry["domain"], entry["stump"] = domain_labels[record["direction"][0]], next(terms)[1]
-        for key in ("objective", "soft_weights", "stop"):  # the first two with mu only
+        for key in ("objective", "soft_weights", "error", "stop"):  # not in every round
             if key in record:
                 entry[key] = record[key]
         clf.history_.append(entry)

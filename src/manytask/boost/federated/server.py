@@ -13,7 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
+from ..steps import check_step, first_best
 from .client import ModelState
+
+FEDERATED_STEPS = ("adaboost", "exact_line_search")
 
 __all__ = [
     "FederatedServer",
@@ -163,6 +166,11 @@ class FederatedServer:
     r, s : None or int >= 1
         Clients and candidates sampled per domain and round (None: all).
     random_state : None, int or Generator
+    step : {"adaboost", "exact_line_search"}
+        The step along the chosen direction (:mod:`manytask.boost.steps`): "adaboost"
+        (default, Lemma 1 and §6) η = ½ log((1 − ε)/ε) from the pooled aggregates, no
+        line-search exchanges; "exact_line_search" argmin_η F(α + η e) by
+        :func:`section_search` over the clients' batched (F_l, F_l') sums.
     mu : None or float > 0
         None: the hard max F = max_k F_k of Figure 2. A float: each round descends the soft-max
         F_μ = (1/μ) log Σ_k e^{μ F_k} (§3) along its steepest coordinate
@@ -177,7 +185,11 @@ class FederatedServer:
     """
 
     def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
-                 random_state=None, mu=None):  # fmt: skip
+                 random_state=None, mu=None, step="adaboost"):  # fmt: skip
+        if step not in FEDERATED_STEPS:
+            check_step(step, "exponential")  # the renamed rules' message
+            raise ValueError(f"step must be one of {FEDERATED_STEPS}, got {step!r}")
+        self.step = step
         for name, value in (("r", r), ("s", s)):
             if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
                 raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
@@ -233,7 +245,8 @@ class FederatedServer:
         best = []
         for k in active:
             edges = pooled[int(k)][rows[int(k)]]
-            r = int(np.argmax(np.abs(edges)))
+            # ties (to rounding) go to the first candidate, as in the stump search
+            r = first_best(np.abs(edges), np.abs(edges).max(), maximise=True)
             best.append((float(abs(edges[r])), self._direction(k, candidates, r, edges[r])))
         best.sort(key=lambda item: -item[0])  # stable: ties keep the domain order
         tried = [(score, direction) for score, direction in best if score > 0]

@@ -15,18 +15,19 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_X_y
 
 from ..domain import DomainClassifier
+from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
-from .driver import FederatedRun, as_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
 from .protocol import InProcessTransport
 from .server import FederatedServer, check_mu
 
-__all__ = ["check_federation_inputs", "make_shards", "simulate"]
+__all__ = ["as_estimator", "check_federation_inputs", "make_shards", "simulate"]
 
 
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
              *, thresholds=None, n_quantiles=16, domain_classifier=None, line_search_batch=15,
              retries=0, timeout=None, fault=None, record_messages=False, mu=None,
-             pooled=False):  # fmt: skip
+             pooled=False, step="adaboost"):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) run in process; returns a fitted :class:`MultiBoostClassifier`.
 
     Parameters
@@ -73,6 +74,8 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         of the union (size-weighted, as FedAvg weights clients); ``domain_classifier`` must
         then be None, and ``r`` counts the clients sampled per round out of all of them. The
         returned estimator has one domain (``domains_ = [0]``).
+    step : {"adaboost", "exact_line_search"}
+        The step rule (:class:`FederatedServer`), as ``MultiBoostClassifier(step=step)``.
 
     Returns
     -------
@@ -117,11 +120,23 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     features, flat, setup = setup_candidates(
         transport, range(len(shards)), X.shape[1], thresholds, n_quantiles
     )
-    server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng, mu=mu)
+    server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng, mu=mu,
+                             step=step)  # fmt: skip
     run = FederatedRun(setup=setup, client_points=client_points)
     run.history = run_rounds(server, transport, clients_by_domain, n_rounds, line_search_batch)
     run.messages = transport.log
-    return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu)
+    return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu,
+                        server.step)  # fmt: skip
+
+
+def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost"):
+    """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
+    (``mu``, ``step``: the server's soft-max parameter and step rule, kept as the
+    estimator's)."""
+    clf = MultiBoostClassifier(
+        n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu, step=step
+    )
+    return fill_estimator(clf, state, q, classes, domain_labels, n_features, run)
 
 
 def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):

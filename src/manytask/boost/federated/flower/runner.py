@@ -26,9 +26,9 @@ from sklearn.base import clone
 
 from ...domain import DomainClassifier
 from ..client import ModelState
-from ..driver import FederatedRun, as_estimator
+from ..driver import FederatedRun
 from ..protocol import state_from_payload
-from ..simulation import check_federation_inputs, make_shards
+from ..simulation import as_estimator, check_federation_inputs, make_shards
 from . import forkserver
 from .apps import FLWR_MISSING, RUN_CONFIG
 
