@@ -4,9 +4,10 @@
   minimum-weighted-error stump search over presorted features.
 - :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
 - :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1) as :class:`MultiBoostClassifier`
-  with every option of issue 5 §1 (Φ = exp or logistic, hard max or soft-max μ, restricted
-  mixture set Λ, ℓ1 penalty β, exact / Lemma 1 / C/√t steps, early stopping, block steps at
-  ties; two or more classes): validation, the fit loop and prediction.
+  with the paper's options (Φ = exp or logistic, hard max or soft-max μ, restricted
+  mixture set Λ, ℓ1 penalty β, the AdaBoost step of Lemma 1 or another step rule of
+  :mod:`~manytask.boost.steps`, early stopping, block steps at ties; two or more classes):
+  validation, the fit loop and prediction.
 - :mod:`~manytask.boost.rounds`: one boosting round, default path and every other option.
 - :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
   round's fallback), exact and binned.

@@ -1,11 +1,11 @@
 """MULTIBOOST (Figure 1 of ``boosting-with-multiple-sources.txt``) as a scikit-learn estimator.
 
 Lives here: :class:`MultiBoostClassifier`, the coordinate descent on the agnostic objective
-F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α) (eq. 4) over Q-ensembles (eq. 3), with every option of issue 5
-§1 (Φ = exp or logistic, hard max or soft-max μ, restricted mixture set Λ, ℓ1 penalty β, step
-by exact line search / Lemma 1 / C/√t, binary or multi-class, early stopping, block steps at
-ties): parameter and input validation, the fit loop with early stopping, and prediction
-(decision function, staged, labels, probabilities, feature importances).
+F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α) (eq. 4) over Q-ensembles (eq. 3), with the paper's
+options (Φ = exp or logistic, hard max or soft-max μ, restricted mixture set Λ, ℓ1 penalty β,
+the AdaBoost step of Lemma 1 or another step rule, binary or multi-class, early stopping,
+block steps at ties): parameter and input validation, the fit loop with early stopping, and
+prediction (decision function, staged, labels, probabilities, feature importances).
 
 Does not live here (re-exported for compatibility): the round itself (:mod:`.rounds`), the
 per-equation math of the default round (:mod:`.figure1`: :func:`domain_losses`,

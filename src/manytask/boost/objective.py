@@ -1,4 +1,4 @@
-"""The MULTIBOOST objective for every option of issue 5 §1: Φ, Λ, soft-max, ℓ1, step rules.
+"""The MULTIBOOST objective for every option of §3–4: Φ, Λ, soft-max, ℓ1, step rules.
 
 Lives here, one function per formula of ``boosting-with-multiple-sources.txt``:
 
@@ -368,5 +368,5 @@ def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, b
 
 
 def constant_over_sqrt_t_step(round_number: int, constant: float) -> float:
-    """η_t = C/√t  (the diminishing step "on request" of issue 5; t counts from 1)."""
+    """η_t = C/√t  (the diminishing step of §6; t counts from 1)."""
     return constant / np.sqrt(round_number)

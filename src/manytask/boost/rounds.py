@@ -1,4 +1,4 @@
-"""One round of MULTIBOOST (lines 3–12 of Figure 1), for every option of issue 5.
+"""One round of MULTIBOOST (lines 3–12 of Figure 1), for every option of the estimator.
 
 Lives here: the round methods :class:`~manytask.boost.multiboost.MultiBoostClassifier`
 inherits, in two mixins that read the estimator's parameters and append to its
