@@ -139,6 +139,27 @@ def test_auto_kernel_learns_and_resumes_identically():
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 
 
+def test_auto_kernel_takes_n_tasks_from_the_first_tell():
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel="auto", seed=0)
+    assert optimizer.n_tasks is None
+    first = optimizer.ask(2)  # asked before n is known: λ is drawn at the first tell
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    np.testing.assert_array_equal(resumed.pending_, first)
+    for optimizer_ in (optimizer, resumed):
+        for x in first:
+            optimizer_.tell(x, [np.sin(x[0]), np.cos(x[0]), x[0]])
+        assert optimizer_.n_tasks == 3 and optimizer_.Y_.shape == (2, 3)
+        np.testing.assert_allclose(optimizer_.weights_.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(resumed.weights_, optimizer.weights_)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = optimizer.ask()
+        optimizer.tell(x, [np.sin(x[0]), np.cos(x[0]), x[0]] + 0.01 * rng.normal(size=3))
+    assert optimizer._learned.fit_ is not None and optimizer._learned.fit_.B.shape == (3, 3)
+    with pytest.raises(ValueError, match="3 values"):
+        optimizer.tell([0.5], [1.0, 2.0])
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -147,7 +168,8 @@ def test_auto_kernel_learns_and_resumes_identically():
         (dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="ucb"), "mt-kb, mt-bkb"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, scalarization="max"), "chebyshev, linear"),
         (dict(candidates=CANDIDATES, bounds=[[0, 1]], kernel=KERNEL), "exactly one"),
-        (dict(candidates=CANDIDATES, kernel="auto"), "n_tasks"),
+        (dict(candidates=CANDIDATES, kernel="auto", n_tasks=0), "n_tasks"),
+        (dict(candidates=CANDIDATES, kernel=KERNEL, n_tasks=3), "kernel has 2 tasks"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, noise=0.0), "noise must be > 0"),
     ],
 )
