@@ -26,6 +26,7 @@ from scipy.stats import qmc
 
 from .._validation import as_finite_array, as_points, check_positive
 from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
+from ..posterior._base import as_outputs_with_missing
 from ..simplex import weight_sampler
 from . import metrics
 from .learned import LearnedKernel
@@ -263,15 +264,28 @@ class MultiTaskBO:
         return points[0] if k is None else points
 
     def tell(self, x, y):
-        """Record the observation y (n,) at x (d,), asked or not. NaN in y is an error."""
+        """Record the observation y (n,) at x (d,), asked or not.
+
+        NaN in y marks an objective not measured at x (decoupled evaluations): the exact
+        posteriors (MT-KB, IT-KB, MOBO with a given kernel) condition on the measured ones.
+        """
         x = as_finite_array(x, "x").reshape(-1)
         if x.shape[0] != self.n_features:
             raise ValueError(f"x must have {self.n_features} coordinates, got shape {x.shape}")
-        y = as_finite_array(y, "y").reshape(-1)
+        y = as_outputs_with_missing(y, "y").reshape(-1)
         if self.n_tasks is None:
             self._set_n_tasks(y.shape[0])
         if y.shape[0] != self.n_tasks:
             raise ValueError(f"y must have {self.n_tasks} values (one per task), got {y.shape[0]}")
+        missing = np.isnan(y)
+        if missing.all():
+            raise ValueError(f"y must hold at least one measured (non-NaN) value, got {y}")
+        if missing.any() and (self.algorithm.endswith("bkb") or isinstance(self.kernel, str)):
+            raise ValueError(
+                "y has NaN (an objective not measured), which needs a given kernel and an exact "
+                f"posterior (algorithm mt-kb, it-kb or mobo); got algorithm={self.algorithm!r}, "
+                f"kernel={'auto' if isinstance(self.kernel, str) else 'given'}"
+            )
         weights = np.full(self.n_tasks, np.nan)
         for i, (pending, pending_weights) in enumerate(self._pending):
             if np.array_equal(pending, x):
@@ -372,9 +386,12 @@ class MultiTaskBO:
         return np.array([x for x, _ in self._pending]).reshape(-1, self.n_features)
 
     def pareto_front(self):
-        """(X, Y) of the told points whose observations no other observation dominates."""
-        mask = metrics.pareto_mask(self.Y_)
-        return self.X_[mask], self.Y_[mask]
+        """(X, Y) of the told points whose observations no other observation dominates
+        (among the points with every objective measured)."""
+        complete = ~np.isnan(self.Y_).any(axis=1)
+        X, Y = self.X_[complete], self.Y_[complete]
+        mask = metrics.pareto_mask(Y)
+        return X[mask], Y[mask]
 
     def hypervolume(self, reference):
         """Hypervolume dominated by the observed Pareto front and bounded by ``reference``."""
@@ -417,7 +434,7 @@ class MultiTaskBO:
             "version": VERSION,
             "config": config,
             "X": self.X_.tolist(),
-            "Y": self.Y_.tolist(),
+            "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
             "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
             "pending": [[x.tolist(), None if w is None else w.tolist()] for x, w in self._pending],
             "rng": self._rng.bit_generator.state,
@@ -442,7 +459,8 @@ class MultiTaskBO:
             optimizer = cls(**config)
             for x, y, w in zip(state["X"], state["Y"], state["weights"]):
                 weights = np.full(optimizer.n_tasks, np.nan) if w is None else np.array(w)
-                optimizer._observe(np.array(x, dtype=float), np.array(y, dtype=float), weights)
+                y = np.array([np.nan if v is None else v for v in y], dtype=float)
+                optimizer._observe(np.array(x, dtype=float), y, weights)
             optimizer._pending = [
                 (np.array(x), None if w is None else np.array(w)) for x, w in state["pending"]
             ]
