@@ -263,3 +263,15 @@ def test_partial_observations_that_cannot_be_used_are_rejected(kwargs, message):
     with pytest.raises(ValueError, match=message):
         optimizer.tell([0.3], y)
     assert optimizer.Y_.shape == (1, 2)
+
+
+def test_incremental_dictionary_runs_and_resumes_identically():
+    settings = dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="mt-bkb", q=1.0, seed=3)
+    optimizer = drive(
+        MultiTaskBO(dictionary="incremental", **settings), 12, np.random.default_rng(0)
+    )
+    resumed = MultiTaskBO.from_state_dict(json.loads(json.dumps(optimizer.state_dict())))
+    assert resumed.dictionary == "incremental"
+    np.testing.assert_array_equal(resumed.ask(3), optimizer.ask(3))
+    with pytest.raises(ValueError, match="resample, incremental"):
+        MultiTaskBO(dictionary="batched", **settings)

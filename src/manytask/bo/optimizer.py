@@ -27,6 +27,7 @@ from scipy.stats import qmc
 from .._validation import as_finite_array, as_points, check_positive
 from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
 from ..posterior._base import as_outputs_with_missing
+from ..posterior.nystrom import DICTIONARY_UPDATES
 from ..simplex import weight_sampler
 from . import metrics
 from .learned import LearnedKernel
@@ -77,6 +78,9 @@ class MultiTaskBO:
         The range r of every objective with a fixed ``reference`` (default 1).
     q, horizon : float, int
         Nyström oversampling for MT-BKB/IT-BKB; None means Theorem 3's q for ``horizon`` T.
+    dictionary : {"resample", "incremental"}
+        MT-BKB/IT-BKB: redraw the dictionary every round (Algorithm 2) or carry it over with
+        non-increasing inclusion probabilities, so that it does not swing (batched BKB).
     n_tasks : int, optional
         Number of objectives. A kernel knows it; with ``kernel="auto"`` and no ``n_tasks``
         it is taken from the first ``tell`` (points asked before that draw their λ then).
@@ -119,6 +123,7 @@ class MultiTaskBO:
         scale=None,
         q=None,
         horizon=1000,
+        dictionary="resample",
         n_tasks=None,
         n_sobol=1024,
         n_restarts=5,
@@ -160,6 +165,10 @@ class MultiTaskBO:
         if seed is None:  # draw one, so that a checkpoint can still resume exactly
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         self.beta, self.seed, self.q, self.horizon = check_beta(beta), seed, q, int(horizon)
+        if dictionary not in DICTIONARY_UPDATES:
+            valid = ", ".join(DICTIONARY_UPDATES)
+            raise ValueError(f"dictionary must be one of {valid}, got {dictionary!r}")
+        self.dictionary = dictionary
         self.n_sobol, self.n_restarts = int(n_sobol), int(n_restarts)
         self.refit_every = int(refit_every)
         if isinstance(kernel, str) and self.refit_every < 1:
@@ -207,6 +216,7 @@ class MultiTaskBO:
             beta=beta,
             n_points=n_points,
             random_state=np.random.SeedSequence([self.seed, 1]),
+            dictionary=self.dictionary,
         )
         return policy.start(self.n_features, self.candidates)
 
@@ -424,6 +434,7 @@ class MultiTaskBO:
             "seed": self.seed,
             "q": self.q,
             "horizon": self.horizon,
+            "dictionary": self.dictionary,
             "n_tasks": self.n_tasks,
             "n_sobol": self.n_sobol,
             "n_restarts": self.n_restarts,

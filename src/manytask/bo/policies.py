@@ -104,6 +104,9 @@ class Policy:
         |X| for MOBO's radius (the candidates, or the acquisition sample on a box).
     random_state : int or None
         Seed of the Nyström dictionary draws.
+    dictionary : {"resample", "incremental"}
+        MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round, or
+        carried over with non-increasing probabilities (:class:`~manytask.posterior.NystromPosterior`).
     """
 
     def __init__(
@@ -121,6 +124,7 @@ class Policy:
         beta=None,
         n_points=1000,
         random_state=None,
+        dictionary="resample",
     ):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
@@ -133,7 +137,9 @@ class Policy:
         self.beta, self.n_points = beta, n_points
         if algorithm.endswith("bkb"):
             self.q = theorem_3_q(epsilon, delta, horizon) if q is None else q
-            self.posterior = NystromPosterior(model_kernel, noise, self.q, random_state)
+            self.posterior = NystromPosterior(
+                model_kernel, noise, self.q, random_state, dictionary=dictionary
+            )
         else:
             self.q = None
             self.posterior = ExactPosterior(model_kernel, noise)
