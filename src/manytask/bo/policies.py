@@ -105,8 +105,8 @@ class Policy:
     random_state : int or None
         Seed of the Nyström dictionary draws.
     dictionary : {"resample", "incremental"}
-        MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round, or
-        carried over with non-increasing probabilities (:class:`~manytask.posterior.NystromPosterior`).
+        MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round,
+        or carried over with non-increasing probabilities (see ``NystromPosterior``).
     """
 
     def __init__(
