@@ -76,7 +76,7 @@ def test_rkhs_function_default_bound_is_the_exact_norm_by_a_dense_quadratic_form
     # ‖f‖²_Γ = cᵀ G c with G the (50n × 50n) Gram of Γ at the anchors, recomputed from the
     # draws; and the norm bounds every value: ‖f(x)‖₂ ≤ ‖f‖_Γ √‖Γ(x, x)‖ (reproducing property)
     rng = np.random.default_rng(seed)
-    A = rng.uniform(0, 1, size=(n, n))
+    rng.uniform(0, 1, size=(n, n))  # A, drawn first as in rkhs_function
     net = np.arange(101) / 100
     anchors = net[rng.choice(101, size=50, replace=False)][:, None]
     C = rng.uniform(-1, 1, size=(50, n))
