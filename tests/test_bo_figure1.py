@@ -127,3 +127,16 @@ def test_unknown_panel_is_reported_with_exit_code_2(tmp_path, capsys):
     assert main(["reproduce", "bo-figure1", "--panels", "z", "--out", str(tmp_path)]) == 2
     assert "panels must be among" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rkhs_problems_are_redrawn_for_every_seed_with_their_exact_norm():
+    from manytask.experiments.bo_figure1_runs import problem_label
+
+    first, second = bo_figure1.build_problem("rkhs_n2", 0), bo_figure1.build_problem("rkhs_n2", 1)
+    assert not np.allclose(first.values, second.values)
+    for problem in (first, second):
+        assert problem.rkhs_bound == problem.details["rkhs_norm"]
+    assert bo_figure1.build_problem("perturbed_sine", 3) is bo_figure1.build_problem(
+        "perturbed_sine"
+    )
+    assert "drawn per seed" in problem_label("rkhs_n20")

@@ -105,7 +105,9 @@ def test_posterior_demo_result_has_the_right_shapes_and_finite_errors(demo_resul
         assert np.all(np.isfinite(values)) and np.all(values > 0)
     example = demo_result.example
     assert example.multitask_mean.shape == example.truth.shape == (101, 4)
-    assert example.y_train.shape == (demo_result.n_train, 4)
+    # heterotopic: every task observed at n_train inputs of its own, NaN elsewhere
+    assert example.y_train.shape == (len(example.x_train), 4)
+    np.testing.assert_array_equal((~np.isnan(example.y_train)).sum(axis=0), demo_result.n_train)
     assert np.all(example.multitask_std >= 0) and np.all(example.independent_std >= 0)
 
 

@@ -139,6 +139,27 @@ def test_auto_kernel_learns_and_resumes_identically():
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 
 
+def test_auto_kernel_takes_n_tasks_from_the_first_tell():
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel="auto", seed=0)
+    assert optimizer.n_tasks is None
+    first = optimizer.ask(2)  # asked before n is known: λ is drawn at the first tell
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    np.testing.assert_array_equal(resumed.pending_, first)
+    for optimizer_ in (optimizer, resumed):
+        for x in first:
+            optimizer_.tell(x, [np.sin(x[0]), np.cos(x[0]), x[0]])
+        assert optimizer_.n_tasks == 3 and optimizer_.Y_.shape == (2, 3)
+        np.testing.assert_allclose(optimizer_.weights_.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(resumed.weights_, optimizer.weights_)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = optimizer.ask()
+        optimizer.tell(x, [np.sin(x[0]), np.cos(x[0]), x[0]] + 0.01 * rng.normal(size=3))
+    assert optimizer._learned.fit_ is not None and optimizer._learned.fit_.B.shape == (3, 3)
+    with pytest.raises(ValueError, match="3 values"):
+        optimizer.tell([0.5], [1.0, 2.0])
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -147,7 +168,8 @@ def test_auto_kernel_learns_and_resumes_identically():
         (dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="ucb"), "mt-kb, mt-bkb"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, scalarization="max"), "chebyshev, linear"),
         (dict(candidates=CANDIDATES, bounds=[[0, 1]], kernel=KERNEL), "exactly one"),
-        (dict(candidates=CANDIDATES, kernel="auto"), "n_tasks"),
+        (dict(candidates=CANDIDATES, kernel="auto", n_tasks=0), "n_tasks"),
+        (dict(candidates=CANDIDATES, kernel=KERNEL, n_tasks=3), "kernel has 2 tasks"),
         (dict(candidates=CANDIDATES, kernel=KERNEL, noise=0.0), "noise must be > 0"),
     ],
 )
@@ -164,7 +186,7 @@ def test_bad_observations_raise_and_lose_nothing():
     with pytest.raises(ValueError, match="2 values"):
         optimizer.tell([0.5], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="finite"):
-        optimizer.tell([0.5], [np.nan, 1.0])
+        optimizer.tell([0.5], [np.inf, 1.0])
     with pytest.raises(ValueError, match="1 coordinates"):
         optimizer.tell([0.5, 0.5], [1.0, 1.0])
     assert optimizer.state_dict() == before
@@ -201,3 +223,55 @@ def test_resume_is_exact_without_an_explicit_seed():
     assert isinstance(optimizer.seed, int)
     rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
     np.testing.assert_array_equal(drive(resumed, 5, rng_a).X_, drive(optimizer, 5, rng_b).X_)
+
+
+def test_partial_observations_condition_the_posterior_on_what_was_measured():
+    from manytask.posterior import ExactPosterior
+
+    rng = np.random.default_rng(5)
+    for algorithm in ("mt-kb", "it-kb", "mobo"):
+        optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, algorithm=algorithm, seed=2)
+        for round_ in range(8):
+            x = optimizer.ask()
+            y = objective(x) + 0.05 * rng.normal(size=2)
+            y[round_ % 2] = np.nan if round_ > 1 else y[round_ % 2]  # decoupled evaluations
+            optimizer.tell(x, y)
+        model_kernel = optimizer._policy.posterior.kernel
+        reference = ExactPosterior(model_kernel, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
+        posterior = optimizer._policy.posterior
+        np.testing.assert_allclose(posterior.mean(), reference.mean(CANDIDATES), atol=1e-10)
+        np.testing.assert_allclose(posterior.cov(), reference.cov(CANDIDATES), atol=1e-10)
+        resumed = MultiTaskBO.from_state_dict(json.loads(json.dumps(optimizer.state_dict())))
+        np.testing.assert_array_equal(np.isnan(resumed.Y_), np.isnan(optimizer.Y_))
+        np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
+    X_front, Y_front = optimizer.pareto_front()
+    assert not np.isnan(Y_front).any() and len(X_front) >= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(kernel=KERNEL, algorithm="mt-bkb"), "algorithm mt-kb, it-kb or mobo"),
+        (dict(kernel="auto"), "needs a given kernel"),
+        (dict(kernel=KERNEL), "at least one measured"),
+    ],
+)
+def test_partial_observations_that_cannot_be_used_are_rejected(kwargs, message):
+    optimizer = MultiTaskBO(candidates=CANDIDATES, seed=0, **kwargs)
+    optimizer.tell([0.5], [1.0, 2.0])
+    y = [np.nan, np.nan] if message == "at least one measured" else [np.nan, 1.0]
+    with pytest.raises(ValueError, match=message):
+        optimizer.tell([0.3], y)
+    assert optimizer.Y_.shape == (1, 2)
+
+
+def test_incremental_dictionary_runs_and_resumes_identically():
+    settings = dict(candidates=CANDIDATES, kernel=KERNEL, algorithm="mt-bkb", q=1.0, seed=3)
+    optimizer = drive(
+        MultiTaskBO(dictionary="incremental", **settings), 12, np.random.default_rng(0)
+    )
+    resumed = MultiTaskBO.from_state_dict(json.loads(json.dumps(optimizer.state_dict())))
+    assert resumed.dictionary == "incremental"
+    np.testing.assert_array_equal(resumed.ask(3), optimizer.ask(3))
+    with pytest.raises(ValueError, match="resample, incremental"):
+        MultiTaskBO(dictionary="batched", **settings)

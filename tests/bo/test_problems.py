@@ -62,12 +62,33 @@ def test_rkhs_function_matches_formula_recomputed_with_numpy():
     assert problem.noise_std == 0.1 and problem.noise == 0.1
 
 
-def test_rkhs_function_bound_and_kappa_follow_section5():
-    problem = rkhs_function(n_tasks=4, seed=3)
+def test_rkhs_function_paper_bound_and_kappa_follow_section5():
+    problem = rkhs_function(n_tasks=4, seed=3, bound="paper")
     kappa = np.linalg.eigvalsh(problem.kernel.B).max()
     assert problem.kappa == pytest.approx(kappa, rel=1e-12)  # k(x, x) = 1 for the SE kernel
     b = max(np.linalg.norm(row) for row in problem.values) / kappa
     assert problem.rkhs_bound == pytest.approx(b, rel=1e-12)
+    assert problem.details["paper_bound"] == pytest.approx(b, rel=1e-12)
+
+
+@pytest.mark.parametrize("n, seed", [(2, 0), (4, 3)])
+def test_rkhs_function_default_bound_is_the_exact_norm_by_a_dense_quadratic_form(n, seed):
+    # ‖f‖²_Γ = cᵀ G c with G the (50n × 50n) Gram of Γ at the anchors, recomputed from the
+    # draws; and the norm bounds every value: ‖f(x)‖₂ ≤ ‖f‖_Γ √‖Γ(x, x)‖ (reproducing property)
+    rng = np.random.default_rng(seed)
+    rng.uniform(0, 1, size=(n, n))  # A, drawn first as in rkhs_function
+    net = np.arange(101) / 100
+    anchors = net[rng.choice(101, size=50, replace=False)][:, None]
+    C = rng.uniform(-1, 1, size=(50, n))
+    problem = rkhs_function(n_tasks=n, seed=seed)
+    G = problem.kernel.gram(anchors, anchors)
+    norm = np.sqrt(C.reshape(-1) @ G @ C.reshape(-1))
+    assert problem.rkhs_bound == pytest.approx(norm, rel=1e-10)
+    assert problem.details["rkhs_norm"] == pytest.approx(norm, rel=1e-10)
+    largest = np.max(np.linalg.norm(problem.values, axis=1))
+    assert largest <= norm * np.sqrt(problem.kappa) * (1 + 1e-12)
+    with pytest.raises(ValueError, match="'exact' or 'paper'"):
+        rkhs_function(n_tasks=n, seed=seed, bound="max")
 
 
 def test_rkhs_function_differs_between_seeds_and_repeats_within_one():

@@ -326,3 +326,43 @@ def test_empty_dictionary_gives_the_prior():
     assert nystrom.dictionary_size == 0
     np.testing.assert_array_equal(nystrom.mean(queries), np.zeros((len(queries), N_TASKS)))
     assert_close(nystrom.cov(queries), kernel.diag_blocks(queries), rtol=1e-12)
+
+
+def test_incremental_dictionary_within_rho_of_exact_at_theorem_3_q():
+    # the carried-over dictionary keeps Theorem 3's spectral bound at Theorem 3's q, also
+    # where crowded observations make it a proper subset (Algorithm 2's sampling, no 1/η)
+    T = 120
+    for low, high, leverage in ((0.0, 1.0, True), (0.45, 0.55, False)):
+        kernel, X, Y, candidates = icm_problem(T, low=low, high=high)
+        nystrom = NystromPosterior(
+            kernel, NOISE, q=theorem_3_q(T), random_state=0, leverage=leverage,
+            dictionary="incremental",
+        )  # fmt: skip
+        nystrom.fit(X, Y, candidates=candidates)
+        if not leverage:
+            assert nystrom.dictionary_size < T
+        exact = ExactPosterior(kernel, NOISE).fit(X, Y, candidates=candidates)
+        assert_within_rho(nystrom.cov(), exact.cov())
+
+
+def test_incremental_dictionary_only_drops_points_and_probabilities_never_grow():
+    T = 150
+    kernel, X, Y, _ = icm_problem(T)
+    nystrom = NystromPosterior(kernel, NOISE, q=1.0, random_state=0, dictionary="incremental")
+    nystrom.fit(X[:1], Y[:1])
+    previous, probabilities = set(nystrom.dictionary_), nystrom._probabilities
+    for t in range(1, T):
+        nystrom.add(X[t], Y[t])
+        current = set(nystrom.dictionary_)
+        assert current <= previous | {t}  # a point never comes back, only x_t can join
+        assert np.all(nystrom._probabilities[:-1] <= probabilities + 1e-15)
+        # membership is u_i < p_{t,i} with one uniform per point, drawn once
+        expected = np.flatnonzero(nystrom._uniforms < nystrom._probabilities)
+        np.testing.assert_array_equal(nystrom.dictionary_, expected)
+        previous, probabilities = current, nystrom._probabilities
+    assert nystrom.dictionary_size < T / 4
+
+
+def test_unknown_dictionary_update_is_rejected():
+    with pytest.raises(ValueError, match="resample, incremental"):
+        NystromPosterior(make_kernel("separable"), NOISE, q=1.0, dictionary="batched")

@@ -6,7 +6,7 @@ lengthscales mapped back, so the posterior works in the user's units. Outputs ar
 standardised per task (mean 0, standard deviation 1) at every refit, and the posterior and
 the scalarisations act on standardised outputs: a per-objective increasing affine map leaves
 the Pareto front unchanged, and it makes an isotropic noise η sensible when the objectives
-have different units. The Chebyshev reference point is mapped the same way.
+have different units. A fixed reference point and range are mapped the same way.
 
 The theory radii assume a known kernel; with a learned kernel the default radius is the
 practical GP-UCB choice β_t = √(0.2 d log(2t)) of Kandasamy et al. (2017) (a user ``beta``
@@ -19,7 +19,6 @@ import numpy as np
 
 from ..kernels import RBF, Separable
 from .kernel_learning import fit_icm_kernel
-from .scalarization import Chebyshev
 from .transforms import normalize_inputs, standardize_outputs
 
 __all__ = ["LearnedKernel"]
@@ -67,10 +66,14 @@ class LearnedKernel:
         return (np.asarray(Y) - self.mean_) / self.scale_
 
     def scalarization(self, scalarization):
-        """The scalarisation on standardised outputs (the reference point mapped along)."""
-        if isinstance(scalarization, Chebyshev) and scalarization.reference is not None:
-            return Chebyshev(self.standardize(scalarization.reference))
-        return scalarization
+        """A fixed scalarisation on standardised outputs ŷ = (y − m)/s: (y − z)/r =
+        (ŷ − (z − m)/s)/(r/s), so z maps like an output and r scales by 1/s."""
+        if scalarization.reference is None and scalarization.scale is None:
+            return scalarization  # raw objectives: z = 0 in the posterior's units
+        scale = 1.0 if scalarization.scale is None else scalarization.scale
+        z = 0.0 if scalarization.reference is None else scalarization.reference
+        reference = self.standardize(np.broadcast_to(z, (self.n_tasks,)))
+        return type(scalarization)(reference, scale / self.scale_)
 
     def practical_beta(self, t):
         """√(0.2 d log(2t)), Kandasamy et al. (2017)'s practical GP-UCB radius."""

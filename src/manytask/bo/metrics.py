@@ -99,7 +99,8 @@ def cumulative_regret(
     weights : array of shape (T, n)
         The λ_t drawn in each round.
     scalarization : str or Scalarization
-        ``"chebyshev"`` (§5), ``"linear"`` or an instance.
+        ``"chebyshev"`` (§5), ``"linear"`` or an instance; one with an observed reference
+        is fitted to ``values`` (z = min f, r = range of f on the candidates).
 
     Returns
     -------
@@ -114,7 +115,7 @@ def cumulative_regret(
     """
     values = _as_values(problem_or_values)
     chosen_values, weights = _chosen_and_weights(values, chosen_values, weights)
-    scalarization = make_scalarization(scalarization)
+    scalarization = make_scalarization(scalarization).fitted(values)
     best = _best_scalarized(values, weights, scalarization)
     chosen = _paired_scalarized(chosen_values, weights, scalarization)
     return np.cumsum(best - chosen)
@@ -158,7 +159,8 @@ def bayes_regret(
     chosen_values : array of shape (T, n)
         Noise-free f(x_t) at the chosen points.
     scalarization : str or Scalarization
-        ``"chebyshev"`` (§5), ``"linear"`` or an instance.
+        ``"chebyshev"`` (§5), ``"linear"`` or an instance; one with an observed reference
+        is fitted to ``values`` (z = min f, r = range of f on the candidates).
     n_weights : int
         Size of the Monte-Carlo set (≥ 1000 for the paper's figures).
     weights : str, callable or array of shape (M, n)
@@ -180,7 +182,7 @@ def bayes_regret(
     """
     values = _as_values(problem_or_values)
     chosen_values, _ = _chosen_and_weights(values, chosen_values, None)
-    scalarization = make_scalarization(scalarization)
+    scalarization = make_scalarization(scalarization).fitted(values)
     n = values.shape[1]
     if not isinstance(weights, str) and not callable(weights) and np.ndim(weights) == 2:
         weight_set = as_finite_array(weights, "weights", ndim=2)

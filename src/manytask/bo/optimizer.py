@@ -26,11 +26,13 @@ from scipy.stats import qmc
 
 from .._validation import as_finite_array, as_points, check_positive
 from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
+from ..posterior._base import as_outputs_with_missing
+from ..posterior.nystrom import DICTIONARY_UPDATES
 from ..simplex import weight_sampler
 from . import metrics
 from .learned import LearnedKernel
 from .policies import Policy, check_beta
-from .scalarization import make_scalarization
+from .scalarization import make_scalarization, value_range
 from .transforms import check_bounds
 
 __all__ = ["MultiTaskBO"]
@@ -66,12 +68,22 @@ class MultiTaskBO:
     seed : int or None
         Seed of every random choice (weights, Sobol points, Nyström dictionaries); None
         draws one (kept in ``seed`` and in checkpoints).
-    reference : array of shape (n,), optional
-        Chebyshev reference point z (default 0).
+    reference : "observed", None or array of shape (n,)
+        The reference point z of the scalarisation, which acts on normalised objectives
+        (y − z)/r (:mod:`.scalarization`). ``"observed"`` (default): z and r are the
+        observed minimum and range of every objective, updated at every tell (ParEGO's
+        normalisation); an array: a fixed z given by the user; None: z = 0, r = 1 (raw
+        objectives). :meth:`from_problem` uses the problem's known range instead.
+    scale : array of shape (n,), optional
+        The range r of every objective with a fixed ``reference`` (default 1).
     q, horizon : float, int
         Nyström oversampling for MT-BKB/IT-BKB; None means Theorem 3's q for ``horizon`` T.
+    dictionary : {"resample", "incremental"}
+        MT-BKB/IT-BKB: redraw the dictionary every round (Algorithm 2) or carry it over with
+        non-increasing inclusion probabilities, so that it does not swing (batched BKB).
     n_tasks : int, optional
-        Number of objectives; required with ``kernel="auto"``.
+        Number of objectives. A kernel knows it; with ``kernel="auto"`` and no ``n_tasks``
+        it is taken from the first ``tell`` (points asked before that draw their λ then).
     n_sobol, n_restarts : int
         Box domains: Sobol sample size and number of L-BFGS-B starts.
     refit_every : int
@@ -107,9 +119,11 @@ class MultiTaskBO:
         beta=None,
         seed=None,
         *,
-        reference=None,
+        reference="observed",
+        scale=None,
         q=None,
         horizon=1000,
+        dictionary="resample",
         n_tasks=None,
         n_sobol=1024,
         n_restarts=5,
@@ -125,20 +139,21 @@ class MultiTaskBO:
         else:
             bounds = check_bounds(bounds)
             self.n_features = bounds.shape[0]
+        if n_tasks is not None and (not isinstance(n_tasks, numbers.Integral) or n_tasks < 1):
+            raise ValueError(f"n_tasks must be a positive integer or None, got {n_tasks!r}")
         if isinstance(kernel, str):
             if kernel != "auto":
                 raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
-            if not isinstance(n_tasks, numbers.Integral) or n_tasks < 1:
-                raise ValueError(f"kernel='auto' needs n_tasks >= 1, got {n_tasks!r}")
         elif not isinstance(kernel, OperatorKernel):
             raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
         elif n_tasks is not None and n_tasks != kernel.n_tasks:
             raise ValueError(f"n_tasks={n_tasks} but the kernel has {kernel.n_tasks} tasks")
         self.candidates, self.bounds, self.kernel = candidates, bounds, kernel
-        self.n_tasks = kernel.n_tasks if isinstance(kernel, OperatorKernel) else int(n_tasks)
+        if isinstance(kernel, OperatorKernel):
+            n_tasks = kernel.n_tasks
         self.algorithm, self.weights = algorithm, weights
-        self.scalarization = make_scalarization(scalarization, reference)
-        self._sample_weights = weight_sampler(weights, self.n_tasks)
+        self.scalarization = make_scalarization(scalarization, reference, scale)
+        self.n_tasks = None  # set by _set_n_tasks, here or at the first tell
         self.noise, self.delta = check_positive(noise, "noise"), check_positive(delta, "delta")
         if not 0 < self.delta <= 1:
             raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
@@ -150,18 +165,35 @@ class MultiTaskBO:
         if seed is None:  # draw one, so that a checkpoint can still resume exactly
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         self.beta, self.seed, self.q, self.horizon = check_beta(beta), seed, q, int(horizon)
+        if dictionary not in DICTIONARY_UPDATES:
+            valid = ", ".join(DICTIONARY_UPDATES)
+            raise ValueError(f"dictionary must be one of {valid}, got {dictionary!r}")
+        self.dictionary = dictionary
         self.n_sobol, self.n_restarts = int(n_sobol), int(n_restarts)
         self.refit_every = int(refit_every)
+        if isinstance(kernel, str) and self.refit_every < 1:
+            raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
         self._rng = np.random.default_rng(seed)
         self._X, self._Y, self._told_weights, self._pending = [], [], [], []
-        self._learned = None
-        if isinstance(kernel, str):
+        self._learned, self._policy = None, None
+        if n_tasks is not None:
+            self._set_n_tasks(int(n_tasks))
+
+    def _set_n_tasks(self, n_tasks):
+        """Fix the number of objectives (given, the kernel's, or the first tell's)."""
+        self._sample_weights = weight_sampler(self.weights, n_tasks)
+        self.scalarization.check_tasks(n_tasks)
+        self.n_tasks = n_tasks
+        if isinstance(self.kernel, str):
+            box = self._domain_box()
             self._learned = LearnedKernel(
-                self.n_features, self.n_tasks, self._domain_box(), seed, refit_every
+                self.n_features, n_tasks, box, self.seed, self.refit_every
             )
-            self._policy = None
         else:
-            self._policy = self._make_policy(kernel, self.noise, self.beta)
+            self._policy = self._make_policy(self.kernel, self.noise, self.beta)
+        for i, (x, weights) in enumerate(self._pending):  # asked before n was known
+            if weights is None:
+                self._pending[i] = (x, self._sample_weights(self._rng, n_tasks))
 
     # ---- construction helpers ------------------------------------------------------------
     def _domain_box(self):
@@ -184,13 +216,19 @@ class MultiTaskBO:
             beta=beta,
             n_points=n_points,
             random_state=np.random.SeedSequence([self.seed, 1]),
+            dictionary=self.dictionary,
         )
         return policy.start(self.n_features, self.candidates)
 
     @classmethod
     def from_problem(cls, problem, algorithm="mt-kb", **overrides):
-        """An optimiser with the candidate set, kernel, noise and bounds the paper used."""
+        """An optimiser with the candidate set, kernel, noise and bounds the paper used, and
+        the scalarisation on the problem's known range: z = min f, r = max f − min f on the
+        candidates (the reference point sits below all the data)."""
+        reference, scale = value_range(problem.values)
         settings = dict(
+            reference=reference,
+            scale=scale,
             candidates=problem.candidates if problem.bounds is None else None,
             bounds=problem.bounds,
             kernel=problem.kernel,
@@ -211,9 +249,11 @@ class MultiTaskBO:
         proposals = []
         if self._policy is None:  # kernel="auto" before its first fit: a space-filling design
             for _ in range(count):
-                proposals.append(
-                    (self._initial_point(), self._sample_weights(self._rng, self.n_tasks))
-                )
+                # before the first tell of an unknown n, λ is drawn once n is known
+                weights = None
+                if self.n_tasks is not None:
+                    weights = self._sample_weights(self._rng, self.n_tasks)
+                proposals.append((self._initial_point(), weights))
         else:
             token = self._policy.snapshot()
             try:
@@ -234,13 +274,28 @@ class MultiTaskBO:
         return points[0] if k is None else points
 
     def tell(self, x, y):
-        """Record the observation y (n,) at x (d,), asked or not. NaN in y is an error."""
+        """Record the observation y (n,) at x (d,), asked or not.
+
+        NaN in y marks an objective not measured at x (decoupled evaluations): the exact
+        posteriors (MT-KB, IT-KB, MOBO with a given kernel) condition on the measured ones.
+        """
         x = as_finite_array(x, "x").reshape(-1)
         if x.shape[0] != self.n_features:
             raise ValueError(f"x must have {self.n_features} coordinates, got shape {x.shape}")
-        y = as_finite_array(y, "y").reshape(-1)
+        y = as_outputs_with_missing(y, "y").reshape(-1)
+        if self.n_tasks is None:
+            self._set_n_tasks(y.shape[0])
         if y.shape[0] != self.n_tasks:
             raise ValueError(f"y must have {self.n_tasks} values (one per task), got {y.shape[0]}")
+        missing = np.isnan(y)
+        if missing.all():
+            raise ValueError(f"y must hold at least one measured (non-NaN) value, got {y}")
+        if missing.any() and (self.algorithm.endswith("bkb") or isinstance(self.kernel, str)):
+            raise ValueError(
+                "y has NaN (an objective not measured), which needs a given kernel and an exact "
+                f"posterior (algorithm mt-kb, it-kb or mobo); got algorithm={self.algorithm!r}, "
+                f"kernel={'auto' if isinstance(self.kernel, str) else 'given'}"
+            )
         weights = np.full(self.n_tasks, np.nan)
         for i, (pending, pending_weights) in enumerate(self._pending):
             if np.array_equal(pending, x):
@@ -273,8 +328,11 @@ class MultiTaskBO:
 
     # ---- acquisition maximisation --------------------------------------------------------
     def _scalarization(self):
+        """The scalarisation of the next proposal, in the units of the posterior."""
         if self._learned is None:
-            return self.scalarization
+            return self.scalarization.fitted(self.Y_)
+        if self.scalarization.adaptive:
+            return self.scalarization.fitted(self._learned.standardize(self.Y_))
         return self._learned.scalarization(self.scalarization)
 
     def _maximize(self, weights, radius, busy=()):
@@ -325,12 +383,12 @@ class MultiTaskBO:
     @property
     def Y_(self):
         """Told observations, shape (t, n)."""
-        return np.array(self._Y).reshape(-1, self.n_tasks)
+        return np.array(self._Y, dtype=float).reshape(len(self._Y), self.n_tasks or 0)
 
     @property
     def weights_(self):
         """λ drawn for every told point (NaN for points told without being asked), (t, n)."""
-        return np.array(self._told_weights).reshape(-1, self.n_tasks)
+        return np.array(self._told_weights, dtype=float).reshape(len(self._Y), self.n_tasks or 0)
 
     @property
     def pending_(self):
@@ -338,9 +396,12 @@ class MultiTaskBO:
         return np.array([x for x, _ in self._pending]).reshape(-1, self.n_features)
 
     def pareto_front(self):
-        """(X, Y) of the told points whose observations no other observation dominates."""
-        mask = metrics.pareto_mask(self.Y_)
-        return self.X_[mask], self.Y_[mask]
+        """(X, Y) of the told points whose observations no other observation dominates
+        (among the points with every objective measured)."""
+        complete = ~np.isnan(self.Y_).any(axis=1)
+        X, Y = self.X_[complete], self.Y_[complete]
+        mask = metrics.pareto_mask(Y)
+        return X[mask], Y[mask]
 
     def hypervolume(self, reference):
         """Hypervolume dominated by the observed Pareto front and bounded by ``reference``."""
@@ -358,7 +419,7 @@ class MultiTaskBO:
         config = {
             "candidates": None if self.candidates is None else self.candidates.tolist(),
             "bounds": None if self.bounds is None else self.bounds.tolist(),
-            "kernel": "auto" if self._learned else kernel_to_config(self.kernel),
+            "kernel": "auto" if isinstance(self.kernel, str) else kernel_to_config(self.kernel),
             "algorithm": self.algorithm,
             "scalarization": self.scalarization.to_config(),
             "weights": self.weights
@@ -373,6 +434,7 @@ class MultiTaskBO:
             "seed": self.seed,
             "q": self.q,
             "horizon": self.horizon,
+            "dictionary": self.dictionary,
             "n_tasks": self.n_tasks,
             "n_sobol": self.n_sobol,
             "n_restarts": self.n_restarts,
@@ -383,9 +445,9 @@ class MultiTaskBO:
             "version": VERSION,
             "config": config,
             "X": self.X_.tolist(),
-            "Y": self.Y_.tolist(),
+            "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
             "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
-            "pending": [[x.tolist(), w.tolist()] for x, w in self._pending],
+            "pending": [[x.tolist(), None if w is None else w.tolist()] for x, w in self._pending],
             "rng": self._rng.bit_generator.state,
         }
 
@@ -408,8 +470,11 @@ class MultiTaskBO:
             optimizer = cls(**config)
             for x, y, w in zip(state["X"], state["Y"], state["weights"]):
                 weights = np.full(optimizer.n_tasks, np.nan) if w is None else np.array(w)
-                optimizer._observe(np.array(x, dtype=float), np.array(y, dtype=float), weights)
-            optimizer._pending = [(np.array(x), np.array(w)) for x, w in state["pending"]]
+                y = np.array([np.nan if v is None else v for v in y], dtype=float)
+                optimizer._observe(np.array(x, dtype=float), y, weights)
+            optimizer._pending = [
+                (np.array(x), None if w is None else np.array(w)) for x, w in state["pending"]
+            ]
             optimizer._rng.bit_generator.state = state["rng"]
         except (KeyError, TypeError) as error:
             raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error

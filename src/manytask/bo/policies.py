@@ -9,6 +9,16 @@
 - **MOBO** (Paria et al. 2019): independent GPs, u_t(x) = s_λ(μ(x) + β_t σ(x)) with the
   per-task UCB radius β_t = √(2 log(|X| t² π²/(6δ))) of GP-UCB on a finite domain.
 
+Partial observations (NaN for an objective not measured at x_t, heterotopic data): the
+posterior conditions on the measured entries only (:class:`~manytask.posterior.ExactPosterior`),
+so an unmeasured objective keeps its prior variance at x_t unless the task kernel correlates
+it with a measured one — which is where MT-KB gains over IT-KB. The acquisition is unchanged
+(it is a function of μ_{t−1} and Γ_{t−1}). The radii use the information gain of what was
+measured: Σ_s log det(I + η⁻¹Γ_{s−1}) over the measured sub-block of each x_s (Lemma 4's
+identity for the observed entries), per task for IT-KB. MT-BKB and IT-BKB need every
+objective at every point (their Nyström dictionary is over points), and so does
+``kernel="auto"`` (its likelihood is a Kronecker solve): they reject NaN.
+
 In every policy ``beta`` multiplies a standard deviation. The theory radii are the default so
 that the paper's experiments are reproduced as written; they are conservative (they hold
 uniformly with probability 1 − δ for the worst function of RKHS norm b) and explore much more
@@ -94,6 +104,9 @@ class Policy:
         |X| for MOBO's radius (the candidates, or the acquisition sample on a box).
     random_state : int or None
         Seed of the Nyström dictionary draws.
+    dictionary : {"resample", "incremental"}
+        MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round,
+        or carried over with non-increasing probabilities (see ``NystromPosterior``).
     """
 
     def __init__(
@@ -111,6 +124,7 @@ class Policy:
         beta=None,
         n_points=1000,
         random_state=None,
+        dictionary="resample",
     ):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
@@ -123,7 +137,9 @@ class Policy:
         self.beta, self.n_points = beta, n_points
         if algorithm.endswith("bkb"):
             self.q = theorem_3_q(epsilon, delta, horizon) if q is None else q
-            self.posterior = NystromPosterior(model_kernel, noise, self.q, random_state)
+            self.posterior = NystromPosterior(
+                model_kernel, noise, self.q, random_state, dictionary=dictionary
+            )
         else:
             self.q = None
             self.posterior = ExactPosterior(model_kernel, noise)

@@ -1,10 +1,30 @@
 """Scalarisations s_λ: Rⁿ → R and their ℓ2-Lipschitz constants L_λ (paper §2).
 
-``Linear``: s_λ(y) = Σ_i λ_i y_i, L_λ = ‖λ‖₂ (Cauchy–Schwarz, attained along λ).
-``Chebyshev``: s_λ(y) = min_i λ_i (y_i − z_i), L_λ = max_i λ_i: |min_i a_i − min_i b_i| ≤
-max_i |a_i − b_i| ≤ max_i λ_i ‖u − v‖_∞ ≤ max_i λ_i ‖u − v‖₂, attained along the basis
-vector of the largest λ_i.
-Both are monotone in every coordinate, so their maximisers are Pareto optimal.
+Both act on normalised objectives ŷ_i = (y_i − z_i) / r_i, with a reference point z below
+the data and a range r > 0 per objective:
+
+``Linear``: s_λ(y) = Σ_i λ_i ŷ_i, L_λ = ‖λ/r‖₂ (Cauchy–Schwarz, attained along λ/r).
+``Chebyshev``: s_λ(y) = min_i λ_i ŷ_i = min_i (λ_i/r_i)(y_i − z_i), the paper's form with
+weights λ_i/r_i; L_λ = max_i λ_i/r_i: |min_i a_i − min_i b_i| ≤ max_i |a_i − b_i| ≤
+max_i (λ_i/r_i) ‖u − v‖_∞ ≤ max_i (λ_i/r_i) ‖u − v‖₂, attained along the basis vector of the
+largest λ_i/r_i. Both are monotone in every coordinate, so their maximisers are Pareto
+optimal.
+
+Where z and r come from:
+
+- ``reference=None``: z = 0 and r = 1, the raw objectives (the paper's formula with z = 0).
+  A Chebyshev term λ_i y_i with y_i < 0 then *falls* as λ_i grows, so the weights no longer
+  say which objective matters, and R_C is dominated by a few exploration rounds.
+- ``reference=z`` (and optionally ``scale=r``): fixed, given by the user, or for a known
+  problem its range on the candidate set (z = min_x f(x), r = max_x f(x) − z).
+- ``reference="observed"``: ParEGO's normalisation (Knowles 2006): z and r are the observed
+  minimum and range of every objective, recomputed from the data by :meth:`fitted` before
+  every proposal. The scalarisation then changes as data arrive.
+
+R_C and R_B (:mod:`.metrics`) are computed with one fixed scalarisation for the whole run:
+a fixed one as given, an ``"observed"`` one fitted to the problem's values on the candidate
+set (its known range). So R_C is in units of each objective's range on the candidates, the
+same for every algorithm, and for a Chebyshev scalarisation each regret term lies in [0, 1].
 """
 
 from __future__ import annotations
@@ -13,13 +33,97 @@ import numpy as np
 
 from .._validation import as_finite_array
 
-__all__ = ["Scalarization", "Linear", "Chebyshev", "SCALARIZATIONS", "make_scalarization"]
+__all__ = [
+    "Scalarization",
+    "Linear",
+    "Chebyshev",
+    "SCALARIZATIONS",
+    "make_scalarization",
+    "value_range",
+]
+
+OBSERVED = "observed"
+
+
+def value_range(Y):
+    """(z, r): per objective, the minimum and the range (max − min) of the finite values of
+    Y (t, n); r = 1 where fewer than two distinct values exist, z = 0 where none does.
+
+    Example
+    -------
+    >>> value_range(np.array([[1.0, 5.0], [3.0, np.nan]]))
+    (array([1., 5.]), array([2., 1.]))
+    """
+    Y = np.asarray(Y, dtype=float)
+    finite = np.isfinite(Y)
+    low = np.where(finite, Y, np.inf).min(axis=0, initial=np.inf)
+    high = np.where(finite, Y, -np.inf).max(axis=0, initial=-np.inf)
+    seen = np.isfinite(low)
+    span = np.where(seen, high - low, 0.0)
+    return np.where(seen, low, 0.0), np.where(span > 0, span, 1.0)
 
 
 class Scalarization:
-    """s_λ(y) for outputs Y (N, n) and weights λ (n,) → (N,), or weights (M, n) → (M, N)."""
+    """s_λ(y) for outputs Y (N, n) and weights λ (n,) → (N,), or weights (M, n) → (M, N).
+
+    Parameters
+    ----------
+    reference : None, "observed" or array of shape (n,)
+        The reference point z (see the module docstring).
+    scale : None or array of shape (n,)
+        The range r > 0 of every objective (None: 1, or the observed range).
+    """
 
     name = "scalarization"
+
+    def __init__(self, reference=None, scale=None):
+        if isinstance(reference, str):
+            if reference != OBSERVED:
+                raise ValueError(
+                    f"reference must be None, 'observed' or an array, got {reference!r}"
+                )
+            if scale is not None:
+                raise ValueError("scale must be None with reference='observed' (it is observed)")
+        elif reference is not None:
+            reference = as_finite_array(reference, "reference", 1)
+        if scale is not None:
+            scale = as_finite_array(scale, "scale", 1)
+            if np.any(scale <= 0):
+                raise ValueError(f"scale must be > 0 in every objective, got {scale.tolist()}")
+        self.reference, self.scale = reference, scale
+
+    @property
+    def adaptive(self) -> bool:
+        """True when z and r are taken from the data (``reference="observed"``)."""
+        return isinstance(self.reference, str)
+
+    def fitted(self, Y) -> Scalarization:
+        """This scalarisation with z and r fixed: from the values Y (t, n) when adaptive."""
+        if not self.adaptive:
+            return self
+        reference, scale = value_range(Y)
+        return type(self)(reference, scale)
+
+    def check_tasks(self, n_tasks: int):
+        """Raise a ValueError if a fixed reference or scale does not have n_tasks entries."""
+        for name in ("reference", "scale"):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray) and value.shape[0] != n_tasks:
+                raise ValueError(f"{name} must have {n_tasks} entries, got {value.shape[0]}")
+
+    def normalize(self, Y) -> np.ndarray:
+        """ŷ = (y − z) / r."""
+        if self.adaptive:
+            raise ValueError("an observed reference must be fitted to data first: fitted(Y)")
+        Y = np.asarray(Y, dtype=float)
+        if self.reference is not None:
+            Y = Y - self.reference
+        return Y if self.scale is None else Y / self.scale
+
+    def _effective_weights(self, weights):
+        """λ_i / r_i: the weights of the raw objectives."""
+        weights = np.asarray(weights, dtype=float)
+        return weights if self.scale is None else weights / self.scale
 
     def __call__(self, Y, weights) -> np.ndarray:
         raise NotImplementedError
@@ -29,11 +133,14 @@ class Scalarization:
         raise NotImplementedError
 
     def to_config(self) -> dict:
-        return {"name": self.name}
+        def plain(value):
+            return value.tolist() if isinstance(value, np.ndarray) else value
+
+        return {"name": self.name, "reference": plain(self.reference), "scale": plain(self.scale)}
 
 
 class Linear(Scalarization):
-    """s_λ(y) = Σ_i λ_i y_i.
+    """s_λ(y) = Σ_i λ_i (y_i − z_i) / r_i.
 
     Example
     -------
@@ -44,14 +151,14 @@ class Linear(Scalarization):
     name = "linear"
 
     def __call__(self, Y, weights):
-        return np.asarray(weights) @ np.asarray(Y).T
+        return np.asarray(weights) @ self.normalize(Y).T
 
     def lipschitz(self, weights):
-        return float(np.linalg.norm(weights))
+        return float(np.linalg.norm(self._effective_weights(weights)))
 
 
 class Chebyshev(Scalarization):
-    """s_λ(y) = min_i λ_i (y_i − z_i) with reference point z (default 0).
+    """s_λ(y) = min_i λ_i (y_i − z_i) / r_i.
 
     Example
     -------
@@ -61,30 +168,22 @@ class Chebyshev(Scalarization):
 
     name = "chebyshev"
 
-    def __init__(self, reference=None):
-        self.reference = None if reference is None else as_finite_array(reference, "reference", 1)
-
     def __call__(self, Y, weights):
-        Y, weights = np.asarray(Y), np.asarray(weights)
-        shifted = Y if self.reference is None else Y - self.reference
+        shifted, weights = self.normalize(Y), np.asarray(weights)
         if weights.ndim == 2:
             return np.min(shifted[None, :, :] * weights[:, None, :], axis=-1)
         return np.min(shifted * weights, axis=-1)
 
     def lipschitz(self, weights):
-        return float(np.max(weights))
-
-    def to_config(self):
-        reference = None if self.reference is None else self.reference.tolist()
-        return {"name": self.name, "reference": reference}
+        return float(np.max(self._effective_weights(weights)))
 
 
 SCALARIZATIONS = {"linear": Linear, "chebyshev": Chebyshev}
 
 
-def make_scalarization(spec, reference=None) -> Scalarization:
-    """A :class:`Scalarization` from a name (``"linear"``, ``"chebyshev"``), a config dict
-    or an instance."""
+def make_scalarization(spec, reference=None, scale=None) -> Scalarization:
+    """A :class:`Scalarization` from a name (``"linear"``, ``"chebyshev"``) with a reference
+    and scale, a config dict or an instance."""
     if isinstance(spec, Scalarization):
         return spec
     if isinstance(spec, dict):
@@ -94,4 +193,4 @@ def make_scalarization(spec, reference=None) -> Scalarization:
     if spec not in SCALARIZATIONS:
         valid = ", ".join(sorted(SCALARIZATIONS))
         raise ValueError(f"scalarization must be one of {valid}, got {spec!r}")
-    return Chebyshev(reference) if spec == "chebyshev" else Linear()
+    return SCALARIZATIONS[spec](reference, scale)

@@ -19,9 +19,10 @@ from ..bo.problems import (
     sensor_substitute,
     shifted_branin,
 )
+from ..bo.problems.synthetic import rkhs_norm
 from ..kernels import RBF, Separable, uniform_task_similarity
 
-__all__ = ["PANELS", "Panel", "build_problem", "parse_panels", "run_curves"]
+__all__ = ["PANELS", "Panel", "build_problem", "parse_panels", "problem_label", "run_curves"]
 
 HORIZON, HORIZON_QUICK = 100, 40  # the paper does not state its T
 SEEDS, SEEDS_QUICK = 10, 3  # §5: 10 independent trials
@@ -40,8 +41,8 @@ def rkhs_function_omega(omega: float, n_tasks: int = OMEGA_TASKS, seed: int = 0)
 
     f = Σ_{i≤50} Γ_ω(·, x_i) c_i on the 0.01-net, k the SE kernel with lengthscale 0.2,
     c_i ~ U[−1, 1]ⁿ; the anchors and c_i come from ``default_rng(seed)`` and are the same for
-    every ω, so only the similarity of the tasks changes. σ = 0.1, b = max_x ‖f(x)‖₂ / λ_max(B)
-    as in §5 (λ_max(B) = 1 here).
+    every ω, so only the similarity of the tasks changes. σ = 0.1, b = the exact ‖f‖_Γ
+    (:func:`~manytask.bo.problems.synthetic.rkhs_norm`), as for :func:`rkhs_function`.
 
     Example
     -------
@@ -69,30 +70,42 @@ def rkhs_function_omega(omega: float, n_tasks: int = OMEGA_TASKS, seed: int = 0)
         domain=[[0.0, 1.0]],
         description="Σ_{i≤50} Γ_ω(·, x_i) c_i, Γ_ω = SE(0.2) ⊗ (ωI + (1 − ω)11ᵀ/n)",
     )
-    kappa = float(np.linalg.eigvalsh(B)[-1])
-    problem.rkhs_bound = float(np.max(np.linalg.norm(problem.values, axis=1)) / kappa)
+    problem.rkhs_bound = rkhs_norm(scalar(anchors, anchors), B, coefficients)
     return problem
 
 
+# a problem of these keys is a random draw: each trial (seed) draws its own f
 PROBLEMS = {
-    "rkhs_n2": lambda: rkhs_function(n_tasks=2, seed=0),
-    "rkhs_n20": lambda: rkhs_function(n_tasks=20, seed=0),
-    "perturbed_sine": lambda: perturbed_sine(),  # ω = 0.4 as in Fig. 1(d)
-    "shifted_branin": lambda: shifted_branin(),  # ω = 0.5 as in Fig. 1(e)
-    "sensor_substitute": lambda: sensor_substitute(),
+    "rkhs_n2": lambda seed: rkhs_function(n_tasks=2, seed=seed),
+    "rkhs_n20": lambda seed: rkhs_function(n_tasks=20, seed=seed),
+    "perturbed_sine": lambda seed: perturbed_sine(),  # ω = 0.4 as in Fig. 1(d)
+    "shifted_branin": lambda seed: shifted_branin(),  # ω = 0.5 as in Fig. 1(e)
+    "sensor_substitute": lambda seed: sensor_substitute(),
     **{
-        f"rkhs_omega_{omega:g}": (lambda omega=omega: rkhs_function_omega(omega))
+        f"rkhs_omega_{omega:g}": (lambda seed, omega=omega: rkhs_function_omega(omega, seed=seed))
         for omega in OMEGAS
     },
 }
+DRAWN = frozenset(key for key in PROBLEMS if key.startswith("rkhs"))
+
+
+def build_problem(key: str, seed: int = 0) -> Problem:
+    """The problem called ``key`` in :data:`PROBLEMS`; the RKHS functions (:data:`DRAWN`)
+    are drawn with ``seed``, the others ignore it (deterministic, so each is built once)."""
+    if key not in PROBLEMS:
+        raise ValueError(f"problem must be one of {', '.join(PROBLEMS)}, got {key!r}")
+    return _built(key, int(seed) if key in DRAWN else 0)
 
 
 @cache
-def build_problem(key: str) -> Problem:
-    """The problem called ``key`` in :data:`PROBLEMS` (deterministic, so built once)."""
-    if key not in PROBLEMS:
-        raise ValueError(f"problem must be one of {', '.join(PROBLEMS)}, got {key!r}")
-    return PROBLEMS[key]()
+def _built(key: str, seed: int) -> Problem:
+    return PROBLEMS[key](seed)
+
+
+def problem_label(key: str) -> str:
+    """The problem's name for tables: a drawn one says that each seed draws its own f."""
+    name = build_problem(key).name
+    return name.replace("seed=0", "f drawn per seed") if key in DRAWN else name
 
 
 # ---- panels -------------------------------------------------------------------------------
@@ -204,7 +217,8 @@ def run_curves(
     """One run → its curves for t = 1..T: ``time_average_regret`` R_C(t)/t and
     ``bayes_regret`` R_B(t) (1000 fixed Monte-Carlo weights from the run's P_λ).
 
-    A pure function of its arguments: everything random is seeded by ``seed``.
+    A pure function of its arguments: everything random is seeded by ``seed``, including
+    the draw of an RKHS function (a new f for every trial).
 
     Example
     -------
@@ -212,7 +226,7 @@ def run_curves(
     >>> sorted(curves), curves["time_average_regret"].shape
     (['bayes_regret', 'time_average_regret'], (3,))
     """
-    problem = build_problem(problem_key)
+    problem = build_problem(problem_key, seed)
     weights = WEIGHTS[scalarization]
     optimizer = MultiTaskBO.from_problem(
         problem,

@@ -15,8 +15,20 @@ from ..kernels import Kernel, OperatorKernel, Separable
 SOLVERS = ("auto", "split", "full")
 
 
+def as_outputs_with_missing(value, name: str) -> np.ndarray:
+    """``value`` as a float array in which NaN marks an unobserved output; ±inf is an error."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return as_finite_array(value, name)  # raises the usual message
+    as_finite_array(np.where(np.isnan(array), 0.0, array), name)  # rejects ±inf
+    return array
+
+
 class MultiTaskPosterior:
     """Base class: subclasses implement ``_problem_posterior(X, with_cov)``."""
+
+    allows_missing = False  # True: NaN in Y marks a task not observed at that x
 
     def __init__(self, kernel, noise: float, solver: str = "auto"):
         if isinstance(kernel, Kernel):  # a scalar kernel is a one-task separable kernel
@@ -57,8 +69,13 @@ class MultiTaskPosterior:
         Y = self._check_outputs(Y, "Y", len(X))
         return X, Y
 
+    def _as_outputs(self, Y, name):
+        if self.allows_missing:
+            return as_outputs_with_missing(Y, name)
+        return as_finite_array(Y, name)
+
     def _check_outputs(self, Y, name, n_rows):
-        Y = as_finite_array(Y, name)
+        Y = self._as_outputs(Y, name)
         if Y.ndim == 1 and self.n_tasks == 1:
             Y = Y[:, None]
         if Y.ndim != 2 or Y.shape[1] != self.n_tasks:
@@ -74,7 +91,7 @@ class MultiTaskPosterior:
         x = as_finite_array(x, "x").reshape(-1)
         if self.n_features_in_ is not None and x.shape[0] != self.n_features_in_:
             raise ValueError(f"x must have {self.n_features_in_} features, got shape {x.shape}")
-        y = as_finite_array(y, "y").reshape(-1)
+        y = self._as_outputs(y, "y").reshape(-1)
         if y.shape[0] != self.n_tasks:
             raise ValueError(f"y must have {self.n_tasks} values (n_tasks), got shape {y.shape}")
         return x, y

@@ -10,6 +10,12 @@ V = L⁻¹G_t(C) over a fixed candidate set C,
 
 A new observation appends one block row to L, to w and to V (a bordered Cholesky
 factorisation), so a round costs O(batch·block²·t·N) over N candidates, not a refit.
+
+Heterotopic data (an output not observed at some x) use a 0/1 mask m over the rows of G_t:
+the row and column of an unobserved entry are set to zero and its target to 0, so G_t + ηI
+keeps η on that diagonal entry and nothing else. That entry then decouples from the others:
+L⁻¹ leaves it alone, the posterior is that of the observed entries only (the dense GP on
+them), and its factor √η adds log η − log η = 0 to log det(I + G_t/η).
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ class IncrementalRidge:
         self.candidates = None
         self._capacity = 0
         self._X = None
+        self.partial = False  # True once some entry is unobserved (masks are applied)
 
     # ---- storage -------------------------------------------------------------------------
     def _reserve(self, n_points: int, n_features: int):
@@ -77,6 +84,7 @@ class IncrementalRidge:
         self._X = grown(self._X[:t] if t else None, (capacity, n_features))
         self._L = grown(self._L[:, :keep, :keep] if t else None, (b, size, size))
         self._w = grown(self._w[:, :keep] if t else None, (b, size))
+        self._m = grown(self._m[:, :keep] if t else None, (b, size))
         if self.candidates is not None:
             width = len(self.candidates) * p
             self._V = grown(self._V[:, :keep] if t else None, (b, size, width))
@@ -91,11 +99,11 @@ class IncrementalRidge:
         cache = None
         if self.candidates is not None:
             cache = (self._candidate_mean.copy(), self._candidate_cov.copy())
-        return (self.n_observations, self.log_dets.copy(), cache)
+        return (self.n_observations, self.log_dets.copy(), cache, self.partial)
 
     def restore(self, snapshot):
         """Forget the observations added since ``snapshot`` (rows past it are ignored)."""
-        self.n_observations, log_dets, cache = snapshot
+        self.n_observations, log_dets, cache, self.partial = snapshot
         self.log_dets = log_dets.copy()
         if cache is not None:
             self._candidate_mean, self._candidate_cov = cache[0].copy(), cache[1].copy()
@@ -105,8 +113,9 @@ class IncrementalRidge:
         return self._X[: self.n_observations]
 
     # ---- fitting -------------------------------------------------------------------------
-    def fit(self, X, Z, candidates=None):
-        """Factorise G_t + ηI for inputs X (t, d) and problem outputs Z (t, batch, block)."""
+    def fit(self, X, Z, candidates=None, mask=None):
+        """Factorise G_t + ηI for inputs X (t, d) and problem outputs Z (t, batch, block);
+        ``mask`` (t, batch, block) of booleans marks the observed entries (None: all)."""
         t, d = X.shape
         b, p = self.batch, self.block
         self.candidates = candidates
@@ -116,13 +125,21 @@ class IncrementalRidge:
         self._X[:t] = X
         self.n_observations = t
         tp = t * p
+        self.partial = mask is not None and not np.all(mask)
+        masks = np.ones((b, tp))
+        if self.partial:
+            masks = np.asarray(mask, dtype=float).transpose(1, 0, 2).reshape(b, tp)
+        self._m[:, :tp] = masks
         d = self.decomposition
         if t:  # one problem at a time: the stacked Gram matrices would double peak memory
             grams = [d.group_gram(X, X, g) for g in range(len(d.kernels))]
-            outputs = Z.transpose(1, 0, 2).reshape(b, tp)
+            outputs = Z.transpose(1, 0, 2).reshape(b, tp) * masks
             ridge = self.noise * np.eye(tp)
             for beta, (g, scale) in enumerate(zip(d.groups, d.scales)):
-                L = cholesky(scale * grams[g] + ridge, name="G_t + ηI")
+                gram = scale * grams[g]
+                if self.partial:
+                    gram = gram * np.outer(masks[beta], masks[beta])
+                L = cholesky(gram + ridge, name="G_t + ηI")
                 self._L[beta, :tp, :tp] = L
                 self._w[beta, :tp] = solve_lower(L, outputs[beta])
             diagonals = np.diagonal(self._L[:, :tp, :tp], axis1=1, axis2=2)
@@ -136,33 +153,47 @@ class IncrementalRidge:
             if t:
                 cross = [d.group_gram(X, candidates, g) for g in range(len(d.kernels))]
                 for beta, (g, scale) in enumerate(zip(d.groups, d.scales)):
-                    self._V[beta, :tp] = solve_lower(self._L[beta, :tp, :tp], scale * cross[g])
+                    rows = scale * cross[g]
+                    if self.partial:
+                        rows = rows * masks[beta][:, None]
+                    self._V[beta, :tp] = solve_lower(self._L[beta, :tp, :tp], rows)
                 V = self._V[:, :tp]
                 self._candidate_mean = np.einsum("brn,br->bn", V, self._w[:, :tp])
                 self._candidate_cov = prior - _block_gram(V, p)
         return self
 
-    def add(self, x, z, candidate_index=None):
+    def add(self, x, z, candidate_index=None, mask=None):
         """Append one observation: x (d,), z (batch, block). O(batch·block²·t·N) with a cache.
 
         ``candidate_index`` (x = candidates[j]) lets the cached column L⁻¹G_t(x) = V[:, j]
-        replace a triangular solve.
+        replace a triangular solve. ``mask`` (batch, block) marks the observed entries.
         """
         t, b, p = self.n_observations, self.batch, self.block
         self._reserve(t + 1, len(x))
         tp = t * p
         x2 = x[None, :]
         decomposition = self.decomposition
+        new_mask = np.ones((b, p)) if mask is None else np.asarray(mask, dtype=float)
+        partial = not np.all(new_mask)
+        self.partial = self.partial or partial
         if candidate_index is not None and t:
             columns = slice(candidate_index * p, (candidate_index + 1) * p)
             # L⁻¹ G_t(x), already cached; contiguous so that the products below use BLAS
             cross = np.ascontiguousarray(self._V[:, :tp, columns])
         elif t:
-            cross = solve_lower(self._L[:, :tp, :tp], decomposition.gram(self.X, x2))
+            gram = decomposition.gram(self.X, x2)
+            if self.partial:
+                gram = gram * self._m[:, :tp, None]
+            cross = solve_lower(self._L[:, :tp, :tp], gram)
         else:
             cross = np.zeros((b, 0, p))
+        block = decomposition.prior_blocks(x2)[:, 0]
+        if partial:  # unobserved entries of x: zero columns, and η alone on the diagonal
+            cross = cross * new_mask[:, None, :]
+            block = block * (new_mask[:, :, None] * new_mask[:, None, :])
+            z = z * new_mask
         cross_t = np.ascontiguousarray(cross.transpose(0, 2, 1))  # (b, p, tp)
-        block = decomposition.prior_blocks(x2)[:, 0] + self.noise * np.eye(p)  # Γ(x, x) + ηI
+        block = block + self.noise * np.eye(p)  # Γ(x, x) + ηI
         D = cholesky(
             block - cross_t @ cross,
             name="Schur complement of G_t + ηI",
@@ -171,6 +202,8 @@ class IncrementalRidge:
         w_new = _solve_small(D, z[..., None] - cross_t @ self._w[:, :tp, None])[..., 0]
         if self.candidates is not None:
             residual = decomposition.gram(x2, self.candidates)  # (b, p, N·p)
+            if partial:
+                residual *= new_mask[:, :, None]
             if t:
                 residual -= np.matmul(cross_t, self._V[:, :tp])
             R = _solve_small(D, residual)
@@ -180,6 +213,7 @@ class IncrementalRidge:
         self._L[:, tp : tp + p, :tp] = cross_t
         self._L[:, tp : tp + p, tp : tp + p] = D
         self._w[:, tp : tp + p] = w_new
+        self._m[:, tp : tp + p] = new_mask
         self._X[t] = x
         diagonals = np.diagonal(D, axis1=1, axis2=2)
         self.log_dets = (
@@ -201,7 +235,10 @@ class IncrementalRidge:
         if t == 0:
             mean = np.zeros((b, len(X), p))
             return mean, (self.decomposition.prior_blocks(X) if with_cov else None)
-        A = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, X))
+        gram = self.decomposition.gram(self.X, X)
+        if self.partial:
+            gram = gram * self._m[:, :tp, None]
+        A = solve_lower(self._L[:, :tp, :tp], gram)
         mean = np.einsum("brn,br->bn", A, self._w[:, :tp]).reshape(b, len(X), p)
         if not with_cov:
             return mean, None

@@ -4,6 +4,13 @@
 Γ_t(x, x') = Γ(x, x') − G_t(x)ᵀ(G_t + ηI)⁻¹G_t(x'). Separable and diagonal kernels are
 solved as independent scalar problems (Appendix A, eqs. 5–6); other kernels as one
 (nt × nt) system. The factorisations live in :mod:`manytask.posterior._ridge`.
+
+Heterotopic data: NaN in Y marks a task not observed at that x, and the posterior is the
+multi-task GP conditioned on the observed entries only (G_t restricted to them). The split
+into scalar problems stays exact when each problem is one task (diagonal kernels, and
+separable ones with a diagonal B); a separable kernel whose B mixes the tasks rotates the
+outputs, so a missing entry would touch every problem, and it is solved as one system
+from the first NaN on.
 """
 
 from __future__ import annotations
@@ -54,34 +61,56 @@ class ExactPosterior(MultiTaskPosterior):
     9
     """
 
+    allows_missing = True
+
     def fit(self, X, Y, candidates=None):
-        """Condition on observations X (t, d) and Y (t, n_tasks).
+        """Condition on observations X (t, d) and Y (t, n_tasks); NaN in Y: not observed.
 
         With ``candidates`` (N, d), L⁻¹G_t(C) is cached and grown by :meth:`add`, so mean
         and variance over the candidates after each new observation cost O(n·t·N).
         """
         X, Y = self._check_data(X, Y)
         candidates = self._check_candidates(candidates, X.shape[1])
-        ridge = IncrementalRidge(self.decomposition, self.noise)
-        ridge.fit(X, self._to_problems(Y), candidates=candidates)
+        observed = ~np.isnan(Y)
+        if not hasattr(self, "_split"):
+            self._split = self.decomposition  # the kernel's own split, kept for later fits
+        decomposition = self._split
+        if not observed.all() and not _one_task_per_problem(decomposition):
+            if self.solver == "split":
+                raise ValueError(
+                    "solver='split' cannot condition on NaN (unobserved) outputs of a kernel "
+                    "whose task matrix mixes the tasks; use solver='auto'"
+                )
+            decomposition = self.kernel.full_decomposition()
+        ridge = IncrementalRidge(decomposition, self.noise)
+        Z, mask = _problem_data(decomposition, Y, observed)
+        ridge.fit(X, Z, candidates=candidates, mask=mask)
         # assign only after success: a failed fit leaves the previous posterior intact
         self.n_features_in_, self.candidates_, self._ridge = X.shape[1], candidates, ridge
+        self.decomposition, self._outputs = decomposition, list(Y)
         return self
 
     def add(self, x, y):
         """Add one observation without refactorising: O(n·t²), or O(n·t·N) with candidates.
 
-        If x is one of the candidates, its cached column replaces a triangular solve.
+        If x is one of the candidates, its cached column replaces a triangular solve. The
+        first NaN for a kernel whose split mixes the tasks refits once as one system.
         """
         if self.n_features_in_ is None:
             x = np.asarray(x, dtype=float).reshape(-1)
             self.fit(np.zeros((0, x.shape[0])), np.zeros((0, self.n_tasks)))
         x, y = self._check_point(x, y)
+        observed = ~np.isnan(y)
+        if not observed.all() and not _one_task_per_problem(self.decomposition):
+            X = np.vstack([self._ridge.X, x])
+            return self.fit(X, np.array([*self._outputs, y]), candidates=self.candidates_)
         index = None
         if self.candidates_ is not None:
             matches = np.flatnonzero(np.all(self.candidates_ == x, axis=1))
             index = int(matches[0]) if matches.size else None
-        self._ridge.add(x, self._to_problems(y[None, :])[0], candidate_index=index)
+        Z, mask = _problem_data(self.decomposition, y[None, :], observed[None, :])
+        self._ridge.add(x, Z[0], candidate_index=index, mask=None if mask is None else mask[0])
+        self._outputs.append(y)
         return self
 
     @property
@@ -104,14 +133,17 @@ class ExactPosterior(MultiTaskPosterior):
         of pending points in a batch) can be undone in O(n·N), without a refit."""
         if self.n_features_in_ is None:
             return None
-        return self._ridge.snapshot()
+        state = (self._ridge, self.decomposition, self.candidates_, len(self._outputs))
+        return state, self._ridge.snapshot()
 
     def restore(self, token) -> ExactPosterior:
         """Undo every ``add`` since :meth:`snapshot` returned ``token``."""
         if token is None:
             self.n_features_in_, self.candidates_ = None, None
             return self
-        self._ridge.restore(token)
+        (self._ridge, self.decomposition, self.candidates_, n_outputs), ridge_state = token
+        del self._outputs[n_outputs:]
+        self._ridge.restore(ridge_state)
         return self
 
     def _problem_posterior(self, X, with_cov):
@@ -119,3 +151,21 @@ class ExactPosterior(MultiTaskPosterior):
             mean, cov = self._ridge.candidate_posterior()
             return mean, (cov if with_cov else None)
         return self._ridge.posterior(X, with_cov)
+
+
+def _one_task_per_problem(decomposition) -> bool:
+    """True when every independent problem is one task (a signed permutation rotation), so
+    an unobserved task is an unobserved entry of one problem."""
+    R = decomposition.rotation
+    nonzero = np.abs(R) > 1e-12
+    return R.shape[0] == R.shape[1] and bool(np.all(nonzero.sum(axis=1) == 1))
+
+
+def _problem_data(decomposition, Y, observed):
+    """Problem outputs Z (t, batch, block) and their mask (None when all are observed)."""
+    R, t = decomposition.rotation, len(Y)
+    shape = (t, decomposition.batch, decomposition.block)
+    Z = (np.where(observed, Y, 0.0) @ R).reshape(shape)
+    if observed.all():
+        return Z, None
+    return Z, ((observed @ R**2) > 0.5).reshape(shape)

@@ -10,6 +10,16 @@ G̃_t and embedding Φ̃_t(x) = (G̃_t^{1/2})⁺ G̃_t(x), and Ṽ_t = Σ_s Φ̃
 Separable kernels use the scalar embedding φ̃ of k once and scale it by √ξ_i per
 eigenvalue of B (Appendix A, eqs. 7–8); diagonal kernels share the dictionary across tasks.
 
+Dictionary updates. ``dictionary="resample"`` (Algorithm 2 as printed, the default) redraws
+every z_{t,i} ~ Bernoulli(p_{t,i}) independently in every round; a small dictionary inflates
+Γ̃ at the data, so the next draw keeps many points, and m_t swings from round to round.
+``dictionary="incremental"`` carries the dictionary over, as batched BKB and SQUEAK do
+(Calandriello et al. 2017, 2020): x_i draws one u_i ~ U[0, 1] when it arrives, its
+probability never grows, p_{t,i} = min(p_{t−1,i}, q‖Γ̃_{t−1}(x_i, x_i)‖/η), and it is in D_t
+iff u_i < p_{t,i}. Each z_{t,i} is still Bernoulli(p_{t,i}); a point leaves the dictionary
+once (when p falls below u_i) and never returns, and only the new point can join, so m_t
+follows the effective dimension instead of jumping about.
+
 On the 1/η: Algorithm 2 prints p = min(q‖Γ̃‖, 1), but Theorem 3's proof (which follows
 Calandriello et al. 2019) samples by ridge leverage scores, ‖Γ̃(x_i, x_i)‖/η: the spectral
 bound (1 − ε)ΦᵀΦ − εηI ⪯ Φ_DᵀΦ_D needs them. Without the 1/η a small η undersamples and the
@@ -29,7 +39,9 @@ from ..linalg import cholesky, psd_inverse_sqrt, solve_lower
 from ._base import MultiTaskPosterior
 from ._ridge import _block_gram
 
-__all__ = ["NystromPosterior"]
+__all__ = ["NystromPosterior", "DICTIONARY_UPDATES"]
+
+DICTIONARY_UPDATES = ("resample", "incremental")
 
 
 class NystromPosterior(MultiTaskPosterior):
@@ -51,6 +63,10 @@ class NystromPosterior(MultiTaskPosterior):
     leverage : bool
         True (default): p = min(q‖Γ̃‖/η, 1), the ridge leverage score for which Theorem 3
         holds. False: p = min(q‖Γ̃‖, 1) as printed in Algorithm 2 (identical when η = 1).
+    dictionary : {"resample", "incremental"}
+        "resample" (default): Algorithm 2, an independent draw of D_t in every round;
+        "incremental": D_t carried over with one uniform per point and non-increasing
+        probabilities (see the module docstring), a dictionary that does not swing.
 
     Attributes
     ----------
@@ -76,10 +92,22 @@ class NystromPosterior(MultiTaskPosterior):
     """
 
     def __init__(
-        self, kernel, noise: float, q: float, random_state=None, solver="auto", leverage=True
+        self,
+        kernel,
+        noise: float,
+        q: float,
+        random_state=None,
+        solver="auto",
+        leverage=True,
+        dictionary="resample",
     ):
         super().__init__(kernel, noise, solver)
         self.leverage = bool(leverage)
+        if dictionary not in DICTIONARY_UPDATES:
+            raise ValueError(
+                f"dictionary must be one of {', '.join(DICTIONARY_UPDATES)}, got {dictionary!r}"
+            )
+        self.dictionary = dictionary
         if not isinstance(q, numbers.Real) or isinstance(q, bool) or not q > 0:
             raise ValueError(f"q must be a positive number (np.inf allowed), got {q!r}")
         self.q = float(q)
@@ -106,6 +134,7 @@ class NystromPosterior(MultiTaskPosterior):
         self._X = np.zeros((0, n_features))
         self._Z = np.zeros((0, self.decomposition.batch, self.decomposition.block))
         self._norms = np.zeros(0)
+        self._probabilities, self._uniforms = np.zeros(0), np.zeros(0)
         self._log_dets = np.zeros(self.decomposition.batch)
         self.dictionary_ = np.zeros(0, dtype=int)
         self.dictionary_sizes_ = []
@@ -121,9 +150,15 @@ class NystromPosterior(MultiTaskPosterior):
         X = np.vstack([self._X, x])
         Z = np.concatenate([self._Z, self._to_problems(y[None, :])])
         probabilities = self._inclusion_probabilities(norms)
+        uniforms = self._uniforms
         rng_state = self._rng.bit_generator.state
         try:
-            keep = self._rng.random(len(probabilities)) < probabilities
+            if self.dictionary == "incremental":  # one uniform per point, p never grows
+                probabilities = np.minimum(probabilities, np.append(self._probabilities, 1.0))
+                uniforms = np.append(uniforms, self._rng.random())
+                keep = uniforms < probabilities
+            else:
+                keep = self._rng.random(len(probabilities)) < probabilities
             embedding, solutions = self._build(X, Z, np.flatnonzero(keep), probabilities[keep])
         except Exception:
             self._rng.bit_generator.state = rng_state
@@ -131,6 +166,7 @@ class NystromPosterior(MultiTaskPosterior):
         # commit only now: an error above leaves the posterior as it was
         self._log_dets = self._log_dets + self._log_det_terms(cov)
         self._X, self._Z, self._embedding, self._solutions = X, Z, embedding, solutions
+        self._probabilities, self._uniforms = probabilities, uniforms
         self.dictionary_ = np.flatnonzero(keep)
         self.dictionary_sizes_.append(int(keep.sum()))
         _, cov = self._problem_posterior(X, with_cov=True)  # Γ̃_t at x_1 … x_t, for round t + 1
@@ -171,7 +207,9 @@ class NystromPosterior(MultiTaskPosterior):
         for beta, F in enumerate(self._features(X, embedding)):
             L = cholesky(F.T @ F + self.noise * np.eye(F.shape[1]), name="Ṽ_t + ηI")
             rhs = F.T @ Z[:, beta, :].reshape(-1)
-            solutions.append((L, cho_solve((L, True), rhs)))
+            # L⁻¹ (r × r, small) once, so queries whiten by one matrix product
+            inverse = solve_lower(L, np.eye(L.shape[0]))
+            solutions.append((inverse, cho_solve((L, True), rhs)))
         return embedding, solutions
 
     def _features(self, X, embedding):
@@ -232,6 +270,6 @@ class NystromPosterior(MultiTaskPosterior):
         if not with_cov:
             return mean, None
         explained = np.stack([_block_gram(F.T[None], p)[0] for F in features])
-        whitened = [solve_lower(L, F.T) for F, (L, _) in zip(features, self._solutions)]
+        whitened = [inverse @ F.T for F, (inverse, _) in zip(features, self._solutions)]
         shrunk = np.stack([_block_gram(H[None], p)[0] for H in whitened])
         return mean, d.prior_blocks(X) - explained + self.noise * shrunk

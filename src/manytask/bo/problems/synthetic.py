@@ -8,14 +8,19 @@ from ...kernels import RBF, Separable, uniform_task_similarity
 from ._base import NET, Problem, _net_problem_bound
 
 
-def rkhs_function(n_tasks: int = 2, seed: int = 0) -> Problem:
+def rkhs_function(n_tasks: int = 2, seed: int = 0, bound: str = "exact") -> Problem:
     """§5 "RKHS function": f(·) = Σ_{i≤50} Γ(·, x_i) c_i with Γ = k B, on the 0.01-net of [0, 1].
 
     k is the SE kernel with lengthscale 0.2, B = AᵀA with A_ij ~ U[0, 1], the x_i are 50
-    distinct points of the net and c_i ~ U[−1, 1]ⁿ. κ = λ_max(B), b = max_x ‖f(x)‖₂ / κ and
-    σ = 0.1, as in the paper. Random draws, in this order from ``default_rng(seed)``:
-    A (n × n), the 50 anchor indices (``choice(101, 50, replace=False)``), C (50 × n).
-    f is defined on all of R (Γ is), so ``f`` accepts any x; ``domain`` is [0, 1].
+    distinct points of the net and c_i ~ U[−1, 1]ⁿ; σ = 0.1, as in the paper. Random draws,
+    in this order from ``default_rng(seed)``: A (n × n), the 50 anchor indices
+    (``choice(101, 50, replace=False)``), C (50 × n). f is defined on all of R (Γ is), so
+    ``f`` accepts any x; ``domain`` is [0, 1].
+
+    ``bound`` sets b, the ‖f‖_Γ of the theory radii: ``"exact"`` (default) is the norm
+    itself, exact for a finite expansion: ‖f‖²_Γ = Σ_ij c_iᵀΓ(x_i, x_j)c_j = cᵀGc (see
+    :func:`rkhs_norm`); ``"paper"`` is §5's b = max_x ‖f(x)‖₂ / κ, κ = λ_max(B), which does
+    not bound ‖f‖_Γ when κ > 1. Both are kept in ``details``.
 
     Example
     -------
@@ -29,8 +34,11 @@ def rkhs_function(n_tasks: int = 2, seed: int = 0) -> Problem:
     A = rng.uniform(0.0, 1.0, size=(n_tasks, n_tasks))
     anchors = NET[rng.choice(len(NET), size=50, replace=False)][:, None]
     coefficients = rng.uniform(-1.0, 1.0, size=(50, n_tasks))
+    if bound not in ("exact", "paper"):
+        raise ValueError(f"bound must be 'exact' or 'paper', got {bound!r}")
     B = A.T @ A
     scalar = RBF(lengthscale=0.2)
+    norm = rkhs_norm(scalar(anchors, anchors), B, coefficients)
 
     def function(X):
         # f(x) = Σ_i k(x, x_i) B c_i; as rows: K(X, anchors) C Bᵀ, and B is symmetric
@@ -46,8 +54,16 @@ def rkhs_function(n_tasks: int = 2, seed: int = 0) -> Problem:
         domain=[[0.0, 1.0]],
         description="Σ_{i≤50} Γ(·, x_i) c_i, Γ = SE(0.2) ⊗ AᵀA (§5)",
     )
-    problem.rkhs_bound = _net_problem_bound(problem.values, B)
+    paper = _net_problem_bound(problem.values, B)
+    problem.details.update(rkhs_norm=norm, paper_bound=paper)
+    problem.rkhs_bound = norm if bound == "exact" else paper
     return problem
+
+
+def rkhs_norm(K, B, coefficients) -> float:
+    """‖f‖_Γ of f = Σ_i k(·, x_i) B c_i: √(Σ_ij K_ij c_iᵀ B c_j) = √(cᵀ (K ⊗ B) c), for the
+    anchors' Gram K (m × m), the task matrix B and the coefficients C (m × n) as rows c_i."""
+    return float(np.sqrt(max(np.sum(K * (coefficients @ B @ coefficients.T)), 0.0)))
 
 
 # --- Perturbed sine (§5) --------------------------------------------------------------------
