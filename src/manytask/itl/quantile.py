@@ -45,6 +45,8 @@ DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
 #: running minimum (maximum) beyond the outer anchors.
 TAIL_GRID = 33
+#: Midpoint grid on [θ_1, θ_m] on which ``rearrange=True`` sorts h(x)(·).
+REARRANGEMENT_GRID = 256
 
 
 def quantile_risk(
@@ -227,6 +229,12 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         Gaussian of half the k_X lengthscale (:func:`smoothed_inputs`); they carry no y. The
         penalty at the training inputs alone leaves crossings at test inputs between them on
         small sets. Costs (1 + e) × the rows of the exact model. 0 is eq. (14).
+    rearrange : bool, default=False
+        Our remedy, not the paper's: :meth:`predict` returns the monotone rearrangement of
+        h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
+        the quantile function of h(x)(U), U uniform on [θ_1, θ_m]), computed by sorting h on
+        a midpoint grid: no crossing at any input, and at every x no farther (in any L^p
+        over levels) from a non-decreasing true quantile function than h itself.
 
     Attributes
     ----------
@@ -288,6 +296,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         n_components=None,
         monotone_bias=False,
         extra_crossing_points=0,
+        rearrange=False,
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
@@ -305,13 +314,14 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         self.n_components = n_components
         self.monotone_bias = monotone_bias
         self.extra_crossing_points = extra_crossing_points
+        self.rearrange = rearrange
 
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()
         lambda_nc = _check_real(self.lambda_nc, "lambda_nc", positive=False)
         theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
-        for name in ("bias", "monotone_bias"):
+        for name in ("bias", "monotone_bias", "rearrange"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         X, y = self._validate_training_data(X, y)
@@ -342,11 +352,32 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         values = self._model_quantiles(X, levels)
         lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())
         below, above = levels < lowest, levels > highest
+        if self.rearrange and highest > lowest:
+            inside = ~(below | above)
+            values[:, inside], ends = self._rearranged(X, levels[inside], lowest, highest)
         if np.any(below):
             values[:, below] = self._tail(X, levels[below], lowest, np.minimum)
+            if self.rearrange and highest > lowest:
+                values[:, below] = np.minimum(values[:, below], ends[:, :1])
         if np.any(above):
             values[:, above] = self._tail(X, levels[above], highest, np.maximum)
+            if self.rearrange and highest > lowest:
+                values[:, above] = np.maximum(values[:, above], ends[:, 1:])
         return values[:, 0] if np.ndim(quantiles) == 0 else values
+
+    def _rearranged(self, X, levels, lowest, highest):
+        """Sorted h(x)(·) on a midpoint grid of [lowest, highest], read at ``levels``.
+
+        Returns the values at ``levels`` and the (N, 2) smallest and largest sorted values.
+        """
+        size = REARRANGEMENT_GRID
+        grid = lowest + (np.arange(size) + 0.5) / size * (highest - lowest)
+        ordered = np.sort(self._model_quantiles(X, grid), axis=1)
+        position = (levels - lowest) / (highest - lowest) * size - 0.5
+        below = np.clip(np.floor(position).astype(int), 0, size - 2)
+        fraction = np.clip(position - below, 0.0, 1.0)[None, :]
+        values = (1 - fraction) * ordered[:, below] + fraction * ordered[:, below + 1]
+        return values, ordered[:, [0, -1]]
 
     def _tail(self, X, levels, anchor, envelope):
         """Running min (max) of h(x)(·) from ``anchor`` out to each of ``levels``."""
