@@ -17,6 +17,11 @@ bandwidth and its own weight λ_b (§3 "Models with bias"), small by default so 
 intercept is nearly free, as in JQR: a bias shrunk with λ pulls the training coverage of the
 outer levels towards the median.
 
+Eq. (14) sees h only at the training inputs; three options, our remedies and off by
+default, act elsewhere: ``monotone_bias`` (the penalty on b, which is h far from the data),
+``extra_crossing_points`` (the penalty also on inputs drawn from a smoothed P_X) and
+``rearrange`` (:meth:`InfiniteQuantileRegressor.predict` sorts h(x)(·) over the levels).
+
 The baselines JQR and IND-QR, which reuse :class:`_KernelQuantileBase`, live in
 :mod:`~manytask.itl.baselines`.
 """
