@@ -17,8 +17,10 @@ low-rank (Nyström) option.
    ``--dlse-only`` runs this part alone (its own section of RESULTS.md).
 6. ``--defaults-only``: ∞-QR with its defaults, no tuning, on the 20 Table-1 sets (paper's
    scaling, 3 random 70/30 splits): test pinball against the paper's ∞-QR mean ± sd, test
-   crossing; and the test coverage of levels 0.05 … 0.95 on a heteroscedastic, heavy-tailed
-   synthetic set (n = 500). Its own section of RESULTS.md.
+   crossing; the same fits read with ``rearrange=True`` and fits with our penalty remedies
+   (``monotone_bias``, ``extra_crossing_points``); the test coverage of levels 0.05 … 0.95
+   on a heteroscedastic, heavy-tailed synthetic set (n = 500) against the sampling noise of
+   plain sample quantiles of 500 draws. Its own section of RESULTS.md.
 
 Data: ``manytask.datasets.load_quantile_benchmark`` reads ``$MANYTASK_DATA/quantile``
 (default here ``/work/shared/data`` when it exists). Run: ``python benchmarks/bench_itl.py``
@@ -406,30 +408,47 @@ def heavy_tailed(n, seed):
     return x[:, None], np.sin(2 * x) + (0.2 + 0.3 * np.abs(x)) * rng.standard_t(3, size=n)
 
 
+#: The options that are our own remedies for test crossing (not the paper's eq. 14).
+PENALTY_REMEDIES = {"monotone_bias": True, "extra_crossing_points": 2}
+
+
 def defaults():
-    """Rows (set, pinball×100, paper mean, paper sd, crossing×100, fit s) and the coverage."""
+    """Per set: name, paper mean, paper sd, and (pinball×100, crossing×100, fit s, per-split
+    crossings) for the defaults, the defaults read with ``rearrange=True`` (same fit) and
+    the fit with :data:`PENALTY_REMEDIES`; then the synthetic coverage and its reference."""
     paper, rows = paper_table(None), []
     for name in QUANTILE_DATASETS:
         X, y = standardised(load_quantile_benchmark(name))
-        scores = []
+        scores = {"defaults": [], "rearranged": [], "penalty remedies": []}
         for split in range(SPLITS):
             X_train, X_test, y_train, y_test = train_test_split(
                 X, y, test_size=0.3, random_state=split
             )
-            start = time.perf_counter()
-            model = InfiniteQuantileRegressor(random_state=split).fit(X_train, y_train)
-            seconds = time.perf_counter() - start
-            Q = model.predict(X_test, LEVELS)
-            scores.append(
-                (100 * pinball_loss(y_test, Q, LEVELS), 100 * crossing_loss(Q, LEVELS), seconds)
-            )
-        pinball, crossing, seconds = np.mean(scores, axis=0)
+            for label, params in (("defaults", {}), ("penalty remedies", PENALTY_REMEDIES)):
+                start = time.perf_counter()
+                model = InfiniteQuantileRegressor(random_state=split, **params)
+                model.fit(X_train, y_train)
+                seconds = time.perf_counter() - start
+                readings = [label] + (["rearranged"] if label == "defaults" else [])
+                for reading in readings:  # rearrange only changes predict: the same fit
+                    model.set_params(rearrange=reading == "rearranged")
+                    Q = model.predict(X_test, LEVELS)
+                    scores[reading].append(
+                        (100 * pinball_loss(y_test, Q, LEVELS), 100 * crossing_loss(Q, LEVELS),
+                         seconds)
+                    )  # fmt: skip
         row = paper[name]
-        rows.append((name, pinball, float(row["itl_pinball"]), float(row["itl_pinball_sd"]),
-                     crossing, seconds))  # fmt: skip
+        summary = {
+            label: (*np.mean(values, axis=0), [c for _, c, _ in values])
+            for label, values in scores.items()
+        }
+        rows.append((name, float(row["itl_pinball"]), float(row["itl_pinball_sd"]), summary))
         print(
-            f"{name:14s} pinball {pinball:6.1f} (paper {row['itl_pinball']} ± "
-            f"{row['itl_pinball_sd']})  crossing {crossing:.2f}  {seconds:.2f} s",
+            f"{name:14s} paper {row['itl_pinball']} ± {row['itl_pinball_sd']}  "
+            + "  ".join(
+                f"{label}: {p:6.1f} cross {c:.2f} {t:.2f} s"
+                for label, (p, c, t, _) in summary.items()
+            ),
             flush=True,
         )
     X, y = heavy_tailed(500, 0)
@@ -437,18 +456,46 @@ def defaults():
     model = InfiniteQuantileRegressor(random_state=0).fit(X, y)
     coverage = np.mean(y_test[:, None] <= model.predict(X_test, COVERAGE_LEVELS), axis=0)
     print("coverage − level:", np.round(coverage - COVERAGE_LEVELS, 3), flush=True)
-    return rows, coverage
+    return rows, coverage, sample_quantile_gaps(500)
 
 
-def report_defaults(rows, coverage, total_seconds):
-    table = [
-        [name, f"{pinball:.0f}", f"{mean:.0f} ± {sd:.0f}",
-         "yes" if pinball <= mean + sd else "no", f"{crossing:.2f}", f"{seconds:.2f}"]
-        for name, pinball, mean, sd, crossing, seconds in rows
-    ]  # fmt: skip
-    within = sum(pinball <= mean + sd for _, pinball, mean, sd, _, _ in rows)
-    crossing_ok = sum(crossing <= 0.5 for *_, crossing, _ in rows)
+def sample_quantile_gaps(n, repeats=400, seed=0):
+    """Largest |coverage − level| over COVERAGE_LEVELS of the plain sample quantiles of n
+    draws of the synthetic y (no x): the sampling noise any estimator from n points has."""
+    rng = np.random.default_rng(seed)
+    reference = np.sort(heavy_tailed(2_000_000, seed + 1)[1])
+    gaps = []
+    for _ in range(repeats):
+        sample = heavy_tailed(n, int(rng.integers(2**31)))[1]
+        covered = np.searchsorted(reference, np.quantile(sample, COVERAGE_LEVELS))
+        gaps.append(np.max(np.abs(covered / reference.size - COVERAGE_LEVELS)))
+    return np.asarray(gaps)
+
+
+def report_defaults(rows, coverage, sample_gaps, total_seconds):
+    labels = ("defaults", "rearranged", "penalty remedies")
+    table = []
+    for name, mean, sd, summary in rows:
+        cells = [name, f"{mean:.0f} ± {sd:.0f}"]
+        for label in labels:
+            pinball, crossing, seconds, _ = summary[label]
+            cells += [f"{pinball:.0f}{'' if pinball <= mean + sd else ' ✗'}", f"{crossing:.2f}"]
+        cells += [f"{summary['defaults'][2]:.2f}", f"{summary['penalty remedies'][2]:.2f}"]
+        table.append(cells)
+    counts = {
+        label: (
+            sum(s[label][0] <= mean + sd for _, mean, sd, s in rows),
+            sum(s[label][1] <= 0.5 for *_, s in rows),
+        )
+        for label in labels
+    }
+    misses = ", ".join(
+        f"{name} {s['defaults'][1]:.2f} ({' / '.join(f'{c:.2f}' for c in s['defaults'][3])})"
+        for name, _, _, s in rows
+        if s["defaults"][1] > 0.5
+    )
     gaps = coverage - COVERAGE_LEVELS
+    remedies = ", ".join(f"{k}={v}" for k, v in PENALTY_REMEDIES.items())
     return "\n".join([
         "## Infinite task learning: ∞-QR defaults without tuning (`bench_itl.py --defaults-only`)",
         "",
@@ -460,20 +507,37 @@ def report_defaults(rows, coverage, total_seconds):
         "tuning, on each Table-1 set standardised on the whole data, means over "
         f"{SPLITS} random 70/30",
         "splits (seed i). pinball×100 = 100 × Σ_τ mean test pinball loss over τ ∈ {0.1, 0.3,",
-        "0.5, 0.7, 0.9}; *within*: at most the paper's ∞-QR mean + sd.",
+        "0.5, 0.7, 0.9} (✗: above the paper's ∞-QR mean + sd); cross = crossing×100 of the test",
+        "predictions. *defaults*: the paper's penalty (14) at the training inputs; *rearranged*:",
+        "the same fits read with `rearrange=True` (monotone rearrangement in predict);",
+        f"*penalty remedies*: fitted with `{remedies}` (our options, not the paper's).",
         "",
         markdown_table(
-            ["data set", "pinball×100", "paper ∞-QR", "within", "crossing×100", "fit (s)"], table
-        ),
+            ["data set", "paper ∞-QR", "defaults", "cross", "rearranged", "cross",
+             "penalty remedies", "cross", "fit (s)", "fit remedies (s)"],
+            table,
+        ),  # fmt: skip
         "",
-        f"Within the paper's mean + sd on {within} of {len(rows)} sets (target ≥ 16); test",
-        f"crossing×100 ≤ 0.5 on {crossing_ok} of {len(rows)} (target 20).",
+        *[
+            f"*{label}*: within the paper's mean + sd on {within} of {len(rows)} sets "
+            f"(target ≥ 16); crossing×100 ≤ 0.5 on {ok} of {len(rows)} (target 20)."
+            for label, (within, ok) in counts.items()
+        ],
+        "",
+        f"Defaults above 0.5 (mean; per split): {misses or 'none'}. These crossings lie at",
+        "test inputs, not at the training inputs where eq. (14) acts (training crossing×100",
+        "0.00 on every split of highway, CobarOre, BigMac2003 and snowgeese, measured apart);",
+        "most of highway's comes from one test input of split 0, 3.4 from its nearest training",
+        "input in 11-D (the k_X lengthscale is 4.4).",
         "",
         "Heteroscedastic heavy-tailed synthetic set (x ~ U[−2, 2],",
         "y = sin 2x + (0.2 + 0.3|x|) t₃), n = 500, one fit, 50 000 test points: test",
         "coverage − level at 0.05, 0.10, …, 0.95:",
         f"{', '.join(f'{gap:+.3f}' for gap in gaps)}; largest |gap| {np.max(np.abs(gaps)):.3f}",
-        "(target 0.02).",
+        "(target 0.02). Sampling noise alone: the plain sample quantiles of n = 500 draws of",
+        f"y (no x to fit) have a largest |coverage − level| with median "
+        f"{np.median(sample_gaps):.3f} over {sample_gaps.size} samples, ≤ 0.02 in "
+        f"{100 * np.mean(sample_gaps <= 0.02):.0f} % of them.",
     ])  # fmt: skip
 
 
@@ -487,8 +551,8 @@ def main(argv=None):
         os.environ["MANYTASK_DATA"] = str(SHARED_DATA)
     start = time.perf_counter()
     if args.defaults_only:
-        rows, coverage = defaults()
-        markdown = report_defaults(rows, coverage, time.perf_counter() - start)
+        rows, coverage, sample_gaps = defaults()
+        markdown = report_defaults(rows, coverage, sample_gaps, time.perf_counter() - start)
         write_section("bench_itl_defaults", markdown)
         print("wrote benchmarks/RESULTS.md")
         return 0

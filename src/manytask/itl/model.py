@@ -276,6 +276,14 @@ class DecomposableModel:
         """∂L/∂c from g = ∂L/∂b(θ_j) at the anchors: K_bᵀ g."""
         return self.gram_bias_.T @ grad
 
+    def bias_dtheta(self, bias):
+        """b'(θ_j) = (D₁b c)_j at the anchors."""
+        return self.dbias_first_ @ self._check_present_bias(bias)
+
+    def bias_dtheta_backward(self, grad):
+        """∂L/∂c from g = ∂L/∂b'(θ_j) at the anchors: D₁bᵀ g."""
+        return self.dbias_first_.T @ grad
+
     def level_norm2(self, alpha, beta, weights):
         """(Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX}, ∂/∂A, ∂/∂B): the L2,1-type norm of eq. (12).
 

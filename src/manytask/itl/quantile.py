@@ -17,6 +17,11 @@ bandwidth and its own weight λ_b (§3 "Models with bias"), small by default so 
 intercept is nearly free, as in JQR: a bias shrunk with λ pulls the training coverage of the
 outer levels towards the median.
 
+Eq. (14) sees h only at the training inputs; three options, our remedies and off by
+default, act elsewhere: ``monotone_bias`` (the penalty on b, which is h far from the data),
+``extra_crossing_points`` (the penalty also on inputs drawn from a smoothed P_X) and
+``rearrange`` (:meth:`InfiniteQuantileRegressor.predict` sorts h(x)(·) over the levels).
+
 The baselines JQR and IND-QR, which reuse :class:`_KernelQuantileBase`, live in
 :mod:`~manytask.itl.baselines`.
 """
@@ -27,7 +32,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..kernels import RBF
-from ._estimator import ITLEstimator, _check_real, ridge_penalty
+from ._estimator import ITLEstimator, _check_count, _check_real, _random_generator, ridge_penalty
 from .losses import (
     _check_quantiles,
     pinball,
@@ -45,31 +50,64 @@ DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
 #: running minimum (maximum) beyond the outer anchors.
 TAIL_GRID = 33
+#: Midpoint grid on [θ_1, θ_m] on which ``rearrange=True`` sorts h(x)(·).
+REARRANGEMENT_GRID = 256
 
 
-def quantile_risk(y, anchors, weights, lambda_nc=0.0, kappa=0.0):
+def quantile_risk(
+    y, anchors, weights, lambda_nc=0.0, kappa=0.0, monotone_bias=False, n_extra_points=0
+):
     """The data term of ∞-QR: smoothed pinball risk (9) + λ_nc × non-crossing penalty (14).
 
     R(H, S) = Σ_j w_j mean_i ℓ^κ_θj(y_i − H_ij) + λ_nc Σ_j w_j mean_i |−S_ij|^κ₊, where
-    H_ij = h(x_i)(θ_j) and S_ij = ∂_θh(x_i)(θ_j). Returns a ``data_term`` callable for
-    :func:`~manytask.itl._estimator.penalised_objective`.
+    H_ij = h(x_i)(θ_j) and S_ij = ∂_θh(x_i)(θ_j). With ``n_extra_points`` = e > 0 the model
+    has n + e rows, the last e (inputs without a y) seen by the non-crossing mean only.
+    With ``monotone_bias`` it adds
+    λ_nc Σ_j w_j |−b'(θ_j)|^κ₊: the same penalty on the bias alone, which is h(x)(θ) at an x
+    where k_X(x, ·) vanishes on the data (a point far from every training input). Returns a
+    ``data_term`` callable for :func:`~manytask.itl._estimator.penalised_objective`.
     """
     y = np.asarray(y, dtype=float)[:, None]
     theta = np.asarray(anchors, dtype=float)[None, :]
-    level_weights = np.asarray(weights, dtype=float)[None, :] / y.shape[0]
+    anchor_weights = np.asarray(weights, dtype=float)
+    n = y.shape[0]
+    level_weights = anchor_weights[None, :] / n
+    crossing_weights = anchor_weights[None, :] / (n + n_extra_points)
 
     def data_term(model, alpha, beta, bias):
         values = model.predict(alpha, beta, bias)
-        risk = float(np.sum(level_weights * pinball(y, values, theta, kappa)))
-        grad_values = level_weights * pinball_gradient(y, values, theta, kappa)
+        risk = float(np.sum(level_weights * pinball(y, values[:n], theta, kappa)))
+        grad_values = np.zeros_like(values)
+        grad_values[:n] = level_weights * pinball_gradient(y, values[:n], theta, kappa)
         if lambda_nc == 0.0:
             return risk, grad_values, None, None
         decrease = -model.predict_dtheta(alpha, beta, bias)
-        risk += lambda_nc * float(np.sum(level_weights * smooth_positive_part(decrease, kappa)))
-        grad_slopes = -lambda_nc * level_weights * smooth_positive_part_gradient(decrease, kappa)
-        return risk, grad_values, grad_slopes, None
+        risk += lambda_nc * float(np.sum(crossing_weights * smooth_positive_part(decrease, kappa)))
+        grad_slopes = -lambda_nc * crossing_weights * smooth_positive_part_gradient(decrease, kappa)
+        if not monotone_bias or bias is None:
+            return risk, grad_values, grad_slopes, None
+        bias_decrease = -model.bias_dtheta(bias)
+        risk += lambda_nc * float(anchor_weights @ smooth_positive_part(bias_decrease, kappa))
+        grad = -lambda_nc * anchor_weights * smooth_positive_part_gradient(bias_decrease, kappa)
+        return risk, grad_values, grad_slopes, model.bias_dtheta_backward(grad)
 
     return data_term
+
+
+def smoothed_inputs(X, input_kernel, n_points, random_state):
+    """``n_points`` draws x_i + (ℓ/2) ε/√d from the empirical P_X smoothed by a Gaussian.
+
+    i uniform, ε ~ N(0, I_d), ℓ the lengthscale of ``input_kernel`` (1 if it has none): the
+    extra inputs on which ``extra_crossing_points`` evaluates the non-crossing penalty, so
+    that its mean over P_X (eq. 13) sees inputs near, not only at, the training points.
+    """
+    if n_points == 0:
+        return X[:0]
+    rng = _random_generator(random_state)
+    scale = float(np.mean(getattr(input_kernel, "lengthscale", 1.0))) / 2.0
+    rows = rng.integers(len(X), size=n_points)
+    noise = rng.normal(size=(n_points, X.shape[1])) / np.sqrt(X.shape[1])
+    return X[rows] + scale * noise
 
 
 class _KernelQuantileBase(RegressorMixin, ITLEstimator):
@@ -86,7 +124,17 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
         tags.regressor_tags.poor_score = True
         return tags
 
-    def _fit_on_levels(self, X, y, quadrature, theta_kernel, bias_kernel, lambda_nc):
+    def _fit_on_levels(
+        self,
+        X,
+        y,
+        quadrature,
+        theta_kernel,
+        bias_kernel,
+        lambda_nc,
+        monotone_bias=False,
+        n_extra_points=0,
+    ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective."""
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -95,10 +143,19 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
         )
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
         n_components = getattr(self, "n_components", None)
-        whitened = self._precompute(model, X_standardised, quadrature.anchors, n_components)
+        extra = smoothed_inputs(X_standardised, input_kernel, n_extra_points, self.random_state)
+        whitened = self._precompute(
+            model, np.vstack([X_standardised, extra]), quadrature.anchors, n_components
+        )
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         data_term = quantile_risk(
-            y_standardised, quadrature.anchors, quadrature.weights, lambda_nc, self.kappa
+            y_standardised,
+            quadrature.anchors,
+            quadrature.weights,
+            lambda_nc,
+            self.kappa,
+            monotone_bias,
+            len(extra),
         )
         penalty = ridge_penalty(self.lambda_, self.lambda_b)
         return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
@@ -168,6 +225,21 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r landmarks Z drawn from the
         training points with ``random_state`` — memory O(n r + r m) instead of O(n²), time
         per L-BFGS-B iteration O(n r m) instead of O(n² m). r >= n is the exact model.
+    monotone_bias : bool, default=False
+        Our remedy, not the paper's: add λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the non-crossing
+        penalty at an input far from every training point (where h = b). False is eq. (14).
+    extra_crossing_points : int, default=0
+        Our remedy, not the paper's: evaluate the non-crossing mean of eq. (14) also on this
+        many inputs per training point, drawn (with ``random_state``) from P_X smoothed by a
+        Gaussian of half the k_X lengthscale (:func:`smoothed_inputs`); they carry no y. The
+        penalty at the training inputs alone leaves crossings at test inputs between them on
+        small sets. Costs (1 + e) × the rows of the exact model. 0 is eq. (14).
+    rearrange : bool, default=False
+        Our remedy, not the paper's: :meth:`predict` returns the monotone rearrangement of
+        h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
+        the quantile function of h(x)(U), U uniform on [θ_1, θ_m]), computed by sorting h on
+        a midpoint grid: no crossing at any input, and at every x no farther (in any L^p
+        over levels) from a non-decreasing true quantile function than h itself.
 
     Attributes
     ----------
@@ -227,6 +299,9 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         tol=1e-8,
         random_state=None,
         n_components=None,
+        monotone_bias=False,
+        extra_crossing_points=0,
+        rearrange=False,
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
@@ -242,19 +317,33 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         self.tol = tol
         self.random_state = random_state
         self.n_components = n_components
+        self.monotone_bias = monotone_bias
+        self.extra_crossing_points = extra_crossing_points
+        self.rearrange = rearrange
 
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()
         lambda_nc = _check_real(self.lambda_nc, "lambda_nc", positive=False)
         theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise ValueError(f"bias must be True or False, got {self.bias!r}")
+        for name in ("bias", "monotone_bias", "rearrange"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         X, y = self._validate_training_data(X, y)
         quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
-        return self._fit_on_levels(X, y, quadrature, theta_kernel, bias_kernel, lambda_nc)
+        n_extra = _check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
+        return self._fit_on_levels(
+            X,
+            y,
+            quadrature,
+            theta_kernel,
+            bias_kernel,
+            lambda_nc,
+            self.monotone_bias,
+            n_extra * len(y),
+        )
 
     def predict(self, X, quantiles=0.5):
         """Conditional quantiles at level(s) ``quantiles`` in (0, 1): the median by default.
@@ -268,11 +357,32 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         values = self._model_quantiles(X, levels)
         lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())
         below, above = levels < lowest, levels > highest
+        if self.rearrange and highest > lowest:
+            inside = ~(below | above)
+            values[:, inside], ends = self._rearranged(X, levels[inside], lowest, highest)
         if np.any(below):
             values[:, below] = self._tail(X, levels[below], lowest, np.minimum)
+            if self.rearrange and highest > lowest:
+                values[:, below] = np.minimum(values[:, below], ends[:, :1])
         if np.any(above):
             values[:, above] = self._tail(X, levels[above], highest, np.maximum)
+            if self.rearrange and highest > lowest:
+                values[:, above] = np.maximum(values[:, above], ends[:, 1:])
         return values[:, 0] if np.ndim(quantiles) == 0 else values
+
+    def _rearranged(self, X, levels, lowest, highest):
+        """Sorted h(x)(·) on a midpoint grid of [lowest, highest], read at ``levels``.
+
+        Returns the values at ``levels`` and the (N, 2) smallest and largest sorted values.
+        """
+        size = REARRANGEMENT_GRID
+        grid = lowest + (np.arange(size) + 0.5) / size * (highest - lowest)
+        ordered = np.sort(self._model_quantiles(X, grid), axis=1)
+        position = (levels - lowest) / (highest - lowest) * size - 0.5
+        below = np.clip(np.floor(position).astype(int), 0, size - 2)
+        fraction = np.clip(position - below, 0.0, 1.0)[None, :]
+        values = (1 - fraction) * ordered[:, below] + fraction * ordered[:, below + 1]
+        return values, ordered[:, [0, -1]]
 
     def _tail(self, X, levels, anchor, envelope):
         """Running min (max) of h(x)(·) from ``anchor`` out to each of ``levels``."""

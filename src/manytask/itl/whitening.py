@@ -324,6 +324,14 @@ class WhitenedModel:
         """∂L/∂v from ∂L/∂b(θ_j): Ψ_bᵀ g."""
         return self.bias_values_.T @ grad
 
+    def bias_dtheta(self, bias):
+        """b'(θ_j) = (Ψ_bs v)_j at the anchors (needs ``slopes=True``)."""
+        return self.bias_slopes_ @ bias
+
+    def bias_dtheta_backward(self, grad):
+        """∂L/∂v from ∂L/∂b'(θ_j): Ψ_bsᵀ g."""
+        return self.bias_slopes_.T @ grad
+
     # ---------------------------------------------------------------- norms
     def rkhs_norm2(self, alpha, beta=None):
         """‖f‖²_{H_K} = ‖V‖²_F (‖V R‖²_F with ``level_weights``)."""
