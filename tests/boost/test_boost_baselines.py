@@ -228,6 +228,43 @@ def test_dmsa_validation_fraction_is_seeded_and_holds_out_rows():
     np.testing.assert_allclose(first.domain_losses_, expected, rtol=1e-6)
 
 
+def test_unlabelled_z_does_not_read_the_held_out_labels():
+    X, y, domains = _disagreeing_sources(seed=11)
+    params = dict(n_estimators=8, validation_fraction=0.3, random_state=4)
+    model = DMSAClassifier(**params).fit(X, y, domains)
+    held_out = model._split(domains, 3)
+    shuffled = y.copy()
+    rng = np.random.default_rng(1)
+    for k in range(3):
+        rows = np.flatnonzero(held_out & (domains == k))
+        shuffled[rows] = 1 - y[rows] if k == 0 else rng.permutation(y[rows])
+    again = DMSAClassifier(**params).fit(X, shuffled, domains)
+    np.testing.assert_array_equal(again.z_, model.z_)
+    np.testing.assert_array_equal(again.domain_losses_, model.domain_losses_)
+    # The same change of labels moves the labelled variant's z: the check above can fail.
+    labelled = DMSAClassifier(z_fit="labelled", **params)
+    z_labelled = clone(labelled).fit(X, y, domains).z_
+    assert not np.allclose(z_labelled, clone(labelled).fit(X, shuffled, domains).z_, atol=1e-3)
+
+
+def test_unlabelled_domain_losses_are_h_z_against_h_k_on_the_held_out_rows():
+    X, y, domains = _disagreeing_sources(seed=12)
+    model = DMSAClassifier(n_estimators=6, random_state=0).fit(X, y, domains)
+    held_out = model._split(domains, 3)
+    assert held_out.sum() == sum(int(np.ceil(0.2 * m)) for m in (120, 80, 60))
+    h_z = model.predict_proba(X)[:, 1]
+    expected = []
+    for k in range(3):
+        rows = held_out & (domains == k)
+        decision = model.estimators_[k].decision_function(X[rows])
+        h_k = np.clip(1.0 / (1.0 + np.exp(-2.0 * decision)), 1e-6, 1 - 1e-6)
+        q = h_z[rows]
+        expected.append(np.mean(-(h_k * np.log(q) + (1 - h_k) * np.log(1 - q))))
+    np.testing.assert_allclose(model.domain_losses_, expected, rtol=1e-6)
+    assert model.n_iter_ >= 1
+    np.testing.assert_allclose(model.z_.sum(), 1.0)
+
+
 def test_dmsa_is_clonable_and_picklable():
     X, y, domains = _disagreeing_sources(seed=8)
     model = DMSAClassifier(n_estimators=4).fit(X, y, domains)

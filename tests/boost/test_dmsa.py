@@ -1,11 +1,9 @@
 """DMSA's unlabelled fit of z (the DC programme of :mod:`manytask.boost.dmsa`) against brute
-force and losses written out by hand; z never reads a label."""
+force and losses written out by hand (the estimator's tests: test_boost_baselines.py)."""
 
 import numpy as np
 import pytest
-from sklearn.base import clone
 
-from manytask.boost.baselines import DMSAClassifier
 from manytask.boost.dmsa import fit_mixture_weights_dc, pseudo_label_losses
 
 
@@ -78,55 +76,3 @@ def test_dc_parts_are_the_loss_and_their_gradients_match_finite_differences():
         u_down, v_down, _, _ = pseudo_label_losses(down, Q, marginals, h, index)
         np.testing.assert_allclose(u_grad[:, j], (u_up - u_down) / (2 * step), rtol=1e-5)
         np.testing.assert_allclose(v_grad[:, j], (v_up - v_down) / (2 * step), rtol=1e-5)
-
-
-def _sources(seed=0, sizes=(150, 120, 90)):
-    """Three shifted sources whose labels follow different features."""
-    rng = np.random.default_rng(seed)
-    X, y, domains = [], [], []
-    for k, size in enumerate(sizes):
-        points = rng.normal(0.0, 1.0, size=(size, 3))
-        points[:, 0] += 1.5 * (k - 1)
-        labels = points[:, 1 + (k % 2)] > 0
-        flip = rng.random(size) < 0.1
-        X.append(points)
-        y.append(np.where(flip, ~labels, labels).astype(int))
-        domains.append(np.full(size, k))
-    return np.vstack(X), np.concatenate(y), np.concatenate(domains)
-
-
-def test_unlabelled_z_does_not_read_the_held_out_labels():
-    X, y, domains = _sources()
-    params = dict(n_estimators=8, validation_fraction=0.3, random_state=4)
-    model = DMSAClassifier(**params).fit(X, y, domains)
-    held_out = model._split(domains, 3)
-    shuffled = y.copy()
-    rng = np.random.default_rng(1)
-    for k in range(3):
-        rows = np.flatnonzero(held_out & (domains == k))
-        shuffled[rows] = 1 - y[rows] if k == 0 else rng.permutation(y[rows])
-    again = DMSAClassifier(**params).fit(X, shuffled, domains)
-    np.testing.assert_array_equal(again.z_, model.z_)
-    np.testing.assert_array_equal(again.domain_losses_, model.domain_losses_)
-    # The same change of labels moves the labelled variant's z: the check above can fail.
-    labelled = DMSAClassifier(z_fit="labelled", **params)
-    z_labelled = clone(labelled).fit(X, y, domains).z_
-    assert not np.allclose(z_labelled, clone(labelled).fit(X, shuffled, domains).z_, atol=1e-3)
-
-
-def test_unlabelled_domain_losses_are_h_z_against_h_k_on_the_held_out_rows():
-    X, y, domains = _sources(seed=2)
-    model = DMSAClassifier(n_estimators=6, random_state=0).fit(X, y, domains)
-    held_out = model._split(domains, 3)
-    assert held_out.sum() == sum(int(np.ceil(0.2 * m)) for m in (150, 120, 90))
-    h_z = model.predict_proba(X)[:, 1]
-    expected = []
-    for k in range(3):
-        rows = held_out & (domains == k)
-        decision = model.estimators_[k].decision_function(X[rows])
-        h_k = np.clip(1.0 / (1.0 + np.exp(-2.0 * decision)), 1e-6, 1 - 1e-6)
-        q = h_z[rows]
-        expected.append(np.mean(-(h_k * np.log(q) + (1 - h_k) * np.log(1 - q))))
-    np.testing.assert_allclose(model.domain_losses_, expected, rtol=1e-6)
-    assert model.n_iter_ >= 1
-    np.testing.assert_allclose(model.z_.sum(), 1.0)

@@ -1,4 +1,5 @@
-"""DMSA's mixture parameters z without labels: the DC programme of multiple-source adaptation.
+"""DMSA's formulas: the combination h_z, z fitted without labels by DC programming (the
+paper's setting) and, as our option, z fitted with labels (end of the module).
 
 The setting of §6 of ``boosting-with-multiple-sources.txt`` for DMSA: one accurate predictor
 h_k per source and unlabelled data, no labelled target data. Following Hoffman, Mohri & Zhang
