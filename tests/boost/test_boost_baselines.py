@@ -14,9 +14,9 @@ from manytask.boost.baselines import (
     AdaBoostPerDomain,
     DMSAClassifier,
     PooledAdaBoost,
-    _log_loss_gradients,
     dmsa_combination,
 )
+from manytask.boost.dmsa import _log_loss_gradients
 from manytask.boost.evaluation import mixture_errors
 from manytask.boost.multiboost import AdaBoost
 
@@ -159,7 +159,9 @@ def _worst_log_loss(model, X, y, domains):
 
 def test_dmsa_worst_domain_loss_is_at_most_that_of_uniform_z():
     X, y, domains = _disagreeing_sources(seed=5)
-    fitted = DMSAClassifier(n_estimators=10).fit(X, y, domains)
+    # The labelled variant fitted in-sample: z minimises the worst labelled log loss on (X, y).
+    fitted = DMSAClassifier(n_estimators=10, z_fit="labelled", validation_fraction=None)
+    fitted = fitted.fit(X, y, domains)
     # Only z changes below: h_k and Q stay those of the fitted model (the combination itself is
     # checked against the hand formula above); the log loss is written out per source.
     Q, h = fitted._domain_probabilities(X), fitted._base_probabilities(X)
@@ -204,7 +206,7 @@ def test_log_loss_gradient_matches_finite_differences():
 
 def test_dmsa_validation_fraction_is_seeded_and_holds_out_rows():
     X, y, domains = _disagreeing_sources(seed=7)
-    params = dict(n_estimators=5, validation_fraction=0.25, random_state=3)
+    params = dict(n_estimators=5, z_fit="labelled", validation_fraction=0.25, random_state=3)
     first = DMSAClassifier(**params).fit(X, y, domains)
     second = DMSAClassifier(**params).fit(X, y, domains)
     np.testing.assert_array_equal(first.z_, second.z_)
@@ -226,6 +228,43 @@ def test_dmsa_validation_fraction_is_seeded_and_holds_out_rows():
     np.testing.assert_allclose(first.domain_losses_, expected, rtol=1e-6)
 
 
+def test_unlabelled_z_does_not_read_the_held_out_labels():
+    X, y, domains = _disagreeing_sources(seed=11)
+    params = dict(n_estimators=8, validation_fraction=0.3, random_state=4)
+    model = DMSAClassifier(**params).fit(X, y, domains)
+    held_out = model._split(domains, 3)
+    shuffled = y.copy()
+    rng = np.random.default_rng(1)
+    for k in range(3):
+        rows = np.flatnonzero(held_out & (domains == k))
+        shuffled[rows] = 1 - y[rows] if k == 0 else rng.permutation(y[rows])
+    again = DMSAClassifier(**params).fit(X, shuffled, domains)
+    np.testing.assert_array_equal(again.z_, model.z_)
+    np.testing.assert_array_equal(again.domain_losses_, model.domain_losses_)
+    # The same change of labels moves the labelled variant's z: the check above can fail.
+    labelled = DMSAClassifier(z_fit="labelled", **params)
+    z_labelled = clone(labelled).fit(X, y, domains).z_
+    assert not np.allclose(z_labelled, clone(labelled).fit(X, shuffled, domains).z_, atol=1e-3)
+
+
+def test_unlabelled_domain_losses_are_h_z_against_h_k_on_the_held_out_rows():
+    X, y, domains = _disagreeing_sources(seed=12)
+    model = DMSAClassifier(n_estimators=6, random_state=0).fit(X, y, domains)
+    held_out = model._split(domains, 3)
+    assert held_out.sum() == sum(int(np.ceil(0.2 * m)) for m in (120, 80, 60))
+    h_z = model.predict_proba(X)[:, 1]
+    expected = []
+    for k in range(3):
+        rows = held_out & (domains == k)
+        decision = model.estimators_[k].decision_function(X[rows])
+        h_k = np.clip(1.0 / (1.0 + np.exp(-2.0 * decision)), 1e-6, 1 - 1e-6)
+        q = h_z[rows]
+        expected.append(np.mean(-(h_k * np.log(q) + (1 - h_k) * np.log(1 - q))))
+    np.testing.assert_allclose(model.domain_losses_, expected, rtol=1e-6)
+    assert model.n_iter_ >= 1
+    np.testing.assert_allclose(model.z_.sum(), 1.0)
+
+
 def test_dmsa_is_clonable_and_picklable():
     X, y, domains = _disagreeing_sources(seed=8)
     model = DMSAClassifier(n_estimators=4).fit(X, y, domains)
@@ -239,6 +278,7 @@ def test_dmsa_is_clonable_and_picklable():
     [
         ({"z": [0.5, 0.6, -0.1]}, "z must be"),
         ({"validation_fraction": 1.5}, "validation_fraction"),
+        ({"z_fit": "labels"}, "z_fit must be .unlabelled. or .labelled., got .labels."),
         ({"max_iter": 0}, "max_iter"),
         ({"learning_rate": -1.0}, "learning_rate"),
         ({"base_estimator": object()}, "base_estimator"),
@@ -264,14 +304,16 @@ def test_adaboost_k_rows_of_table1_through_mixture_errors():
 def test_dmsa_reuses_fitted_adaboost_k_predictors():
     X, y, domains = _disagreeing_sources(seed=10)
     per_domain = AdaBoostPerDomain(n_estimators=7).fit(X, y, domains)
-    reused = DMSAClassifier(base_estimator=per_domain).fit(X, y, domains)
+    reused = DMSAClassifier(base_estimator=per_domain, validation_fraction=None)
+    reused = reused.fit(X, y, domains)
     assert all(a is b for a, b in zip(reused.estimators_, per_domain.estimators_))
     # Same h_k as the default (AdaBoost(7) per source, deterministic): same DMSA.
-    default = DMSAClassifier(n_estimators=7).fit(X, y, domains)
+    default = DMSAClassifier(n_estimators=7, validation_fraction=None).fit(X, y, domains)
     np.testing.assert_allclose(reused.predict_proba(X), default.predict_proba(X))
-    refitted = DMSAClassifier(base_estimator=AdaBoostPerDomain(7)).fit(X, y, domains)
+    refitted = DMSAClassifier(base_estimator=AdaBoostPerDomain(7), validation_fraction=None)
+    refitted = refitted.fit(X, y, domains)
     np.testing.assert_allclose(refitted.predict_proba(X), default.predict_proba(X))
     with pytest.raises(ValueError, match="validation_fraction must be None"):
         DMSAClassifier(base_estimator=per_domain, validation_fraction=0.2).fit(X, y, domains)
     with pytest.raises(ValueError, match="base_estimator: the fitted AdaBoostPerDomain"):
-        DMSAClassifier(base_estimator=per_domain).fit(X, y, domains + 1)
+        DMSAClassifier(base_estimator=per_domain, validation_fraction=None).fit(X, y, domains + 1)

@@ -6,11 +6,11 @@ source), :class:`PooledAdaBoost` (AdaBoost-all: one AdaBoost on the union of the
 taking ``domains`` only to share the ``fit(X, y, domains)`` interface) and
 :class:`DMSAClassifier`, the discriminative multiple-source adaptation solution of Cortes,
 Mohri, Suresh & Zhang (ICML 2021), built on the AdaBoost-k predictors as in §6; the math of
-DMSA in one function per formula (:func:`adaboost_probability`, :func:`dmsa_combination`,
-:func:`domain_log_losses`, :func:`fit_mixture_weights`).
+its math lives in :mod:`.dmsa` (re-exported here).
 
 Does not live here: MULTIBOOST (:mod:`.multiboost`) and AdaBoost (:mod:`.adaboost`)
-themselves, Q(k|x) (:mod:`.domain`), errors on mixtures (:mod:`.evaluation`), the Table 1 runner.
+themselves, DMSA's formulas (:mod:`.dmsa`), Q(k|x) (:mod:`.domain`), errors on mixtures
+(:mod:`.evaluation`), the Table 1 runner.
 """
 
 from __future__ import annotations
@@ -18,13 +18,20 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .._validation import check_random_state
 from ..simplex import check_simplex
 from .adaboost import AdaBoost
+from .dmsa import (
+    PROBABILITY_CLIP,
+    adaboost_probability,
+    dmsa_combination,
+    domain_log_losses,
+    fit_mixture_weights,
+    fit_mixture_weights_dc,
+)
 from .domain import DomainClassifier
 from .validation import as_domain_labels, check_fitted_X, check_positive_int, signed_labels
 
@@ -37,10 +44,6 @@ __all__ = [
     "domain_log_losses",
     "fit_mixture_weights",
 ]
-
-# h_k(x) is kept in [PROBABILITY_CLIP, 1 − PROBABILITY_CLIP] so the log loss stays finite
-# (AdaBoost stops with a huge α when a stump is perfect on its source).
-PROBABILITY_CLIP = 1e-6
 
 
 def _check_sources(X, y, domains):
@@ -187,145 +190,34 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         return self.estimator_.predict(X)
 
 
-# --------------------------------------------------------------------------- DMSA math
-
-
-def adaboost_probability(decision) -> np.ndarray:
-    """h_k(x) = P(y = +1 | x) = 1 / (1 + e^{−2 f(x)}), the logistic link of AdaBoost.
-
-    AdaBoost's exponential loss is minimised by f = ½ log(P(+1|x)/P(−1|x)) (Friedman, Hastie
-    & Tibshirani 2000, "Additive logistic regression", Lemma 1), so P(+1|x) = σ(2f). Clipped to
-    [PROBABILITY_CLIP, 1 − PROBABILITY_CLIP].
-    """
-    probability = expit(2.0 * np.asarray(decision, dtype=float))
-    return np.clip(probability, PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
-
-
-def dmsa_combination(z, domain_probabilities, domain_marginals, base_probabilities):
-    """h_z(x) = Σ_k z_k [Q(k|x)/Q(k)] h_k(x) / Σ_k z_k [Q(k|x)/Q(k)]  (DMSA, Cortes et al. 2021).
-
-    The distribution-weighted combination Σ_k z_k D_k(x) h_k(x) / Σ_k z_k D_k(x) of Mansour,
-    Mohri & Rostamizadeh (2008) with the densities replaced by the discriminative estimate
-    D_k(x) ∝ Q(k|x) D(x) / Q(k), D the pooled input distribution Q was trained on and
-    Q(k) = E_{x∼D}[Q(k|x)] its domain marginal (D(x) cancels in the ratio).
-
-    Parameters
-    ----------
-    z : (p,) mixture parameters on the simplex
-    domain_probabilities : (N, p) Q(k|x)
-    domain_marginals : (p,) Q(k)
-    base_probabilities : (N, p) h_k(x) = P_k(y = +1 | x)
-
-    Returns
-    -------
-    (N,) h_z(x) = P(y = +1 | x)
-    """
-    weights = np.asarray(z)[None, :] * domain_probabilities / np.asarray(domain_marginals)
-    return np.sum(weights * base_probabilities, axis=1) / np.sum(weights, axis=1)
-
-
-def domain_log_losses(probabilities, y_positive, domain_index, n_domains) -> np.ndarray:
-    """L_k(h) = (1/m_k) Σ_{i∈S_k} −[y_i log h(x_i) + (1 − y_i) log(1 − h(x_i))], y ∈ {0, 1}.
-
-    The cross-entropy loss per source, the loss DMSA's mixture parameters are fitted for.
-    """
-    probabilities = np.clip(probabilities, PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
-    losses = -np.where(y_positive, np.log(probabilities), np.log1p(-probabilities))
-    counts = np.bincount(domain_index, minlength=n_domains)
-    return np.bincount(domain_index, weights=losses, minlength=n_domains) / counts
-
-
-def _log_loss_gradients(z, domain_probabilities, domain_marginals, base_probabilities, y_pos,
-                        domain_index, n_domains):  # fmt: skip
-    """(p,) losses L_k(h_z) and (p, p) gradients ∂L_k/∂z_j.
-
-    ∂h_z/∂z_j = w_j (h_j − h_z) / Σ_l z_l w_l with w_j = Q(j|x)/Q(j); ∂ℓ/∂h = (h − y)/(h(1 − h)).
-    """
-    weights = domain_probabilities / domain_marginals
-    normaliser = weights @ z
-    combined = np.sum(weights * z * base_probabilities, axis=1) / normaliser
-    combined = np.clip(combined, PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
-    losses = domain_log_losses(combined, y_pos, domain_index, n_domains)
-    loss_slope = (combined - y_pos) / (combined * (1.0 - combined))
-    point_gradients = (
-        (loss_slope / normaliser)[:, None] * weights * (base_probabilities - combined[:, None])
-    )
-    counts = np.bincount(domain_index, minlength=n_domains)
-    gradients = (
-        np.vstack(
-            [
-                np.bincount(domain_index, weights=point_gradients[:, j], minlength=n_domains)
-                for j in range(n_domains)
-            ]
-        ).T
-        / counts[:, None]
-    )
-    return losses, gradients
-
-
-def fit_mixture_weights(
-    domain_probabilities,
-    domain_marginals,
-    base_probabilities,
-    y_positive,
-    domain_index,
-    max_iter: int = 300,
-    learning_rate: float = 1.0,
-):
-    """z = argmin_{z ∈ Δ} max_k L_k(h_z): the mixture parameters serving the worst source.
-
-    Exponentiated subgradient descent on the simplex: z ← z ⊙ exp(−η_t ∇L_{k*}(z)),
-    renormalised, with k* the worst source at z and η_t = learning_rate / √t; starts at the
-    uniform z and returns the best iterate, so max_k L_k(h_z) never exceeds its value at
-    the uniform z. (Hoffman, Mohri & Zhang 2018 and Cortes et al. 2021 solve the same min–max
-    by DC programming; the objective is not convex in z, so both find a local solution.)
-
-    Returns
-    -------
-    z : (p,) ndarray
-    losses : (p,) ndarray, L_k(h_z) at the returned z
-    """
-    n_domains = domain_probabilities.shape[1]
-    z = np.full(n_domains, 1.0 / n_domains)
-    best_z, best_losses = z, None
-    for iteration in range(1, max_iter + 1):
-        losses, gradients = _log_loss_gradients(
-            z, domain_probabilities, domain_marginals, base_probabilities, y_positive,
-            domain_index, n_domains,
-        )  # fmt: skip
-        if best_losses is None or losses.max() < best_losses.max():
-            best_z, best_losses = z, losses
-        gradient = gradients[int(np.argmax(losses))]
-        scale = np.max(np.abs(gradient))
-        if scale == 0:
-            break
-        # the step is normalised by the gradient's size: exp() stays in range for any scale
-        step = learning_rate / np.sqrt(iteration) / scale
-        log_z = np.log(np.maximum(z, 1e-300)) - step * gradient
-        z = np.exp(log_z - log_z.max())
-        z /= z.sum()
-    return best_z, best_losses
-
-
 # --------------------------------------------------------------------------- DMSA estimator
 
 
 class DMSAClassifier(ClassifierMixin, BaseEstimator):
     """DMSA (Cortes, Mohri, Suresh & Zhang, ICML 2021) on per-source AdaBoost predictors.
 
-    Formulation implemented:
+    The setting of §6: one accurate predictor per source and unlabelled data, no labelled
+    target data. Formulation implemented (equations of :mod:`.dmsa`):
 
     1. h_k: ``base_estimator`` (default ``AdaBoost(n_estimators)``, i.e. AdaBoost-k as in §6)
-       fitted on source k alone, turned into P_k(y = +1|x) by ``predict_proba`` if it has
-       one, else by the logistic link σ(2 f(x)) of its decision function
-       (:func:`adaboost_probability`).
+       fitted on the training rows of source k, turned into P_k(y = +1|x) by
+       ``predict_proba`` if it has one, else by the logistic link σ(2 f(x)) of its decision
+       function (:func:`adaboost_probability`).
     2. Q(k|x): ``domain_classifier`` (default :class:`DomainClassifier`, multinomial logistic
-       regression) trained on the pooled inputs; Q(k) = mean of Q(k|x) over those inputs.
-    3. h_z(x) = Σ_k z_k Q(k|x)/Q(k) h_k(x) / Σ_k z_k Q(k|x)/Q(k) (:func:`dmsa_combination`).
-    4. z = argmin_{z∈Δ} max_k L_k(h_z), L_k the cross-entropy on source k
-       (:func:`fit_mixture_weights`; exponentiated subgradient, best iterate, instead of the
-       paper's DC programme), on the training data or on a held-out ``validation_fraction``
-       of every source (then h_k and Q are fitted on the rest).
+       regression, as in §6) fitted on the pooled training inputs; p_k = mean of Q(k|x) over
+       them, so w_k(x) = Q(k|x)/p_k ∝ D_k(x) (equation (1)).
+    3. h_z(x) = Σ_k z_k w_k(x) h_k(x) / Σ_k z_k w_k(x) (equation (2),
+       :func:`dmsa_combination`).
+    4. z, with ``z_fit="unlabelled"`` (default, the paper's DMSA): min_{z∈Δ} max_k L_k(z),
+       L_k the cross-entropy of h_z against h_k's predictions on source k's held-out rows,
+       labels never read, solved by the DC algorithm (equations (3)–(6),
+       :func:`~.dmsa.fit_mixture_weights_dc`). With ``z_fit="labelled"`` (our option, not
+       the paper's setting): min_{z∈Δ} max_k of the cross-entropy against the true labels of
+       those rows (:func:`fit_mixture_weights`, exponentiated subgradient).
+
+    The held-out rows (``validation_fraction`` of every source, drawn with ``random_state``)
+    are seen by neither h_k nor Q's fit; ``validation_fraction=None`` fits z on the
+    training rows themselves.
 
     Prediction: ``classes_[1]`` where h_z(x) > ½.
 
@@ -336,18 +228,23 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     base_estimator : classifier, AdaBoostPerDomain or None
         A classifier is cloned and fitted per source; it needs ``predict_proba`` or
         ``decision_function``. An :class:`AdaBoostPerDomain` already fitted on the same
-        (X, y, domains) supplies the h_k as they are (§6: "we use the domain predictors
-        AdaBoost-k"; no refit, so no ``validation_fraction``); an unfitted one is cloned and
-        fitted. None: ``AdaBoost(n_estimators)`` per source.
+        (X, y, domains) supplies the h_k as they are (no refit, so ``validation_fraction``
+        must be None unless ``z`` is given); an unfitted one is cloned and fitted. None:
+        ``AdaBoost(n_estimators)`` per source.
     domain_classifier : DomainClassifier or None
-        Cloned and fitted on the pooled (training) inputs, so its own ``estimator`` must be
-        None or unfitted; None: ``DomainClassifier()``.
+        Cloned and fitted on the pooled training inputs, so its own ``estimator`` must be
+        None, unfitted or ``prefit``; None: ``DomainClassifier()``.
     z : array-like (p,) or None
         Fixed mixture parameters (sorted-domain order) instead of fitting them.
+    z_fit : {"unlabelled", "labelled"}
+        How z is fitted (item 4 above); "unlabelled" is the paper's.
     validation_fraction : float in (0, 1) or None
-        Share of every source held out to fit z; None: fit z on the training data.
-    max_iter, learning_rate :
-        Of :func:`fit_mixture_weights`.
+        Share of every source held out to fit z (default 0.2); None: fit z on the rows the
+        h_k were trained on. Unused when ``z`` is given.
+    max_iter : int
+        DC iterations (``z_fit="unlabelled"``) or subgradient iterations ("labelled").
+    learning_rate : float
+        Of :func:`fit_mixture_weights` (``z_fit="labelled"`` only).
     random_state : None, int or Generator
         Draws the held-out rows.
 
@@ -356,10 +253,11 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     classes_, domains_ : ndarray
     estimators_ : list, h_k per source (order of ``domains_``)
     domain_classifier_ : DomainClassifier
-    domain_marginals_ : (p,) Q(k)
+    domain_marginals_ : (p,) p_k
     z_ : (p,) mixture parameters
-    domain_losses_ : (p,) L_k(h_z) on the data z was fitted on (None if ``z`` was given)
-    n_iter_ : int, subgradient iterations of :func:`fit_mixture_weights` (0 if ``z`` was given)
+    domain_losses_ : (p,) L_k(h_z) on the rows z was fitted on: against h_k's predictions
+        ("unlabelled") or the labels ("labelled"); None if ``z`` was given
+    n_iter_ : int, iterations of the z solver (0 if ``z`` was given)
 
     Examples
     --------
@@ -377,7 +275,8 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         base_estimator=None,
         domain_classifier=None,
         z=None,
-        validation_fraction=None,
+        z_fit="unlabelled",
+        validation_fraction=0.2,
         max_iter=300,
         learning_rate=1.0,
         random_state=None,
@@ -386,6 +285,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         self.base_estimator = base_estimator
         self.domain_classifier = domain_classifier
         self.z = z
+        self.z_fit = z_fit
         self.validation_fraction = validation_fraction
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -402,6 +302,8 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
                 "base_estimator must have predict_proba or decision_function, got "
                 f"{type(self.base_estimator).__name__}"
             )
+        if self.z_fit not in ("unlabelled", "labelled"):
+            raise ValueError(f"z_fit must be 'unlabelled' or 'labelled', got {self.z_fit!r}")
         fraction = self.validation_fraction
         if fraction is not None and not (
             isinstance(fraction, numbers.Real) and not isinstance(fraction, bool)
@@ -418,9 +320,10 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
 
     def _split(self, domain_index, n_domains):
-        """Boolean mask of the held-out rows: ⌈fraction·m_k⌉ per source, ≥ 1 left to fit."""
+        """Boolean mask of the held-out rows: ⌈fraction·m_k⌉ per source, ≥ 1 left to fit;
+        none when z is given (the held-out rows serve only to fit z)."""
         held_out = np.zeros(domain_index.shape[0], dtype=bool)
-        if self.validation_fraction is None:
+        if self.validation_fraction is None or self.z is not None:
             return held_out
         rng = check_random_state(self.random_state)
         for k in range(n_domains):
@@ -486,10 +389,18 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
             self.domain_losses_, self.n_iter_ = None, 0
             return self
         rows = held_out if held_out.any() else fit_rows
+        domain_probabilities = self._domain_probabilities(X[rows])
+        base_probabilities = self._base_probabilities(X[rows])
+        if self.z_fit == "unlabelled":
+            self.z_, self.domain_losses_, self.n_iter_ = fit_mixture_weights_dc(
+                domain_probabilities, self.domain_marginals_, base_probabilities,
+                domain_index[rows], max_iter=int(self.max_iter),
+            )  # fmt: skip
+            return self
         self.z_, self.domain_losses_ = fit_mixture_weights(
-            self._domain_probabilities(X[rows]),
+            domain_probabilities,
             self.domain_marginals_,
-            self._base_probabilities(X[rows]),
+            base_probabilities,
             y[rows] == self.classes_[1],
             domain_index[rows],
             max_iter=int(self.max_iter),
@@ -505,7 +416,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
                 X[fit_rows], y[fit_rows], self.domains_[domain_index[fit_rows]]
             )
             return list(fitted.estimators_)
-        if self.validation_fraction is not None:
+        if self.validation_fraction is not None and self.z is None:
             raise ValueError(
                 "validation_fraction must be None with an already fitted AdaBoostPerDomain "
                 f"base_estimator (its h_k saw every row), got {self.validation_fraction!r}"
