@@ -114,7 +114,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         max_k F_k ≤ F_μ ≤ max_k F_k + (log p)/μ. Each round takes the steepest coordinate
         (q, h) of F_μ, i.e. the largest Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] with the soft-max
         weights p_k ∝ exp(μ F_k) over all domains (one exact stump search per q with the
-        combined weights of :func:`soft_max_stump_weights`), and the exact line search
+        combined weights of :func:`soft_max_stump_weights`), and the step of ``step``: the
+        AdaBoost step of the p-weighted error by default, or with ``"exact_line_search"``
         η = argmin F_μ(α + η e_{q,h}) (:func:`soft_line_search_step`). The F_k start at 1 and
         shrink, so μ is in units of 1/F: μ F_k ≫ log p makes F_μ close to the max.
     loss : {"exponential", "logistic"}
