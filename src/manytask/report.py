@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Report", "Section", "text_table"]
+__all__ = ["Report", "Section", "text_table", "write_atomic"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -358,8 +358,8 @@ class Report:
             raise ValueError(f"several figures would be written to {duplicates}")
         self.out_dir.mkdir(parents=True, exist_ok=True)
         for filename, png in figures:
-            _write_atomic(self.out_dir, filename, png)
-        _write_atomic(self.out_dir, self.index_path.name, self.to_html().encode("utf-8"))
+            write_atomic(self.out_dir, filename, png)
+        write_atomic(self.out_dir, self.index_path.name, self.to_html().encode("utf-8"))
         return self.index_path
 
 
@@ -373,7 +373,7 @@ def _check_name(name: str, parameter: str) -> str:
     return name
 
 
-def _write_atomic(folder: Path, filename: str, data: bytes) -> None:
+def write_atomic(folder: Path, filename: str, data: bytes) -> None:
     """Write ``folder / filename`` via a temporary file in ``folder`` and :func:`os.replace`."""
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{filename}.", suffix=".tmp")
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report import _write_atomic
+from ..report import write_atomic
 
 __all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "write_outputs"]
 
@@ -61,7 +61,7 @@ def write_outputs(folder, outputs: dict) -> list[Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for filename, data in outputs.items():
-        _write_atomic(folder, filename, data)
+        write_atomic(folder, filename, data)
     return [folder / filename for filename in outputs]
 
 

@@ -44,7 +44,7 @@ from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..bo.problems import Problem
-from ..report import _write_atomic
+from ..report import write_atomic
 from ._tables import cli_summary
 from .bo_figure1_runs import (
     DELTA,
@@ -368,11 +368,11 @@ def reproduce(
         buffer = io.BytesIO()
         plot_panel(panel, curves, range(seeds), horizon).savefig(buffer, format="png", dpi=100)
         name = f"panel-{panel.key}.png"
-        _write_atomic(folder, name, buffer.getvalue())
+        write_atomic(folder, name, buffer.getvalue())
         reproduction.files.append(folder / name)
-    _write_atomic(folder, "curves.csv", _csv_bytes(selected, curves, range(seeds), horizon))
+    write_atomic(folder, "curves.csv", _csv_bytes(selected, curves, range(seeds), horizon))
     reproduction.files.append(folder / "curves.csv")
-    _write_atomic(folder, "results.md", _results_markdown(reproduction).encode())
+    write_atomic(folder, "results.md", _results_markdown(reproduction).encode())
     reproduction.files.append(folder / "results.md")
     return reproduction
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +56,7 @@ from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
 from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
+from .protocol import PrefittedClassifier, without_clip_warnings
 
 __all__ = [
     "DATASETS",
@@ -334,30 +334,6 @@ def alpha_mass(model, n_domains: int) -> np.ndarray:
     return np.bincount(chosen, weights=weights, minlength=n_domains)[:n_domains]
 
 
-class _PrefittedQ:
-    """A fitted Q(k|x) seen through ``predict_proba`` only.
-
-    It has neither ``fit`` nor ``get_params``, so ``DomainClassifier(prefit=True)`` uses it as
-    is and :func:`sklearn.base.clone` (inside DMSA) copies it instead
-    of returning an unfitted copy: one Q fit per fold serves DMSA and both MultiBoost runs.
-    """
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-        self.classes_ = estimator.classes_
-        self.n_features_in_ = estimator.n_features_in_
-
-    def predict_proba(self, X):
-        return self.estimator.predict_proba(X)
-
-
-def _quiet(fit):
-    """Run ``fit()`` with the Q(k|x) clipping warnings silenced (counted in the results)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
-        return fit()
-
-
 def run_fold(X, y, domains, fold_of, fold, settings: Settings):
     """Every method on fold ``fold``: train on the other folds, test on it.
 
@@ -405,8 +381,8 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
     record("adaboost-all", pooled, time.perf_counter() - start, len(pooled.estimator_.estimators_))
 
     start = time.perf_counter()
-    Q = _quiet(lambda: DomainClassifier().fit(X_train, d_train))
-    shared_Q = _PrefittedQ(Q.estimator_)
+    Q = without_clip_warnings(lambda: DomainClassifier().fit(X_train, d_train))
+    shared_Q = PrefittedClassifier(Q.estimator_)
     diagnostics["q_seconds"] = time.perf_counter() - start
     diagnostics["q_clipped"] = int(Q.n_clipped_)
 
@@ -416,7 +392,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
         domain_classifier=DomainClassifier(estimator=shared_Q, prefit=True),
         random_state=settings.random_state,
     )
-    dmsa = _quiet(lambda: dmsa.fit(X_train, y_train, d_train))
+    dmsa = without_clip_warnings(lambda: dmsa.fit(X_train, y_train, d_train))
     record("dmsa", dmsa, time.perf_counter() - start, T)
 
     variants = (
@@ -429,7 +405,9 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
         model = MultiBoostClassifier(
             n_estimators=T, domain_classifier=shared_Q, n_bins=settings.n_bins, **options
         )
-        model = _quiet(lambda model=model: model.fit(X_train, y_train, domains=d_train))
+        model = without_clip_warnings(
+            lambda model=model: model.fit(X_train, y_train, domains=d_train)
+        )
         rounds = sum(entry["stump"] is not None for entry in model.history_)
         record(method, model, time.perf_counter() - start, rounds)
         losses = np.array([entry["losses"] for entry in model.history_], dtype=float)

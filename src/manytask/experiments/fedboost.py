@@ -51,8 +51,9 @@ from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.federated import simulate
 from ..boost.stumps import _midpoints
 from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
-from .boost_table1 import FoldTable, _PrefittedQ, _quiet, load_datasets, with_cli_overrides
+from .boost_table1 import FoldTable, load_datasets, with_cli_overrides
 from .boost_table1 import parse_panels as parse_table1_panels
+from .protocol import PrefittedClassifier, without_clip_warnings
 
 __all__ = [
     "DATASETS",
@@ -321,18 +322,22 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_
     train = ~test
     X_train, y_train, d_train = X[train], y[train], domains[train]
     X_test, y_test, d_test = X[test], y[test], domains[test]
-    q = _quiet(lambda: DomainClassifier().fit(X_train, d_train))
-    shared_q = _PrefittedQ(q.estimator_)
+    q = without_clip_warnings(lambda: DomainClassifier().fit(X_train, d_train))
+    shared_q = PrefittedClassifier(q.estimator_)
+    train_data = (X_train, y_train, d_train)
     rows, curves = [], {}
     for run in runs:
         start = time.perf_counter()
         if run.kind == "centralised":
             model = MultiBoostClassifier(n_estimators=int(settings.n_rounds),
                                          domain_classifier=shared_q, mu=run.mu)  # fmt: skip
-            model = _quiet(lambda model=model: model.fit(X_train, y_train, domains=d_train))
+            model = without_clip_warnings(
+                lambda model=model: model.fit(X_train, y_train, domains=d_train)
+            )
         else:
-            model = _quiet(lambda run=run: _federated(run, (X_train, y_train, d_train),
-                                                      settings, shared_q))  # fmt: skip
+            model = without_clip_warnings(
+                lambda run=run: _federated(run, train_data, settings, shared_q)
+            )
         seconds = time.perf_counter() - start
         errors = staged_errors(model, X_test, y_test, d_test)
         final = mixture_errors(model, X_test, y_test, d_test)

@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
-from ..report import _write_atomic
+from ..report import write_atomic
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -278,7 +278,7 @@ def reproduce(out=DEFAULT_OUT, splits=SPLITS, datasets=None, max_iter=2000, prog
         ("splits.csv", csv_bytes(CSV_COLUMNS, result.rows)),
         ("results.md", _results_markdown(result).encode()),
     ):
-        _write_atomic(folder, filename, data)
+        write_atomic(folder, filename, data)
         result.files.append(folder / filename)
     return result
 

@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
-from ..report import _write_atomic
+from ..report import write_atomic
 from ._tables import cli_summary
 
 __all__ = [
@@ -241,7 +241,7 @@ def reproduce(
         ("levels.csv", _csv_bytes(result)),
         ("results.md", _results_markdown(result).encode()),
     ):
-        _write_atomic(folder, filename, payload)
+        write_atomic(folder, filename, payload)
         result.files.append(folder / filename)
     return result
 

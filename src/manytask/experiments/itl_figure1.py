@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
-from ..report import _write_atomic
+from ..report import write_atomic
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -224,7 +224,7 @@ def reproduce(
         ("draws.csv", csv_bytes(CSV_COLUMNS, result.rows)),
         ("results.md", _results_markdown(result, n_test).encode()),
     ):
-        _write_atomic(folder, name, data)
+        write_atomic(folder, name, data)
         result.files.append(folder / name)
     return result
 

@@ -52,7 +52,7 @@ from ..itl import (
     pinball_loss,
 )
 from ..kernels import median_heuristic
-from ..report import _write_atomic
+from ..report import write_atomic
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -398,9 +398,9 @@ def reproduce(
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    _write_atomic(folder, "splits.csv", csv_bytes(CSV_COLUMNS, table.rows))
+    write_atomic(folder, "splits.csv", csv_bytes(CSV_COLUMNS, table.rows))
     table.files.append(folder / "splits.csv")
-    _write_atomic(folder, "results.md", _results_markdown(table).encode())
+    write_atomic(folder, "results.md", _results_markdown(table).encode())
     table.files.append(folder / "results.md")
     return table
 
