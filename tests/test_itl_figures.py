@@ -116,3 +116,21 @@ def test_experiments_without_panels_reject_them_clearly():
         assert module.parse_panels(None) == [] and module.parse_panels("all") == []
         with pytest.raises(ValueError, match=f"{name} has no panels"):
             module.parse_panels("engel")
+
+
+def test_every_experiment_reads_panels_with_the_shared_parser():
+    from manytask.experiments import bo_figure1_runs, boost_table1, itl_table1
+    from manytask.experiments.protocol import parse_panels
+
+    assert parse_panels(["b", "a", "b"], ("a", "b", "c")) == ["b", "a"]
+    assert parse_panels(" , ", ("a",)) == []
+    with pytest.raises(
+        ValueError, match=r"^datasets must be among a, b, got unknown data set\(s\) x"
+    ):
+        parse_panels("a,x", ("a", "b"), parameter="datasets", kind="data set")
+    assert bo_figure1_runs.parse_panels("all") == tuple(bo_figure1_runs.PANELS)
+    assert bo_figure1_runs.parse_panels(["d", "b"]) == ("b", "d")
+    assert itl_csc.parse_panels(["iris", "iris"]) == ["iris"]
+    assert itl_table1.parse_panels(("engel",)) == ["engel"]
+    with pytest.raises(ValueError, match="datasets must be among .*got unknown data set.*amazon"):
+        boost_table1.parse_panels("amazon")

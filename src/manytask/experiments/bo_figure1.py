@@ -321,10 +321,7 @@ def reproduce(
     progress : bool
         A tqdm progress bar over all runs.
     """
-    if isinstance(panels, str) or panels is None:
-        keys = parse_panels(panels)
-    else:
-        keys = parse_panels(",".join(panels))
+    keys = parse_panels(panels)
     if int(seeds) < 1:
         raise ValueError(f"seeds must be >= 1, got {seeds!r}")
     if int(horizon) < 1:

@@ -21,6 +21,7 @@ from ..bo.problems import (
 )
 from ..bo.problems.synthetic import rkhs_norm
 from ..kernels import RBF, Separable, uniform_task_similarity
+from . import protocol
 
 __all__ = ["PANELS", "Panel", "build_problem", "parse_panels", "problem_label", "run_curves"]
 
@@ -193,21 +194,17 @@ PANELS: dict[str, Panel] = {
 }
 
 
-def parse_panels(text: str | None) -> tuple[str, ...]:
-    """Panel ids from ``"a,b,E2a"`` (None or empty: all), in the order of :data:`PANELS`.
+def parse_panels(text) -> tuple[str, ...]:
+    """Panel ids from ``"a,b,E2a"`` or a sequence (None, "" or "all": all), in the order of
+    :data:`PANELS`.
 
     Example
     -------
     >>> parse_panels("d, b")
     ('b', 'd')
     """
-    if text is None or not text.strip():
-        return tuple(PANELS)
-    wanted = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [key for key in wanted if key not in PANELS]
-    if unknown:
-        raise ValueError(f"panels must be among {','.join(PANELS)}, got {','.join(unknown)}")
-    return tuple(key for key in PANELS if key in wanted)
+    chosen = protocol.parse_panels(text, tuple(PANELS))
+    return tuple(key for key in PANELS if key in chosen)
 
 
 # ---- one run ------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from .._figures import agg_figure
 from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
+from . import protocol
 from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
 from .protocol import PrefittedClassifier, without_clip_warnings
 
@@ -221,20 +222,15 @@ def quick_settings() -> Settings:
 
 
 def parse_panels(text, choices=None) -> list[str]:
-    """Data set names from ``"fashion-mnist,cps1988"``, each one of ``choices`` (default: the
-    four of Table 1; None, "" or "all": every one)."""
-    choices = DATASETS if choices is None else choices
-    if text is None or text.strip() in ("", "all"):
-        return list(choices)
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in choices]
-    if unknown:
-        hint = " (Amazon sentiment is not obtainable here)" if "amazon" in unknown else ""
-        raise ValueError(
-            f"datasets: unknown data set(s) {', '.join(unknown)}; choose from "
-            f"{', '.join(choices)}{hint}"
-        )
-    return list(dict.fromkeys(names))
+    """Data set names from ``"fashion-mnist,cps1988"`` or a sequence, each one of ``choices``
+    (default: the four of Table 1; None, "" or "all": every one)."""
+    return protocol.parse_panels(
+        text,
+        DATASETS if choices is None else choices,
+        parameter="datasets",
+        kind="data set",
+        notes={"amazon": "Amazon sentiment is not obtainable here"},
+    )
 
 
 def load_datasets(names, settings, loader=None, data_home=None):
@@ -741,9 +737,7 @@ def reproduce(
     so the numbers would otherwise depend on the machine's core count and on
     ``OMP_NUM_THREADS``. One thread is also the faster on a busy machine (see above).
     """
-    names = parse_panels(
-        datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
-    )
+    names = parse_panels(datasets)
     settings = settings if settings is not None else full_settings()
     table = Table1(datasets=names, settings=settings)
     loaded, table.sources, table.skipped = load_datasets(names, settings, loader, data_home)

@@ -712,9 +712,7 @@ def reproduce(
     >>> sorted(path.name for path in table.files)[:2]
     ['curves.csv', 'error-vs-communication.png']
     """
-    names = parse_panels(
-        datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
-    )
+    names = parse_panels(datasets)
     settings = settings if settings is not None else full_settings()
     runs = plan_runs(settings)
     table = FedTable(datasets=names, settings=settings, runs=runs)

@@ -42,6 +42,7 @@ from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
 from ..report import write_atomic
+from . import protocol
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -68,16 +69,9 @@ CSV_COLUMNS = ("dataset", "split", "method", "theta", "sensitivity", "specificit
 
 
 def parse_panels(text) -> list[str]:
-    """Data set names from ``"iris,circles"`` (None, "" or "all": every one of DATASETS)."""
-    if text is None or str(text).strip() in ("", "all"):
-        return list(DATASETS)
-    names = [name.strip() for name in str(text).split(",") if name.strip()]
-    unknown = [name for name in names if name not in DATASETS]
-    if unknown:
-        raise ValueError(
-            f"unknown data set(s) {', '.join(unknown)}; choose from {', '.join(DATASETS)}"
-        )
-    return list(dict.fromkeys(names))
+    """Data set names from ``"iris,circles"`` or a sequence (None, "" or "all": every one of
+    DATASETS)."""
+    return protocol.parse_panels(text, DATASETS, parameter="datasets", kind="data set")
 
 
 def load_csc_dataset(name, seed=0):
@@ -256,9 +250,7 @@ def reproduce(out=DEFAULT_OUT, splits=SPLITS, datasets=None, max_iter=2000, prog
     >>> len(result.rows)  # 3 levels × 2 methods
     6
     """
-    names = parse_panels(
-        datasets if datasets is None or isinstance(datasets, str) else ",".join(datasets)
-    )
+    names = parse_panels(datasets)
     if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 1:
         raise ValueError(f"splits must be an integer >= 1, got {splits!r}")
     result = CSCResult(datasets=names, splits=int(splits))

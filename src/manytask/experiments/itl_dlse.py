@@ -42,6 +42,7 @@ from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
 from ..report import write_atomic
+from . import protocol
 from ._tables import cli_summary
 
 __all__ = [
@@ -248,9 +249,7 @@ def reproduce(
 
 def parse_panels(text) -> list[str]:
     """itl-dlse has no panels or data sets to choose: only None, "" or "all" are accepted."""
-    if text is None or str(text).strip() in ("", "all"):
-        return []
-    raise ValueError(f"itl-dlse has no panels or data sets to choose, got {text!r}")
+    return protocol.parse_panels(text, (), experiment="itl-dlse")
 
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:

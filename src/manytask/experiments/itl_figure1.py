@@ -34,6 +34,7 @@ from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from ..report import write_atomic
+from . import protocol
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -231,9 +232,7 @@ def reproduce(
 
 def parse_panels(text) -> list[str]:
     """itl-figure1 has no panels or data sets to choose: only None, "" or "all" are accepted."""
-    if text is None or str(text).strip() in ("", "all"):
-        return []
-    raise ValueError(f"itl-figure1 has no panels or data sets to choose, got {text!r}")
+    return protocol.parse_panels(text, (), experiment="itl-figure1")
 
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:

@@ -53,6 +53,7 @@ from ..itl import (
 )
 from ..kernels import median_heuristic
 from ..report import write_atomic
+from . import protocol
 from ._tables import cli_summary, csv_bytes, mean_std
 
 __all__ = [
@@ -141,16 +142,9 @@ def quick_settings() -> Settings:
 
 
 def parse_panels(text) -> list[str]:
-    """Data set names from ``"engel,mcycle"`` (None or "" or "all": all 20, in Table 1 order)."""
-    if text is None or text.strip() in ("", "all"):
-        return list(QUANTILE_DATASETS)
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in QUANTILE_DATASETS]
-    if unknown:
-        raise ValueError(
-            f"unknown data set(s) {', '.join(unknown)}; choose from {', '.join(QUANTILE_DATASETS)}"
-        )
-    return list(dict.fromkeys(names))
+    """Data set names from ``"engel,mcycle"`` or a sequence (None, "" or "all": all 20, in
+    Table 1 order)."""
+    return protocol.parse_panels(text, QUANTILE_DATASETS, parameter="datasets", kind="data set")
 
 
 def _estimator(method, settings, random_state):
@@ -374,9 +368,7 @@ def reproduce(
     progress : bool
         A tqdm progress bar over (data set, split, method).
     """
-    names = parse_panels(
-        datasets if isinstance(datasets, str) or datasets is None else ",".join(datasets)
-    )
+    names = parse_panels(datasets)
     if int(splits) < 1:
         raise ValueError(f"splits must be >= 1, got {splits!r}")
     _require_data(data_home)

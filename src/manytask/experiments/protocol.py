@@ -1,7 +1,8 @@
-"""What the experiment modules share beyond tables: a fitted Q(k|x) reused across methods
-and the fit wrapper that silences Q's clipping warnings.
+"""What the experiment modules share beyond tables: the parsing of ``--panels``, a fitted
+Q(k|x) reused across methods and the fit wrapper that silences Q's clipping warnings.
 
-Lives here: :class:`PrefittedClassifier`, :func:`without_clip_warnings`. Not here: CSV bytes,
+Lives here: :func:`parse_panels`, :class:`PrefittedClassifier`, :func:`without_clip_warnings`.
+Not here: CSV bytes,
 cells and output files (:mod:`._tables`), the atomic write of one file
 (:func:`manytask.report.write_atomic`).
 """
@@ -9,8 +10,9 @@ cells and output files (:mod:`._tables`), the atomic write of one file
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 
-__all__ = ["PrefittedClassifier", "without_clip_warnings"]
+__all__ = ["PrefittedClassifier", "parse_panels", "without_clip_warnings"]
 
 
 class PrefittedClassifier:
@@ -44,3 +46,45 @@ def without_clip_warnings(fit):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
         return fit()
+
+
+def parse_panels(
+    value,
+    choices: Sequence[str],
+    *,
+    parameter: str = "panels",
+    kind: str = "panel",
+    experiment: str = "this experiment",
+    notes: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The names chosen by ``value``, each one of ``choices``, in the order given, without
+    repeats.
+
+    ``value`` is comma-separated text (``"a, b"``), a sequence of names, or None; None, ""
+    and "all" choose every one of ``choices``. An unknown name raises a ValueError naming
+    ``parameter`` and the value (``notes[name]``, if given, says why a name is missing); with
+    no ``choices``, any name is an error saying that ``experiment`` has none to choose.
+
+    Example
+    -------
+    >>> parse_panels("b, a,b", ("a", "b", "c"))
+    ['b', 'a']
+    >>> parse_panels(None, ("a", "b"))
+    ['a', 'b']
+    """
+    text = value if value is None or isinstance(value, str) else ",".join(value)
+    if text is None or text.strip() in ("", "all"):
+        return list(choices)
+    names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if not choices:
+        raise ValueError(
+            f"{parameter}: {experiment} has no panels or data sets to choose, got {text!r}"
+        )
+    unknown = [name for name in names if name not in choices]
+    if unknown:
+        why = "".join(f" ({notes[name]})" for name in unknown if notes and name in notes)
+        raise ValueError(
+            f"{parameter} must be among {', '.join(choices)}, got unknown {kind}(s) "
+            f"{', '.join(unknown)}{why}"
+        )
+    return names
