@@ -45,7 +45,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..bo.problems import Problem
 from ..report import write_atomic
-from ._tables import cli_summary
+from . import protocol
 from .bo_figure1_runs import (
     DELTA,
     EPSILON,
@@ -376,7 +376,11 @@ def reproduce(
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
     """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 100 (quick: 3 and 40)."""
-    seeds = seeds if seeds is not None else (SEEDS_QUICK if quick else SEEDS)
-    horizon = horizon if horizon is not None else (HORIZON_QUICK if quick else HORIZON)
-    reproduction = reproduce(out, seeds=seeds, horizon=horizon, panels=panels, progress=progress)
-    return cli_summary(out, reproduction.files)
+    return protocol.run_and_summarise(
+        out,
+        reproduce,
+        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
+        horizon=protocol.cli_default(horizon, quick, HORIZON_QUICK, HORIZON),
+        panels=panels,
+        progress=progress,
+    )

@@ -56,7 +56,7 @@ from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
 from . import protocol
-from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 from .protocol import PrefittedClassifier, without_clip_warnings
 
 __all__ = [
@@ -779,8 +779,9 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     """
     settings = quick_settings() if quick else full_settings()
     settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_estimators")
-    table = reproduce(out, datasets=panels, settings=settings, progress=progress)
-    return cli_summary(out, table.files)
+    return protocol.run_and_summarise(
+        out, reproduce, datasets=panels, settings=settings, progress=progress
+    )
 
 
 def with_cli_overrides(settings, seeds, horizon, rounds_field: str):

@@ -50,7 +50,8 @@ from .._figures import agg_figure
 from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.federated import simulate
 from ..boost.stumps import _midpoints
-from ._tables import cli_summary, csv_bytes, mean_std, png_bytes, write_outputs
+from . import protocol
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 from .boost_table1 import FoldTable, load_datasets, with_cli_overrides
 from .boost_table1 import parse_panels as parse_table1_panels
 from .protocol import PrefittedClassifier, without_clip_warnings
@@ -765,5 +766,6 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     """
     settings = quick_settings() if quick else full_settings()
     settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_rounds")
-    table = reproduce(out, datasets=panels, settings=settings, progress=progress)
-    return cli_summary(out, table.files)
+    return protocol.run_and_summarise(
+        out, reproduce, datasets=panels, settings=settings, progress=progress
+    )

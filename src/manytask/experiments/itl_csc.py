@@ -43,7 +43,7 @@ from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
 from ..report import write_atomic
 from . import protocol
-from ._tables import cli_summary, csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std
 
 __all__ = [
     "DATASETS",
@@ -281,8 +281,11 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of splits, ``--panels`` the data sets (comma-separated);
     ``--horizon`` does not apply.
     """
-    splits = seeds if seeds is not None else (SPLITS_QUICK if quick else SPLITS)
-    result = reproduce(
-        out, splits=splits, datasets=panels, max_iter=500 if quick else 2000, progress=progress
+    return protocol.run_and_summarise(
+        out,
+        reproduce,
+        splits=protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS),
+        datasets=panels,
+        max_iter=500 if quick else 2000,
+        progress=progress,
     )
-    return cli_summary(out, result.files)

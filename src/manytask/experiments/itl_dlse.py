@@ -43,7 +43,6 @@ from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
 from ..report import write_atomic
 from . import protocol
-from ._tables import cli_summary
 
 __all__ = [
     "DEFAULT_OUT",
@@ -258,7 +257,12 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of runs; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    runs = seeds if seeds is not None else (1 if quick else 3)
     n_train, n_test = (400, 1000) if quick else (None, None)
-    result = reproduce(out, runs=runs, n_train=n_train, n_test=n_test, progress=progress)
-    return cli_summary(out, result.files)
+    return protocol.run_and_summarise(
+        out,
+        reproduce,
+        runs=protocol.cli_default(seeds, quick, 1, 3),
+        n_train=n_train,
+        n_test=n_test,
+        progress=progress,
+    )

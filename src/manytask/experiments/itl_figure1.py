@@ -35,7 +35,7 @@ from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from ..report import write_atomic
 from . import protocol
-from ._tables import cli_summary, csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std
 
 __all__ = [
     "DEFAULT_OUT",
@@ -241,7 +241,10 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of draws; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    seeds = seeds if seeds is not None else (SEEDS_QUICK if quick else SEEDS)
-    n_test = N_TEST_QUICK if quick else N_TEST
-    result = reproduce(out, seeds=seeds, n_test=n_test, progress=progress)
-    return cli_summary(out, result.files)
+    return protocol.run_and_summarise(
+        out,
+        reproduce,
+        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
+        n_test=N_TEST_QUICK if quick else N_TEST,
+        progress=progress,
+    )

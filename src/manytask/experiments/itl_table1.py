@@ -54,7 +54,7 @@ from ..itl import (
 from ..kernels import median_heuristic
 from ..report import write_atomic
 from . import protocol
-from ._tables import cli_summary, csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std
 
 __all__ = [
     "CSV_COLUMNS",
@@ -403,13 +403,18 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of splits, ``--datasets``/``--panels`` the data sets;
     ``--horizon`` does not apply. Both CV cores are used (``n_jobs=2``).
     """
-    splits = seeds if seeds is not None else (SPLITS_QUICK if quick else SPLITS)
+    splits = protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS)
     settings = quick_settings() if quick else full_settings()
     try:
         _require_data(None)
     except FileNotFoundError as error:  # a clear message, not the CLI's "cannot write"
         raise SystemExit(f"manytask reproduce itl-table1: error: {error}") from None
-    table = reproduce(
-        out, splits=splits, datasets=panels, settings=settings, n_jobs=2, progress=progress
+    return protocol.run_and_summarise(
+        out,
+        reproduce,
+        splits=splits,
+        datasets=panels,
+        settings=settings,
+        n_jobs=2,
+        progress=progress,
     )
-    return cli_summary(out, table.files)

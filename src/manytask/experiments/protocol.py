@@ -1,8 +1,9 @@
-"""What the experiment modules share beyond tables: the parsing of ``--panels``, a fitted
-Q(k|x) reused across methods and the fit wrapper that silences Q's clipping warnings.
+"""What the experiment modules share beyond tables: the command-line glue (``--panels``,
+quick/full defaults, run and summarise), a fitted Q(k|x) reused across methods and the fit
+wrapper that silences Q's clipping warnings.
 
-Lives here: :func:`parse_panels`, :class:`PrefittedClassifier`, :func:`without_clip_warnings`.
-Not here: CSV bytes,
+Lives here: :func:`parse_panels`, :func:`cli_default`, :func:`run_and_summarise`,
+:class:`PrefittedClassifier`, :func:`without_clip_warnings`. Not here: CSV bytes,
 cells and output files (:mod:`._tables`), the atomic write of one file
 (:func:`manytask.report.write_atomic`).
 """
@@ -12,7 +13,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 
-__all__ = ["PrefittedClassifier", "parse_panels", "without_clip_warnings"]
+from ._tables import cli_summary
+
+__all__ = [
+    "PrefittedClassifier",
+    "cli_default",
+    "parse_panels",
+    "run_and_summarise",
+    "without_clip_warnings",
+]
 
 
 class PrefittedClassifier:
@@ -88,3 +97,23 @@ def parse_panels(
             f"{', '.join(unknown)}{why}"
         )
     return names
+
+
+def cli_default(given, quick: bool, quick_value, full_value):
+    """``given`` if the command line set it, else ``quick_value`` with ``--quick``, else
+    ``full_value``.
+
+    Example
+    -------
+    >>> cli_default(None, True, 3, 10), cli_default(None, False, 3, 10), cli_default(5, True, 3, 10)
+    (3, 10, 5)
+    """
+    if given is not None:
+        return given
+    return quick_value if quick else full_value
+
+
+def run_and_summarise(out, reproduce, **arguments) -> str:
+    """Run ``reproduce(out, **arguments)`` (its result has ``files``) and return the summary
+    ``manytask reproduce`` prints: where each written file is."""
+    return cli_summary(out, reproduce(out, **arguments).files)
