@@ -4,11 +4,13 @@
 when the experiment runs, so building the command-line parser stays cheap. Every experiment
 module exposes ``DEFAULT_OUT`` (its output folder) and
 ``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, which writes its
-files inside ``out`` and returns the text to print. The experiments themselves live in the
+files inside ``out`` and returns the text to print, and ``parse_panels``; both are thin fills
+of the shared glue in :mod:`.protocol`. The experiments themselves live in the
 modules (:mod:`.bo_figure1`: Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper;
 :mod:`.itl_table1`: Table 1 of the infinite-task-learning paper; :mod:`.itl_figure1`,
 :mod:`.itl_csc`, :mod:`.itl_dlse`: its Figure 1, cost-sensitive experiment and Figure 2;
-:mod:`.boost_table1`: Table 1 of the multi-source boosting paper).
+:mod:`.boost_table1`: Table 1 of the multi-source boosting paper; :mod:`.fedboost`: its
+federated runs).
 """
 
 from __future__ import annotations
