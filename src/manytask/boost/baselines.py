@@ -262,9 +262,10 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.normal(-2, 1, (40, 2)), rng.normal(2, 1, (40, 2))])
-    >>> y = np.r_[(X[:40, 1] > 0), (X[40:, 1] < 0)].astype(int)
-    >>> model = DMSAClassifier(n_estimators=5).fit(X, y, domains=np.repeat([0, 1], 40))
+    >>> X = rng.normal(size=(80, 2)) + np.repeat([[-2.0, 0.0], [2.0, 0.0]], 40, axis=0)
+    >>> y = np.r_[(X[:40, 1] > 0), (X[40:, 1] < 0)].astype(int)  # the sources disagree
+    >>> model = DMSAClassifier(n_estimators=5, random_state=0)
+    >>> model = model.fit(X, y, domains=np.repeat([0, 1], 40))
     >>> bool(np.isclose(model.z_.sum(), 1.0)), model.predict_proba(X[:3]).shape
     (True, (3, 2))
     """
