@@ -19,7 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["QuantileDataset", "QUANTILE_DATASETS", "load_quantile_benchmark"]
+__all__ = [
+    "QuantileDataset",
+    "QUANTILE_DATASETS",
+    "load_quantile_benchmark",
+    "quantile_data_folder",
+]
 
 #: The data sets of Table 1, in the order of ``paper_table1.csv``.
 QUANTILE_DATASETS = (
@@ -59,7 +64,12 @@ class QuantileDataset:
     n_imputed: int
 
 
-def _data_folder(data_home):
+def quantile_data_folder(data_home=None):
+    """The folder holding ``manifest.json`` of the quantile sets: ``data_home`` or
+    ``$MANYTASK_DATA`` (or its ``quantile/`` subfolder); None if neither is set.
+
+    Raises FileNotFoundError if the folder given has no manifest.
+    """
     base = data_home if data_home is not None else os.environ.get("MANYTASK_DATA")
     if base is None:
         return None
@@ -116,7 +126,7 @@ def load_quantile_benchmark(name: str, data_home=None) -> QuantileDataset:
     """
     if name not in QUANTILE_DATASETS:
         raise ValueError(f"name must be one of {', '.join(QUANTILE_DATASETS)}, got {name!r}")
-    folder = _data_folder(data_home)
+    folder = quantile_data_folder(data_home)
     if folder is not None:
         manifest = json.loads((folder / "manifest.json").read_text())
         entry = manifest[name]

@@ -43,7 +43,7 @@ from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from tqdm.auto import tqdm
 
 from ..datasets import QUANTILE_DATASETS, load_quantile_benchmark
-from ..datasets.quantile import _data_folder
+from ..datasets.quantile import quantile_data_folder
 from ..itl import (
     IndependentQuantileRegressor,
     InfiniteQuantileRegressor,
@@ -227,12 +227,12 @@ def _require_data(data_home):
             "itl-table1 needs the quantile benchmark data: set MANYTASK_DATA to a folder "
             "holding quantile/manifest.json and the 20 CSV files (or pass data_home=)"
         )
-    _data_folder(data_home)  # raises if the folder has no quantile/manifest.json
+    quantile_data_folder(data_home)  # raises if the folder has no quantile/manifest.json
 
 
 def paper_table(data_home):
     """Rows of ``paper_table1.csv`` by data set name ({} when the file is not there)."""
-    folder = _data_folder(data_home)
+    folder = quantile_data_folder(data_home)
     path = folder / "paper_table1.csv" if folder is not None else None
     if path is None or not path.is_file():
         return {}
