@@ -261,8 +261,9 @@ def summarise(records, args, seconds):
 
     text = f"""## Multi-objective BO end to end against BoTorch (qLogNParEGO, qLogNEHVI)
 
-Measured {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads), BoTorch
-{botorch.__version__}, on a machine shared with other jobs (timings are indicative).
+Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__},
+{args.threads} thread(s) for BLAS and torch, on a machine shared with other jobs
+(timings are indicative).
 `python benchmarks/bench_bo_botorch.py --rounds {args.rounds}`, seeds
 {seed_list} (the last invocation took {seconds / 60:.0f} min; runs accumulate in `--cache`).
 
@@ -294,10 +295,16 @@ def main():
     parser.add_argument("--noise", type=float, default=0.05)
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
+    parser.add_argument("--threads", type=int, default=1, help="BLAS and torch threads")
     parser.add_argument("--cache", default="/tmp/bench_bo_botorch.jsonl")
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()
     cache = Path(args.cache)
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(args.threads)  # oversubscribed threads slow torch's fits ~10×
+    threadpool_limits(args.threads)
     settings = {name: Setting(name, args.noise) for name in args.problems}
     begin = time.perf_counter()
     warm_up = next(iter(settings.values()))
