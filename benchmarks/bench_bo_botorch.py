@@ -209,8 +209,17 @@ def summarise(records, args, seconds):
     rows, verdicts = [], []
     for name in PROBLEMS:
         stats = {}
-        for method in METHODS:
-            runs = [r for r in records if r["problem"] == name and r["method"] == method]
+        done = [
+            {r["seed"] for r in records if r["problem"] == name and r["method"] == m}
+            for m in METHODS
+        ]
+        paired = set.intersection(*[seeds for seeds in done if seeds]) if any(done) else set()
+        for method in METHODS:  # the seeds every method has finished, so the means pair up
+            runs = [
+                r
+                for r in records
+                if r["problem"] == name and r["method"] == method and r["seed"] in paired
+            ]
             if runs:
                 hv = np.array([r["hv_fraction"] for r in runs])
                 stats[method] = (hv, np.mean([r["time_per_iter_s"] for r in runs]))
@@ -258,6 +267,7 @@ def summarise(records, args, seconds):
     import torch
 
     seed_list = ", ".join(str(seed) for seed in sorted({r["seed"] for r in records}))
+    seed_list += " (per problem, only the seeds every method finished)"
 
     text = f"""## Multi-objective BO end to end against BoTorch (qLogNParEGO, qLogNEHVI)
 
@@ -297,6 +307,7 @@ def main():
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
     parser.add_argument("--threads", type=int, default=1, help="BLAS and torch threads")
     parser.add_argument("--cache", default="/tmp/bench_bo_botorch.jsonl")
+    parser.add_argument("--render-only", action="store_true", help="table from --cache")
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()
     cache = Path(args.cache)
@@ -305,8 +316,11 @@ def main():
 
     torch.set_num_threads(args.threads)  # oversubscribed threads slow torch's fits ~10×
     threadpool_limits(args.threads)
-    settings = {name: Setting(name, args.noise) for name in args.problems}
     begin = time.perf_counter()
+    if args.render_only:
+        render(cache, args, begin)
+        return
+    settings = {name: Setting(name, args.noise) for name in args.problems}
     warm_up = next(iter(settings.values()))
     for method in args.methods:  # imports and first-call costs, untimed
         run_one(warm_up, method, seed=10**6, rounds=1)
@@ -325,14 +339,18 @@ def main():
                 print(json.dumps(record), flush=True)
                 with cache.open("a") as handle:
                     handle.write(json.dumps(record) + "\n")
-        records = [json.loads(line) for line in cache.read_text().splitlines() if line]
-        records = [r for r in records if r["rounds"] == args.rounds and r["noise"] == args.noise]
-        unique = {(r["problem"], r["method"], r["seed"]): r for r in records}
-        text, verdicts = summarise(list(unique.values()), args, time.perf_counter() - begin)
-        if args.no_write:
-            print(text)
-        else:
-            write_section("bench_bo_botorch", text)
+        render(cache, args, begin)
+
+
+def render(cache, args, begin):
+    records = [json.loads(line) for line in cache.read_text().splitlines() if line]
+    records = [r for r in records if r["rounds"] == args.rounds and r["noise"] == args.noise]
+    unique = {(r["problem"], r["method"], r["seed"]): r for r in records}
+    text, _ = summarise(list(unique.values()), args, time.perf_counter() - begin)
+    if args.no_write:
+        print(text)
+    else:
+        write_section("bench_bo_botorch", text)
 
 
 if __name__ == "__main__":
