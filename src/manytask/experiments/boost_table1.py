@@ -42,9 +42,11 @@ Outputs inside ``out``: ``results.md``, ``folds.csv`` (one row per data set, fol
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from importlib import resources
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -106,61 +108,25 @@ MULTIBOOST_KINDS = {
 #: A MultiBoost round whose step η_t is below this made no real progress (a stall).
 STALL_STEP = 1e-6
 
-# Table 1 of the paper, copied from ``boosting-with-multiple-sources.txt`` (§6): per method,
-# mean and std of Error-1, Error-2, Error-3, Error-Uniform, Error-Agnostic.
-_PAPER_TEXT = {
-    "sentiment": """
-ADABOOST-1 0.326 0.019 0.300 0.008 0.360 0.017 0.329 0.017 0.360 0.019
-ADABOOST-2 0.354 0.020 0.266 0.009 0.336 0.023 0.318 0.019 0.357 0.019
-ADABOOST-3 0.402 0.015 0.334 0.008 0.258 0.015 0.331 0.016 0.402 0.018
-ADABOOST-all 0.354 0.020 0.325 0.011 0.313 0.022 0.324 0.021 0.354 0.016
-DMSA 0.332 0.021 0.308 0.017 0.314 0.015 0.318 0.019 0.332 0.021
-MULTIBOOST 0.332 0.027 0.288 0.018 0.284 0.027 0.301 0.027 0.332 0.024""",
-    "digits-4v9": """
-ADABOOST-1 0.044 0.007 0.615 0.012 0.476 0.022 0.379 0.008 0.615 0.012
-ADABOOST-2 0.455 0.014 0.299 0.011 0.504 0.015 0.420 0.011 0.504 0.015
-ADABOOST-3 0.549 0.034 0.488 0.015 0.300 0.013 0.446 0.013 0.549 0.034
-ADABOOST-all 0.060 0.009 0.374 0.015 0.353 0.012 0.262 0.009 0.374 0.015
-DMSA 0.069 0.005 0.351 0.012 0.310 0.011 0.243 0.009 0.351 0.015
-MULTIBOOST 0.096 0.008 0.283 0.028 0.246 0.014 0.209 0.013 0.284 0.027""",
-    "digits-1v7": """
-ADABOOST-1 0.005 0.002 0.613 0.007 0.519 0.012 0.379 0.004 0.613 0.007
-ADABOOST-2 0.431 0.022 0.252 0.009 0.479 0.012 0.387 0.010 0.479 0.012
-ADABOOST-3 0.680 0.031 0.490 0.014 0.244 0.012 0.474 0.013 0.680 0.031
-ADABOOST-all 0.014 0.003 0.286 0.010 0.306 0.012 0.202 0.005 0.306 0.011
-DMSA 0.012 0.003 0.288 0.017 0.286 0.015 0.195 0.013 0.288 0.017
-MULTIBOOST 0.026 0.004 0.261 0.013 0.257 0.015 0.181 0.005 0.261 0.011""",
-    "fashion-mnist": """
-ADABOOST-1 0.015 0.003 0.251 0.026 0.602 0.028 0.288 0.017 0.602 0.028
-ADABOOST-2 0.435 0.007 0.015 0.002 0.169 0.012 0.173 0.003 0.435 0.007
-ADABOOST-3 0.311 0.018 0.097 0.005 0.014 0.002 0.140 0.006 0.311 0.018
-ADABOOST-all 0.036 0.004 0.020 0.002 0.025 0.003 0.027 0.002 0.036 0.004
-DMSA 0.033 0.008 0.015 0.002 0.022 0.003 0.023 0.007 0.033 0.009
-MULTIBOOST 0.028 0.003 0.015 0.003 0.022 0.002 0.021 0.001 0.028 0.003""",
-    "adult": """
-ADABOOST-1 0.201 0.012 0.249 0.021 0.215 0.014 0.222 0.012 0.249 0.021
-ADABOOST-2 0.298 0.011 0.131 0.009 0.142 0.006 0.190 0.007 0.298 0.011
-ADABOOST-3 0.225 0.015 0.138 0.010 0.133 0.011 0.165 0.008 0.225 0.015
-ADABOOST-all 0.221 0.013 0.134 0.007 0.131 0.010 0.155 0.004 0.221 0.013
-DMSA 0.195 0.014 0.137 0.005 0.131 0.008 0.154 0.005 0.195 0.014
-MULTIBOOST 0.190 0.014 0.132 0.008 0.130 0.009 0.150 0.005 0.190 0.014""",
-}
+# Table 1 of the paper (``boosting-with-multiple-sources.txt`` §6), kept as data beside the code:
+# per block and method, mean and std of Error-1, Error-2, Error-3, Error-Uniform, Error-Agnostic.
+_PAPER_CSV = "paper_tables/boost_table1.csv"
 _PAPER_COLUMNS = ("error_1", "error_2", "error_3", "error_uniform", "error_agnostic")
 
 
-def _parse_paper(text) -> dict:
-    table = {}
-    for line in text.strip().splitlines():
-        name, *numbers = line.split()
-        values = [float(v) for v in numbers]
-        table[name.lower()] = {
-            c: (values[2 * i], values[2 * i + 1]) for i, c in enumerate(_PAPER_COLUMNS)
+def _read_paper_table() -> dict:
+    text = resources.files(__package__).joinpath(_PAPER_CSV).read_text(encoding="utf-8")
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    table: dict = {}
+    for row in rows:
+        table.setdefault(row["block"], {})[row["method"].lower()] = {
+            c: (float(row[f"{c}_mean"]), float(row[f"{c}_std"])) for c in _PAPER_COLUMNS
         }
     return table
 
 
 #: ``PAPER_TABLE1[block][method][column] = (mean, std)``; methods as in :func:`method_keys`.
-PAPER_TABLE1 = {block: _parse_paper(text) for block, text in _PAPER_TEXT.items()}
+PAPER_TABLE1 = _read_paper_table()
 
 
 @dataclass(frozen=True)
