@@ -9,6 +9,16 @@ def random_psd(seed, n, rank=None):
     return factor @ factor.T
 
 
+def central_differences(function, params, step=1e-6):
+    """Central-difference gradient of the scalar ``function`` at the 1-D array ``params``."""
+    numerical = np.empty_like(params)
+    for k in range(params.size):
+        shift = np.zeros_like(params)
+        shift[k] = step
+        numerical[k] = (function(params + shift) - function(params - shift)) / (2 * step)
+    return numerical
+
+
 def assert_close(actual, expected, rtol):
     """Entrywise agreement relative to the largest entry of ``expected``."""
     scale = max(float(np.max(np.abs(expected))), 1e-300)

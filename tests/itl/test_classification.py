@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
+from _helpers import central_differences
 from manytask.itl import InfiniteCostSensitiveClassifier
 from manytask.itl._estimator import penalised_objective, ridge_penalty
 from manytask.itl.classification import cost_sensitive_risk
@@ -57,13 +58,9 @@ def test_objective_gradient_matches_finite_differences():
     model, y, anchors, weights, params = _small_problem(seed=1)
     data_term, penalty = cost_sensitive_risk(y, anchors, weights, kappa=0.5), ridge_penalty(0.3)
     _, gradient = penalised_objective(params, model, data_term, penalty)
-    step, numerical = 1e-6, np.empty_like(params)
-    for k in range(params.size):
-        shift = np.zeros_like(params)
-        shift[k] = step
-        upper, _ = penalised_objective(params + shift, model, data_term, penalty)
-        lower, _ = penalised_objective(params - shift, model, data_term, penalty)
-        numerical[k] = (upper - lower) / (2 * step)
+    numerical = central_differences(
+        lambda p: penalised_objective(p, model, data_term, penalty)[0], params
+    )
     assert_allclose(gradient, numerical, rtol=1e-6, atol=1e-8)
 
 

@@ -10,6 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.base import clone
 
+from _helpers import central_differences
 from manytask.itl import InfiniteQuantileRegressor, crossing_loss
 from manytask.itl._estimator import penalised_objective, ridge_penalty
 from manytask.itl.model import DecomposableModel
@@ -75,13 +76,9 @@ def test_objective_with_remedies_gradient_matches_finite_differences():
     data_term = quantile_risk(y, ANCHORS, WEIGHTS, 0.7, 0.5, monotone_bias=True, n_extra_points=3)
     penalty = ridge_penalty(0.3)
     _, gradient = penalised_objective(params, model, data_term, penalty)
-    step, numerical = 1e-6, np.empty_like(params)
-    for k in range(params.size):
-        shift = np.zeros_like(params)
-        shift[k] = step
-        upper = penalised_objective(params + shift, model, data_term, penalty)[0]
-        lower = penalised_objective(params - shift, model, data_term, penalty)[0]
-        numerical[k] = (upper - lower) / (2 * step)
+    numerical = central_differences(
+        lambda p: penalised_objective(p, model, data_term, penalty)[0], params
+    )
     assert_allclose(gradient, numerical, rtol=1e-5, atol=1e-7)
 
 

@@ -15,6 +15,7 @@ from sklearn.base import clone
 from sklearn.linear_model import QuantileRegressor
 from sklearn.model_selection import GridSearchCV
 
+from _helpers import central_differences
 from manytask.itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from manytask.itl._estimator import penalised_objective, ridge_penalty
 from manytask.itl.model import DecomposableModel
@@ -79,14 +80,9 @@ def test_objective_gradient_matches_finite_differences():
     data_term = quantile_risk(y, anchors, weights, lambda_nc=0.7, kappa=0.5)
     penalty = ridge_penalty(0.3)
     _, gradient = penalised_objective(params, model, data_term, penalty)
-    step = 1e-6
-    numerical = np.empty_like(params)
-    for k in range(params.size):
-        shift = np.zeros_like(params)
-        shift[k] = step
-        upper = penalised_objective(params + shift, model, data_term, penalty)[0]
-        lower = penalised_objective(params - shift, model, data_term, penalty)[0]
-        numerical[k] = (upper - lower) / (2 * step)
+    numerical = central_differences(
+        lambda p: penalised_objective(p, model, data_term, penalty)[0], params
+    )
     assert_allclose(gradient, numerical, rtol=1e-5, atol=1e-7)
 
 
