@@ -199,8 +199,9 @@ def run_boost_demo(
 #: and candidate stumps s sampled per source and round, rounds T.
 FEDERATION = {"clients_per_domain": 3, "r": 2, "s": 8, "n_rounds": 12}
 FEDERATION_HOWTO = """\
-Federated training (FEDMULTIBOOST, section 5): each source's points stay on its clients; the
-server sees only sums (losses, edges, line-search values), never a data point.
+Federated training (FEDMULTIBOOST, section 5): in the boosting rounds each client sends only
+sums (losses and edges), never a data point; the domain classifier Q(k|x) is still fitted
+centrally on the pooled inputs.
   in process:  from manytask.boost.federated import simulate
                clf = simulate(X, y, domains, clients_per_domain=10, r=5, s=50, n_rounds=100,
                               random_state=0)   # mu=10 for the soft-max; pooled=True: AdaBoost
