@@ -21,7 +21,6 @@ from manytask.experiments.boost_table1 import source_folds
 from manytask.experiments.fedboost import (
     RESULT_COLUMNS,
     Settings,
-    exact_thresholds,
     parse_panels,
     plan_runs,
     reproduce,
@@ -156,7 +155,7 @@ def test_curve_errors_match_the_truncated_ensembles_by_brute_force():
 
 def test_federated_hard_max_with_all_clients_equals_centralised_on_the_same_candidates():
     # Integer features: the exact search's candidates are the midpoints between distinct
-    # values plus the constant stump, exactly the table exact_thresholds gives the server.
+    # values plus the constant stump, exactly the table candidate_thresholds gives the server.
     # Two sources, so the steepest-coordinate fallback at ties ranges over the same domains
     # in both implementations (with three, MultiBoostClassifier also tries the Q(q|x) of
     # inactive q, the federated server only the active ones).
@@ -216,13 +215,6 @@ def test_every_budget_has_a_hard_a_soft_and_a_pooled_run():
     assert [key for key in keys if key.startswith("fed-pooled")] == [
         "fed-pooled-all-all", "fed-pooled-1-3"
     ]  # fmt: skip
-
-
-def test_exact_thresholds_are_the_midpoints_of_distinct_values():
-    X = np.array([[3.0, 0.0], [1.0, 0.0], [2.0, 5.0], [1.0, 5.0]])
-    first, second = exact_thresholds(X)
-    np.testing.assert_array_equal(first, [-np.inf, 1.5, 2.5])
-    np.testing.assert_array_equal(second, [2.5])
 
 
 def test_staged_errors_start_from_the_empty_ensemble():

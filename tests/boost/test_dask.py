@@ -21,7 +21,7 @@ from manytask.boost.federated import (
     setup_candidates,
 )
 from manytask.boost.federated.client import EdgeIndex
-from manytask.boost.stumps import _midpoints, presort
+from manytask.boost.stumps import candidate_thresholds, presort
 
 N_PER_DOMAIN = 40
 CHUNK = 35  # 120 rows in 4 chunks, each holding points of one or two sources
@@ -261,8 +261,7 @@ def test_failing_worker_client_is_dropped_like_in_process(dask_client):
     # the same protocol in process, on the same clients, with the same fault
     shards, by_domain = numpy_shards(X, y, domains, q)
     transport = InProcessTransport(shards, retries=1, fault=fault)
-    distinct = [np.unique(X[:, j]) for j in range(3)]
-    exact = [np.concatenate([[-np.inf], _midpoints(u[:-1], u[1:])]) for u in distinct]
+    exact = candidate_thresholds(X.T)
     features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds=exact)
     server = FederatedServer(3, features, flat, step="exact_line_search")
     history = run_rounds(server, transport, by_domain, 4)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from manytask.boost import Stump, best_stump, kernels, presort, stumps
+from manytask.boost.stumps import candidate_thresholds
 
 
 @pytest.fixture(autouse=True, params=["numpy", "numba"])
@@ -436,3 +437,13 @@ def test_predictions_from_the_presorted_features_equal_predict(n_bins):
                 np.testing.assert_array_equal(
                     stumps.above_threshold(presorted, stump), X[:, feature] > threshold
                 )
+
+
+def test_candidate_thresholds_are_the_midpoints_with_the_constant_stump_once():
+    X, _, _ = _integer_problem(3, m=12, d=3, levels=5)
+    thresholds = candidate_thresholds(X.T)
+    for feature, got in enumerate(thresholds):
+        expected = _exact_thresholds(X)(feature)  # the brute-force table above, −∞ first
+        if feature > 0:
+            expected = expected[1:]  # the constant stump is offered once, on feature 0
+        np.testing.assert_array_equal(got, expected)

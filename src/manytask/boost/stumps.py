@@ -48,6 +48,7 @@ __all__ = [
     "StumpResult",
     "above_threshold",
     "best_stump",
+    "candidate_thresholds",
     "predict_presorted",
     "presort",
     "split_in_full_order",
@@ -155,6 +156,29 @@ def _midpoints(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Thresholds t with lower ≤ t < upper (the midpoint unless rounding puts it on ``upper``)."""
     middle = 0.5 * lower + 0.5 * upper  # halves first: no overflow for huge values
     return np.where((middle >= upper) | (middle < lower), lower, middle)
+
+
+def candidate_thresholds(columns) -> list[np.ndarray]:
+    """Candidate thresholds of the exact stump search, one array per feature.
+
+    ``columns[j]`` holds feature j's values in any order, repeats allowed (for data split
+    across clients: the union of their values). Feature j gets the midpoints between its
+    consecutive distinct values; the threshold −∞, which makes the constant stump
+    h ≡ polarity, comes once, first on feature 0. These are the splits :func:`presort`
+    searches with ``n_bins=None``; the federated server and the Dask estimator take them.
+
+    Examples
+    --------
+    >>> [t.tolist() for t in candidate_thresholds([[3.0, 1.0, 2.0, 1.0], [0.0, 0.0, 5.0, 5.0]])]
+    [[-inf, 1.5, 2.5], [2.5]]
+    """
+    thresholds = []
+    for values in columns:
+        distinct = np.unique(np.asarray(values, dtype=float))
+        thresholds.append(_midpoints(distinct[:-1], distinct[1:]))
+    if thresholds:
+        thresholds[0] = np.concatenate([[-np.inf], thresholds[0]])
+    return thresholds
 
 
 def presort(X, n_bins: int | None = None) -> PresortedFeatures:

@@ -49,7 +49,7 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.federated import simulate
-from ..boost.stumps import _midpoints
+from ..boost.stumps import candidate_thresholds
 from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 from .boost_table1 import FoldTable, load_datasets, with_cli_overrides
@@ -62,7 +62,6 @@ __all__ = [
     "FedTable",
     "RunSpec",
     "Settings",
-    "exact_thresholds",
     "full_settings",
     "parse_panels",
     "plan_runs",
@@ -237,26 +236,6 @@ def plan_runs(settings: Settings) -> list[RunSpec]:
     return runs
 
 
-def exact_thresholds(X) -> list[np.ndarray]:
-    """Per feature the midpoints between consecutive distinct values, −∞ first on feature 0.
-
-    The candidate set of the exact stump search (:func:`~manytask.boost.stumps.presort`): the
-    threshold −∞ makes the constant stump h ≡ polarity.
-
-    Example
-    -------
-    >>> [t.tolist() for t in exact_thresholds([[0.0, 1.0], [2.0, 1.0], [1.0, 1.0]])]
-    [[-inf, 0.5, 1.5], []]
-    """
-    X = np.asarray(X, dtype=float)
-    thresholds = []
-    for j in range(X.shape[1]):
-        values = np.unique(X[:, j])
-        thresholds.append(_midpoints(values[:-1], values[1:]))
-    thresholds[0] = np.concatenate([[-np.inf], thresholds[0]])
-    return thresholds
-
-
 def staged_errors(model, X, y, domains) -> np.ndarray:
     """(T' + 1, p) test errors per source of the ensemble after 0, 1, …, T' terms.
 
@@ -287,7 +266,9 @@ def _federated(run: RunSpec, data, settings: Settings, shared_q):
     kwargs = dict(
         n_rounds=int(settings.n_rounds),
         random_state=settings.random_state,
-        thresholds=exact_thresholds(X_train) if settings.candidates == "exact" else None,
+        thresholds=candidate_thresholds(np.asarray(X_train, dtype=float).T)
+        if settings.candidates == "exact"
+        else None,
         n_quantiles=int(settings.n_quantiles),
         line_search_batch=int(settings.line_search_batch),
     )

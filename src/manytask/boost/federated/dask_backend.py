@@ -47,7 +47,7 @@ from sklearn.base import clone
 
 from ..domain import DomainClassifier
 from ..objective import agnostic_objective
-from ..stumps import _midpoints
+from ..stumps import candidate_thresholds
 from ..validation import check_domains, check_positive_int
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
@@ -185,13 +185,11 @@ def _domain_classifier(estimator, client, blocks, summaries, labels, sample_size
 
 
 def _exact_thresholds(client, shards, n_features):
-    """−inf and the midpoints of consecutive distinct values of each feature (exact search)."""
+    """The exact search's candidates from the union of the shards' distinct values."""
     parts = client.gather([client.submit(_shard_distinct, shard) for shard in shards])
-    thresholds = []
-    for j in range(n_features):
-        distinct = np.unique(np.concatenate([part[j] for part in parts]))
-        thresholds.append(np.concatenate([[-np.inf], _midpoints(distinct[:-1], distinct[1:])]))
-    return thresholds
+    return candidate_thresholds(
+        np.concatenate([part[j] for part in parts]) for j in range(n_features)
+    )
 
 
 def _sketch_thresholds(transport, clients, n_levels):
