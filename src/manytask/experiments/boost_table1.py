@@ -43,10 +43,10 @@ Outputs inside ``out``: ``results.md``, ``folds.csv`` (one row per data set, fol
 from __future__ import annotations
 
 import csv
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -69,6 +69,7 @@ __all__ = [
     "Settings",
     "Table1",
     "alpha_mass",
+    "cli_folds",
     "full_settings",
     "load_datasets",
     "load_sources",
@@ -78,7 +79,6 @@ __all__ = [
     "run_fold",
     "run_from_cli",
     "source_folds",
-    "with_cli_overrides",
 ]
 
 DEFAULT_OUT = "manytask-reproduce/boost-table1"
@@ -130,13 +130,16 @@ PAPER_TABLE1 = _read_paper_table()
 
 
 @dataclass(frozen=True)
-class Settings:
-    """One run's protocol and budget (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """One run's protocol and budget; the defaults are the paper's (10 folds, all data,
+    T = 100), ``--quick`` runs folds 1–3 on at most 1000 points per source.
 
     ``folds`` of the ``n_folds`` folds are run (the first ones; None: all); ``max_per_domain``
     caps the points of each source (a random subsample, before the folds are drawn);
     ``n_bins`` switches MultiBoost to the histogram-binned stump search (None: exact).
     """
+
+    QUICK: ClassVar[dict] = {"folds": 3, "max_per_domain": 1000}
 
     n_folds: int = 10
     folds: int | None = None
@@ -177,14 +180,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The paper's protocol: 10 folds, all data, T = 100."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: folds 1–3 of 10, ≤ 1000 points per source, T = 100."""
-    return Settings(folds=3, max_per_domain=1000)
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text, choices=None) -> list[str]:
@@ -743,19 +739,12 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets how many of the 10 folds run, ``--horizon`` the rounds T, ``--panels``
     (or ``--datasets``) the data sets.
     """
-    settings = quick_settings() if quick else full_settings()
-    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_estimators")
+    settings = Settings.from_cli(quick, folds=cli_folds(seeds), n_estimators=horizon)
     return protocol.run_and_summarise(
         out, reproduce, datasets=panels, settings=settings, progress=progress
     )
 
 
-def with_cli_overrides(settings, seeds, horizon, rounds_field: str):
-    """``settings`` with ``--seeds`` folds (at most ``n_folds``) and ``--horizon`` rounds in
-    the field ``rounds_field``, where given (both boosting experiments)."""
-    overrides = {}
-    if seeds is not None:
-        overrides["folds"] = min(int(seeds), settings.n_folds)
-    if horizon is not None:
-        overrides[rounds_field] = int(horizon)
-    return dataclasses.replace(settings, **overrides)
+def cli_folds(seeds, n_folds: int = Settings.n_folds):
+    """The folds ``--seeds`` asks for, at most ``n_folds`` (None: not given)."""
+    return None if seeds is None else min(int(seeds), n_folds)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -52,7 +53,7 @@ from ..boost.federated import simulate
 from ..boost.stumps import candidate_thresholds
 from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
-from .boost_table1 import FoldTable, load_datasets, with_cli_overrides
+from .boost_table1 import FoldTable, cli_folds, load_datasets
 from .boost_table1 import parse_panels as parse_table1_panels
 from .protocol import PrefittedClassifier, without_clip_warnings
 
@@ -96,14 +97,22 @@ CURVE_COLUMNS = ("dataset", "fold", "run", "kind", "round", "numbers_cumulative"
 
 
 @dataclass(frozen=True)
-class Settings:
-    """One run's protocol and budget (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """One run's protocol and budget; the defaults are the full run (fold 1 of 10, all data,
+    T = 100, (r, s) ∈ {(all, all), (5, 50), (3, 10)}), ``--quick`` runs T = 20 on at most
+    1000 points per source with (all, all) and (3, 10).
 
     ``folds`` of the ``n_folds`` folds are run (the first ones); ``max_per_domain`` caps the
     points of each source (random subsample); ``budgets`` lists the (r, s) of the federated
     runs, None meaning all clients / all candidates; ``candidates`` is "quantiles" (merged
     from the clients' reports, the protocol's set-up) or "exact" (see the module notes).
     """
+
+    QUICK: ClassVar[dict] = {
+        "n_rounds": 20,
+        "max_per_domain": 1000,
+        "budgets": ((None, None), (3, 10)),
+    }
 
     n_folds: int = 10
     folds: int = 1
@@ -167,14 +176,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The full run: fold 1 of 10, all data, T = 100, (r, s) ∈ {(all, all), (5, 50), (3, 10)}."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: fold 1 of 10, ≤ 1000 points per source, T = 20, (all, all) and (3, 10)."""
-    return Settings(n_rounds=20, max_per_domain=1000, budgets=((None, None), (3, 10)))
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text) -> list[str]:
@@ -745,8 +747,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets how many of the 10 folds run, ``--horizon`` the rounds T, ``--panels``
     (or ``--datasets``) the data sets.
     """
-    settings = quick_settings() if quick else full_settings()
-    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_rounds")
+    settings = Settings.from_cli(quick, folds=cli_folds(seeds), n_rounds=horizon)
     return protocol.run_and_summarise(
         out, reproduce, datasets=panels, settings=settings, progress=progress
     )

@@ -36,6 +36,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import mannwhitneyu
@@ -97,11 +98,23 @@ SPLITS, SPLITS_QUICK = 20, 3
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The search and fit settings of one run (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """The search and fit settings of one run; the defaults are the paper's protocol on a
+    4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and JQR), ``--quick`` a 2 × 2 grid, 3-fold CV,
+    m = 20 anchors and at most 300 L-BFGS-B iterations.
 
     ``bandwidth_factors`` multiply the median heuristic of the standardised training inputs.
     """
+
+    QUICK: ClassVar[dict] = {
+        "bandwidth_factors": (0.3, 1.0),
+        "theta_bandwidths": (0.2,),
+        "lambdas": (1e-4, 1e-3),
+        "n_anchors": 20,
+        "cv_folds": 3,
+        "max_iter": 300,
+        "tol": 1e-6,
+    }
 
     bandwidth_factors: tuple = (0.3, 1.0, 3.0, 10.0)
     theta_bandwidths: tuple = (0.1, 0.3)
@@ -123,22 +136,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The paper's protocol on a 4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and JQR)."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: 2 × 2 grid, 3-fold CV, m = 20 anchors, ≤ 300 L-BFGS-B iterations."""
-    return Settings(
-        bandwidth_factors=(0.3, 1.0),
-        theta_bandwidths=(0.2,),
-        lambdas=(1e-4, 1e-3),
-        n_anchors=20,
-        cv_folds=3,
-        max_iter=300,
-        tol=1e-6,
-    )
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text) -> list[str]:
@@ -404,7 +402,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--horizon`` does not apply. Both CV cores are used (``n_jobs=2``).
     """
     splits = protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS)
-    settings = quick_settings() if quick else full_settings()
+    settings = Settings.from_cli(quick)
     try:
         _require_data(None)
     except FileNotFoundError as error:  # a clear message, not the CLI's "cannot write"
