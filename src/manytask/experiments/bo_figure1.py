@@ -33,19 +33,16 @@ The optimiser is :class:`manytask.bo.MultiTaskBO`, the problems :mod:`manytask.b
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..bo.problems import Problem
-from ..report import write_atomic
 from . import protocol
+from ._tables import csv_bytes, png_bytes, write_outputs
 from .bo_figure1_runs import (
     DELTA,
     EPSILON,
@@ -123,31 +120,22 @@ def _problem_label(problem: Problem) -> str:
     )
 
 
-def _csv_bytes(panels, curves, seeds, horizon) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    steps = range(1, horizon + 1)
+def _curve_rows(panels, curves, seeds, horizon):
     for panel in panels:
         for problem_key, algorithm in panel.lines:
             for seed in seeds:
-                name = build_problem(problem_key, seed).name
+                fixed = {
+                    "figure": panel.figure,
+                    "panel": panel.key,
+                    "problem": build_problem(problem_key, seed).name,
+                    "algorithm": algorithm,
+                    "scalarization": panel.scalarization,
+                    "metric": panel.metric,
+                    "seed": seed,
+                }
                 values = curves[(problem_key, algorithm, panel.scalarization, seed)][panel.metric]
-                for t, value in zip(steps, values):
-                    writer.writerow(
-                        [
-                            panel.figure,
-                            panel.key,
-                            name,
-                            algorithm,
-                            panel.scalarization,
-                            panel.metric,
-                            seed,
-                            t,
-                            repr(float(value)),
-                        ]
-                    )
-    return buffer.getvalue().encode()
+                for t, value in zip(range(1, horizon + 1), values):
+                    yield {**fixed, "t": t, "value": float(value)}
 
 
 def plot_panel(panel: Panel, curves, seeds, horizon):
@@ -359,18 +347,14 @@ def reproduce(
         seconds=seconds,
     )
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    for panel in selected:
-        buffer = io.BytesIO()
-        plot_panel(panel, curves, range(seeds), horizon).savefig(buffer, format="png", dpi=100)
-        name = f"panel-{panel.key}.png"
-        write_atomic(folder, name, buffer.getvalue())
-        reproduction.files.append(folder / name)
-    write_atomic(folder, "curves.csv", _csv_bytes(selected, curves, range(seeds), horizon))
-    reproduction.files.append(folder / "curves.csv")
-    write_atomic(folder, "results.md", _results_markdown(reproduction).encode())
-    reproduction.files.append(folder / "results.md")
+    outputs = {
+        f"panel-{panel.key}.png": png_bytes(plot_panel(panel, curves, range(seeds), horizon))
+        for panel in selected
+    }
+    rows = _curve_rows(selected, curves, range(seeds), horizon)
+    outputs["curves.csv"] = csv_bytes(CSV_COLUMNS, rows, significant=None)
+    outputs["results.md"] = _results_markdown(reproduction).encode()
+    reproduction.files += write_outputs(out, outputs)
     return reproduction
 
 

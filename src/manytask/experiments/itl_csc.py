@@ -25,11 +25,9 @@ std over splits. Outputs inside ``out``: ``results.md``, ``splits.csv`` and ``cs
 
 from __future__ import annotations
 
-import io
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -41,9 +39,8 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
-from ..report import write_atomic
 from . import protocol
-from ._tables import csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
     "DATASETS",
@@ -261,17 +258,12 @@ def reproduce(out=DEFAULT_OUT, splits=SPLITS, datasets=None, max_iter=2000, prog
         result.rows += rows
         result.curves.setdefault(name, []).append(curve)
     result.seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_curves(result).savefig(buffer, format="png", dpi=100)
-    for filename, data in (
-        ("csc.png", buffer.getvalue()),
-        ("splits.csv", csv_bytes(CSV_COLUMNS, result.rows)),
-        ("results.md", _results_markdown(result).encode()),
-    ):
-        write_atomic(folder, filename, data)
-        result.files.append(folder / filename)
+    outputs = {
+        "csc.png": png_bytes(plot_curves(result)),
+        "splits.csv": csv_bytes(CSV_COLUMNS, result.rows),
+        "results.md": _results_markdown(result).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 

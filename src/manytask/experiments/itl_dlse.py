@@ -29,11 +29,8 @@ inliers on train and test for each run and θ).
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -41,8 +38,8 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
-from ..report import write_atomic
 from . import protocol
+from ._tables import csv_bytes, png_bytes, write_outputs
 
 __all__ = [
     "DEFAULT_OUT",
@@ -147,16 +144,17 @@ def plot_figure2(result: DLSEResult):
     return figure
 
 
-def _csv_bytes(result: DLSEResult) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+def _level_rows(result: DLSEResult):
     for run, (train, test) in enumerate(zip(result.train, result.test)):
-        for theta, a, b in zip(CURVE_THETAS, train, test):
-            writer.writerow(
-                [result.dataset, run, f"{theta:.6g}", f"{a:.6g}", f"{b:.6g}", result.seconds[run]]
-            )
-    return buffer.getvalue().encode()
+        for theta, inside_train, inside_test in zip(CURVE_THETAS, train, test):
+            yield {
+                "dataset": result.dataset,
+                "run": run,
+                "theta": float(theta),
+                "inliers_train": float(inside_train),
+                "inliers_test": float(inside_test),
+                "fit_seconds": float(result.seconds[run]),
+            }
 
 
 def _results_markdown(result: DLSEResult) -> str:
@@ -232,17 +230,12 @@ def reproduce(
         result.test.append(test)
         result.seconds.append(seconds)
     result.wall_seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_figure2(result).savefig(buffer, format="png", dpi=100)
-    for filename, payload in (
-        ("figure2.png", buffer.getvalue()),
-        ("levels.csv", _csv_bytes(result)),
-        ("results.md", _results_markdown(result).encode()),
-    ):
-        write_atomic(folder, filename, payload)
-        result.files.append(folder / filename)
+    outputs = {
+        "figure2.png": png_bytes(plot_figure2(result)),
+        "levels.csv": csv_bytes(CSV_COLUMNS, _level_rows(result)),
+        "results.md": _results_markdown(result).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 

@@ -21,11 +21,9 @@ Outputs inside ``out``: ``figure1.png``, ``results.md``, ``draws.csv``.
 
 from __future__ import annotations
 
-import io
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -33,9 +31,8 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
-from ..report import write_atomic
 from . import protocol
-from ._tables import csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
     "DEFAULT_OUT",
@@ -216,17 +213,12 @@ def reproduce(
         if first is None:
             first = (models, data)
     result.seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_figure1(*first).savefig(buffer, format="png", dpi=100)
-    for name, data in (
-        ("figure1.png", buffer.getvalue()),
-        ("draws.csv", csv_bytes(CSV_COLUMNS, result.rows)),
-        ("results.md", _results_markdown(result, n_test).encode()),
-    ):
-        write_atomic(folder, name, data)
-        result.files.append(folder / name)
+    outputs = {
+        "figure1.png": png_bytes(plot_figure1(*first)),
+        "draws.csv": csv_bytes(CSV_COLUMNS, result.rows),
+        "results.md": _results_markdown(result, n_test).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 
