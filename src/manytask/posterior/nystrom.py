@@ -37,7 +37,7 @@ from scipy.linalg import cho_solve
 from .._validation import check_random_state
 from ..linalg import cholesky, psd_inverse_sqrt, solve_lower
 from ._base import MultiTaskPosterior
-from ._ridge import _block_gram
+from ._ridge import block_gram
 
 __all__ = ["NystromPosterior", "DICTIONARY_UPDATES"]
 
@@ -269,7 +269,7 @@ class NystromPosterior(MultiTaskPosterior):
         mean = mean.reshape(b, N, p)
         if not with_cov:
             return mean, None
-        explained = np.stack([_block_gram(F.T[None], p)[0] for F in features])
+        explained = np.stack([block_gram(F.T[None], p)[0] for F in features])
         whitened = [inverse @ F.T for F, (inverse, _) in zip(features, self._solutions)]
-        shrunk = np.stack([_block_gram(H[None], p)[0] for H in whitened])
+        shrunk = np.stack([block_gram(H[None], p)[0] for H in whitened])
         return mean, d.prior_blocks(X) - explained + self.noise * shrunk

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ...kernels import RBF, Separable, estimate_task_matrix
-from ._base import Problem, _lookup, _net_problem_bound
+from ._base import Problem, lookup_function, net_problem_bound
 
 SENSOR_NOTE = (
     "Substitute for the Intel Berkeley lab sensor data of §5, which cannot be obtained here: "
@@ -131,10 +131,10 @@ def sensor_substitute(depth: int = 80, sites_per_location: int = 4, seed: int = 
     problem = Problem(
         name=f"{name}(gilgais, depth={depth}, seed={seed}) [substitute for Intel lab sensors]",
         candidates=candidates,
-        function=_lookup(candidates, values, name),
+        function=lookup_function(candidates, values, name),
         kernel=Separable(RBF(lengthscale), B),
         noise_std=float(np.sqrt(np.max(within_variance))),
-        rkhs_bound=_net_problem_bound(values, B),
+        rkhs_bound=net_problem_bound(values, B),
         substitute_note=SENSOR_NOTE,
         description="MASS gilgais soil transect: pH, log EC, log Cl (substitute, §5 sensors)",
         details={"lengthscale": lengthscale, "nugget": nugget, "depth_cm": depth},
