@@ -1,34 +1,27 @@
 """Reproduce Figure 1 and Appendix E Figures 2–3 of ``multitask-bayesian-optimization.txt``.
 
-Panels (ids as accepted by ``--panels``):
+Panels (ids for ``--panels``):
 
-- ``a`` — MT-KB's time-average cumulative regret R_C(t)/t as the task similarity ω of
-  Γ_ω = k (ωI + (1 − ω)11ᵀ/n) varies over {0, 0.25, 0.5, 0.75, 1}, on the RKHS function of §5
-  built with Γ_ω itself (n = 4). The perturbed sine is *not* used here: there f stays fixed
-  and only the model's ω would change, which mixes task similarity with misspecification,
-  while Lemma 1 is about f in the RKHS of Γ_ω, where ω sets how similar the tasks really are
-  (ω = 0: identical tasks, ω = 1: unrelated ones) and MT-KB knows Γ_ω;
-- ``b``–``f`` — MT-KB, MT-BKB, IT-KB, IT-BKB (and MOBO where f is not drawn from an RKHS, as
+- ``a``: MT-KB's R_C(t)/t as the task similarity ω of Γ_ω = k (ωI + (1 − ω)11ᵀ/n) varies over
+  {0, 0.25, 0.5, 0.75, 1}, on §5's RKHS function built with Γ_ω itself (n = 4), so that ω
+  sets how similar the tasks are (Lemma 1) and MT-KB knows Γ_ω;
+- ``b``–``f``: MT-KB, MT-BKB, IT-KB, IT-BKB (and MOBO where f is not drawn from an RKHS, as
   in §5) on the RKHS function with n = 2 and n = 20, the perturbed sine, the shifted
-  Branin–Hoo and the sensor **substitute** (MASS ``gilgais``; the Intel lab data cannot be
-  obtained here), Chebyshev scalarisation and Paria weights;
-- ``E2a``, ``E2b`` — the same on the RKHS function (n = 2) and the perturbed sine with linear
+  Branin–Hoo and the sensor **substitute** (MASS ``gilgais``), Chebyshev scalarisation and
+  Paria weights;
+- ``E2a``, ``E2b``: the RKHS function (n = 2) and the perturbed sine with linear
   scalarisation and uniform weights (Appendix E, Fig. 2);
-- ``E3a``, ``E3b`` — Bayes regret R_B(t) of the Chebyshev runs of ``b`` and ``d``, over one
-  fixed Monte-Carlo set of 1000 Paria weights (Appendix E, Fig. 3).
+- ``E3a``, ``E3b``: Bayes regret R_B(t) of the Chebyshev runs of ``b`` and ``d`` over one fixed
+  set of 1000 Paria weights (Appendix E, Fig. 3).
 
-η = 0.1, δ = 0.1, ε = 0.5 everywhere (§5). The paper gives no horizon: T = 100 here (40 with
-``--quick``), also passed to the optimiser as the T of Theorem 3's Nyström oversampling q.
-The RKHS functions are drawn anew for every trial (seed s draws f with seed s), with b the
-exact ‖f‖_Γ; the seeds also vary the weights λ_t, the observation noise and the Nyström
-dictionaries. Scalarisations act on the objectives normalised by their known range on the
-net, with the reference point z = min_x f(x) (:meth:`MultiTaskBO.from_problem`), so R_C is
-in units of each objective's range.
+η = 0.1, δ = 0.1, ε = 0.5 (§5). The paper gives no horizon: T = 100 (40 with ``--quick``),
+also the T of Theorem 3's Nyström oversampling. Seed s draws the RKHS function (b = its exact
+‖f‖_Γ), the weights λ_t, the noise and the Nyström dictionaries. Objectives are scalarised
+after normalisation by their range on the net, with z = min_x f(x)
+(:meth:`~manytask.bo.MultiTaskBO.from_problem`), so R_C is in units of each range.
 
-A run is the pure function :func:`run_curves` (problem, algorithm, scalarisation, seed, T)
-→ curves, so runs could be spread over workers later; :func:`reproduce` runs them serially
-and writes one PNG per panel, ``curves.csv`` and ``results.md`` inside its output folder.
-The optimiser is :class:`manytask.bo.MultiTaskBO`, the problems :mod:`manytask.bo.problems`.
+One run is the pure function :func:`run_curves`; :func:`reproduce` writes one PNG per panel,
+``curves.csv`` and ``results.md``.
 """
 
 from __future__ import annotations

@@ -1,40 +1,26 @@
 """FEDMULTIBOOST (§5, Figure 2 of ``boosting-with-multiple-sources.txt``) against centralised runs.
 
-Lives here: the ``manytask reproduce fedboost`` experiment. Each source of a data set is
-split into ``n_folds`` folds as in boost-table1 (:func:`~.boost_table1.source_folds`); fold i
-of every source is the test set, the rest the training set, whose points of each source are
-split at random into ``clients_per_domain`` clients (the data never leaves them). Runs:
+The folds are boost-table1's (:func:`~.boost_table1.source_folds`); the training points of
+each source are split at random into ``clients_per_domain`` clients. Runs:
 
-- FEDMULTIBOOST, hard max (the paper's Figure 2), for several budgets (r, s): r clients and
-  s candidate stumps sampled per domain and round (``all``: every one), by
-  :func:`~manytask.boost.federated.simulate`;
-- FEDMULTIBOOST with the soft-max μ = 10 (OUR variant, as ``MultiBoostClassifier(mu=10)``)
-  for the same budgets;
-- federated AdaBoost on the pooled objective (a FedAvg-style baseline: every point in one
-  domain, Q ≡ 1, the server minimises the exponential loss of the union), with r·p clients of
-  all of them per round so that as many clients take part as in the multi-source runs;
-  ``simulate(pooled=True)``;
-- centralised MultiBoost (:class:`~manytask.boost.MultiBoostClassifier`, hard max and μ = 10)
-  on the pooled training data, exact stump search.
+- FEDMULTIBOOST, hard max (Figure 2), for several budgets (r, s): r clients and s candidate
+  stumps sampled per domain and round (``all``: every one), by
+  :func:`~manytask.boost.federated.simulate`; and with the soft-max μ = 10 (OUR variant);
+- federated AdaBoost on the pooled objective (FedAvg-style baseline: one domain, Q ≡ 1),
+  with r·p clients per round, ``simulate(pooled=True)``;
+- centralised MultiBoost (hard max and μ = 10) on the pooled training data, exact stumps.
 
-The federated runs and the centralised ones share one domain classifier Q(k|x) per fold
-(the default :class:`~manytask.boost.DomainClassifier`, fitted once on the training inputs;
-the simulation does not train Q federatively, see :mod:`manytask.boost.federated`). The
-federated candidate stumps are, by default, the thresholds merged from the clients' per-feature
-quantile reports (``n_quantiles`` levels); ``candidates="exact"`` gives the server every
-midpoint between consecutive distinct training values and the constant stump, i.e. the
-centralised exact search's candidates (only for checks: it reveals every distinct value).
+All runs of a fold share one Q(k|x) (the default :class:`~manytask.boost.DomainClassifier`,
+fitted centrally). The federated candidate stumps are the thresholds merged from the clients'
+``n_quantiles``-level quantile reports; ``candidates="exact"`` gives the server the exact
+search's candidates (a check only: it reveals every distinct value).
 
-Recorded per run and round t: the test error on each source, on the uniform mixture and the
-agnostic error (the worst source) of the ensemble after t rounds, and the numbers communicated
-so far (set-up + Σ_{τ≤t} numbers to and from the clients, as counted by the transport). The
-centralised runs communicate nothing during training; they are drawn at the cost of shipping
-the training data once, n_train · (d + 2) numbers (inputs, label, source).
+Recorded per run and round: the test errors (each source, uniform mixture, agnostic) and the
+numbers communicated so far, as counted by the transport. The centralised runs are drawn at
+the cost of shipping the training data once, n_train · (d + 2) numbers.
 
-Outputs inside ``out``: ``results.md``, ``results.csv`` (one row per data set, fold and run),
-``curves.csv`` (one row per round) and the figures ``error-vs-rounds.png`` and
-``error-vs-communication.png``. Not here: the protocol (:mod:`manytask.boost.federated`), the
-data loaders (:mod:`manytask.datasets.boost_sources`).
+Outputs inside ``out``: ``results.md``, ``results.csv``, ``curves.csv``,
+``error-vs-rounds.png`` and ``error-vs-communication.png``.
 """
 
 from __future__ import annotations

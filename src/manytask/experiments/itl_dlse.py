@@ -1,30 +1,20 @@
 """Figure 2 of ``infinite-task-learning.txt``: the θ-property of ∞-DLSE (inliers ≈ 1 − θ).
 
-The paper fits ∞-OCSVM (:class:`~manytask.itl.InfiniteLevelSetEstimator`) on Wilt and
-Spambase and plots the proportion of inliers on train and test against θ, next to the oracle
-1 − θ. Here:
+∞-OCSVM (:class:`~manytask.itl.InfiniteLevelSetEstimator`) is fitted and the proportion of
+inliers on train and test plotted against θ, next to the oracle 1 − θ:
 
-- **Spambase** from kernlab's ``spam.rda`` (:func:`manytask.datasets.load_spambase`) when it
-  is on this machine; otherwise a **substitute** that scikit-learn ships, the 569 × 30 breast
-  cancer data, and the output says so. Wilt (UCI only) is not available offline: not run.
-- Each run s draws a random training subset of ``n_train`` points (seed s; default 70 %) from
-  all the e-mails (labels unused: level sets are unsupervised) and uses up to ``n_test`` of
-  the remaining points (default: all of them) as the test set.
-- Differences from the paper, on purpose: the estimator standardises its inputs, so the
-  paper's exponentiated χ² kernel on raw inputs (γ_X = 0.25) cannot be used through the
-  public API (χ² needs non-negative inputs); we use a Gaussian k_X with the median-heuristic
-  bandwidth on the standardised inputs. (A trial of the χ² kernel, γ_X = 0.25, on the raw
-  Spambase inputs, through a kernel that undoes the standardisation, with 1000 training
-  points: inlier fractions 1.00 on train at θ = 0.1 and 0.2 and 0.53 … 0.08 on test for
-  θ = 0.1 … 0.9, far from 1 − θ; so it is not used here.) The estimator's defaults
-  otherwise: Gauss–Lobatto anchors on [ε, 1] = [0.05, 1] with both ends, m = max(⌈√n⌉, 20)
-  capped at 100, instead of the paper's m = 100 Gauss–Legendre nodes; k_Θ and k_b Gaussian
-  with bandwidth 0.2; a small ridge ρ = 0.01 on h that makes problem (16) well-posed. The
-  full run uses random 70/30 splits (Spambase: 3221 training points);
-  ``--quick`` trains on 400 points and tests on 1000 others (seconds).
+- data: Spambase (:func:`manytask.datasets.load_spambase`) when ``spam.rda`` is on this
+  machine, else the **substitute** breast cancer data of scikit-learn (the output says so);
+  Wilt (UCI only) is not run;
+- run s trains on a random subset of ``n_train`` points (seed s; default 70 %), labels
+  unused, and tests on up to ``n_test`` of the others;
+- differences from the paper: a Gaussian k_X with the median-heuristic bandwidth on the
+  standardised inputs (the paper's exponentiated χ² kernel needs the raw, non-negative
+  inputs), and the estimator's defaults otherwise (Gauss–Lobatto anchors on [0.05, 1],
+  m = max(⌈√n⌉, 20) capped at 100, k_Θ and k_b Gaussian of bandwidth 0.2, ridge ρ = 0.01 on h
+  so that problem (16) is well-posed). ``--quick`` trains on 400 points, tests on 1000.
 
-Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv`` (fraction of
-inliers on train and test for each run and θ).
+Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv``.
 """
 
 from __future__ import annotations
