@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -40,14 +41,12 @@ from .bo_figure1_runs import (
     DELTA,
     EPSILON,
     HORIZON,
-    HORIZON_QUICK,
     METRICS,
     MULTI_TASK_PAIRS,
     N_BAYES_WEIGHTS,
     OMEGA_TASKS,
     PANELS,
     SEEDS,
-    SEEDS_QUICK,
     Panel,
     build_problem,
     parse_panels,
@@ -61,6 +60,7 @@ __all__ = [
     "PANELS",
     "Panel",
     "Reproduction",
+    "Settings",
     "build_problem",
     "reproduce",
     "run_curves",
@@ -79,6 +79,17 @@ CSV_COLUMNS = (
     "t",
     "value",
 )
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``seeds`` trials of T = ``horizon`` rounds (§5: 10
+    trials; the paper gives no T)."""
+
+    QUICK: ClassVar[dict] = {"seeds": 3, "horizon": 40}
+
+    seeds: int = SEEDS
+    horizon: int = HORIZON
 
 
 # ---- the whole reproduction ---------------------------------------------------------------
@@ -353,11 +364,7 @@ def reproduce(
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
     """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 100 (quick: 3 and 40)."""
+    settings = Settings.from_cli(quick, seeds=seeds, horizon=horizon)
     return protocol.run_and_summarise(
-        out,
-        reproduce,
-        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
-        horizon=protocol.cli_default(horizon, quick, HORIZON_QUICK, HORIZON),
-        panels=panels,
-        progress=progress,
+        out, reproduce, **settings.arguments(), panels=panels, progress=progress
     )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -43,10 +44,11 @@ from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
+    "CSCResult",
     "DATASETS",
     "DEFAULT_OUT",
+    "Settings",
     "THETAS",
-    "CSCResult",
     "load_csc_dataset",
     "parse_panels",
     "reproduce",
@@ -60,9 +62,20 @@ DATASETS = ("two-moons", "circles", "iris", "breast-cancer")
 THETAS = (-0.9, 0.0, 0.9)
 CURVE_THETAS = np.linspace(-1.0, 1.0, 41)
 METHODS = {"itl": "∞-CSC", "ind": "IND-CSC"}
-SPLITS, SPLITS_QUICK = 10, 3
+SPLITS = 10
 LAMBDA = 1e-3
 CSV_COLUMNS = ("dataset", "split", "method", "theta", "sensitivity", "specificity", "seconds")
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``splits`` random splits, L-BFGS-B capped at
+    ``max_iter`` iterations."""
+
+    QUICK: ClassVar[dict] = {"splits": 3, "max_iter": 500}
+
+    splits: int = SPLITS
+    max_iter: int = 2000
 
 
 def parse_panels(text) -> list[str]:
@@ -273,11 +286,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of splits, ``--panels`` the data sets (comma-separated);
     ``--horizon`` does not apply.
     """
+    settings = Settings.from_cli(quick, splits=seeds)
     return protocol.run_and_summarise(
-        out,
-        reproduce,
-        splits=protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS),
-        datasets=panels,
-        max_iter=500 if quick else 2000,
-        progress=progress,
+        out, reproduce, **settings.arguments(), datasets=panels, progress=progress
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -34,6 +35,7 @@ from ._tables import csv_bytes, png_bytes, write_outputs
 __all__ = [
     "DEFAULT_OUT",
     "DLSEResult",
+    "Settings",
     "load_dlse_data",
     "parse_panels",
     "reproduce",
@@ -47,6 +49,18 @@ TABLE_THETAS = tuple(np.round(np.linspace(0.1, 0.9, 9), 1))
 CURVE_THETAS = np.linspace(0.05, 1.0, 39)
 EPSILON = 0.05
 CSV_COLUMNS = ("dataset", "run", "theta", "inliers_train", "inliers_test", "fit_seconds")
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``runs`` random 70/30 splits; ``--quick`` one run on 400
+    training and 1000 test points."""
+
+    QUICK: ClassVar[dict] = {"runs": 1, "n_train": 400, "n_test": 1000}
+
+    runs: int = 3
+    n_train: int | None = None
+    n_test: int | None = None
 
 
 def load_dlse_data(data_home=None):
@@ -240,12 +254,5 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of runs; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    n_train, n_test = (400, 1000) if quick else (None, None)
-    return protocol.run_and_summarise(
-        out,
-        reproduce,
-        runs=protocol.cli_default(seeds, quick, 1, 3),
-        n_train=n_train,
-        n_test=n_test,
-        progress=progress,
-    )
+    settings = Settings.from_cli(quick, runs=seeds)
+    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -36,9 +37,10 @@ from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
     "DEFAULT_OUT",
+    "Figure1",
     "LAMBDAS_NC",
     "LEVELS",
-    "Figure1",
+    "Settings",
     "fit_pair",
     "parse_panels",
     "reproduce",
@@ -52,8 +54,19 @@ LAMBDAS_NC = (10.0, 0.0)
 LEVELS = tuple(np.round(np.linspace(0.05, 0.95, 19), 2))
 PLOT_LEVELS = np.linspace(0.01, 0.99, 100)
 N_TRAIN, N_ANCHORS = 40, 20
-SEEDS, SEEDS_QUICK = 10, 2
-N_TEST, N_TEST_QUICK = 2000, 500
+SEEDS, N_TEST = 10, 2000
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``seeds`` draws, each scored on ``n_test`` test points."""
+
+    QUICK: ClassVar[dict] = {"seeds": 2, "n_test": 500}
+
+    seeds: int = SEEDS
+    n_test: int = N_TEST
+
+
 CSV_COLUMNS = (
     "seed",
     "lambda_nc",
@@ -233,10 +246,5 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of draws; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    return protocol.run_and_summarise(
-        out,
-        reproduce,
-        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
-        n_test=N_TEST_QUICK if quick else N_TEST,
-        progress=progress,
-    )
+    settings = Settings.from_cli(quick, seeds=seeds)
+    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)

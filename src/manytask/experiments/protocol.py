@@ -43,6 +43,8 @@ class Settings:
     ...     rounds: int = 100
     >>> Run.full().folds, Run.quick().folds, Run.from_cli(True, rounds=5).rounds
     (10, 3, 5)
+    >>> Run.quick().arguments()
+    {'folds': 3, 'rounds': 100}
     """
 
     #: The fields ``--quick`` changes, with their values.
@@ -64,6 +66,10 @@ class Settings:
         None) replacing theirs."""
         settings = cls.quick() if quick else cls.full()
         return dataclasses.replace(settings, **{k: v for k, v in given.items() if v is not None})
+
+    def arguments(self) -> dict:
+        """The fields as keyword arguments, for a ``reproduce`` that takes them one by one."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
 class PrefittedClassifier:
