@@ -1,16 +1,12 @@
 """Baselines of Table 1 of ``boosting-with-multiple-sources.txt`` (§6): AdaBoost-k,
 AdaBoost-all and DMSA.
 
-Lives here: :class:`AdaBoostPerDomain` (AdaBoost-k: one :class:`~.adaboost.AdaBoost` per
-source), :class:`PooledAdaBoost` (AdaBoost-all: one AdaBoost on the union of the sources,
-taking ``domains`` only to share the ``fit(X, y, domains)`` interface) and
-:class:`DMSAClassifier`, the discriminative multiple-source adaptation solution of Cortes,
-Mohri, Suresh & Zhang (ICML 2021), built on the AdaBoost-k predictors as in §6; the math of
-its math lives in :mod:`.dmsa` (re-exported here).
-
-Does not live here: MULTIBOOST (:mod:`.multiboost`) and AdaBoost (:mod:`.adaboost`)
-themselves, DMSA's formulas (:mod:`.dmsa`), Q(k|x) (:mod:`.domain`), errors on mixtures
-(:mod:`.evaluation`), the Table 1 runner.
+Lives here: :class:`AdaBoostPerDomain` (one :class:`~.adaboost.AdaBoost` per source),
+:class:`PooledAdaBoost` (one AdaBoost on the union; ``domains`` is taken only to share the
+``fit(X, y, domains)`` interface) and :class:`DMSAClassifier` (Cortes, Mohri, Suresh & Zhang,
+ICML 2021) on the AdaBoost-k predictors as in §6. Not here: DMSA's formulas (:mod:`.dmsa`,
+re-exported here), MULTIBOOST, Q(k|x) (:mod:`.domain`), errors on mixtures
+(:mod:`.evaluation`).
 """
 
 from __future__ import annotations
