@@ -28,7 +28,7 @@ from scipy.spatial.distance import cdist
 from .._validation import as_finite_array, as_points, check_positive, check_random_state
 from ..kernels.operator import Separable
 from ..kernels.scalar import RBF, Matern
-from .transforms import _as_outputs
+from .transforms import as_output_matrix
 
 __all__ = [
     "ICMFit",
@@ -259,7 +259,7 @@ def _check_kernel_name(kernel) -> str:
 
 def _check_data(X, Y):
     X = as_points(X, "X")
-    Y = _as_outputs(Y)
+    Y = as_output_matrix(Y)
     if len(X) != len(Y):
         raise ValueError(f"X and Y must have the same number of rows, got {len(X)} and {len(Y)}")
     if len(X) < 2:

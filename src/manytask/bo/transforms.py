@@ -17,6 +17,7 @@ __all__ = [
     "unnormalize_inputs",
     "standardize_outputs",
     "unstandardize_outputs",
+    "as_output_matrix",
 ]
 
 
@@ -109,7 +110,7 @@ def standardize_outputs(Y):
     (array([[-1.,  0.],
            [ 1.,  0.]]), array([ 2., 10.]), array([1., 1.]))
     """
-    Y = _as_outputs(Y)
+    Y = as_output_matrix(Y)
     if len(Y) == 0:
         raise ValueError("Y must hold at least one observation, got shape (0, n)")
     mean = Y.mean(axis=0)
@@ -126,13 +127,14 @@ def unstandardize_outputs(Y_standard, mean, scale) -> np.ndarray:
     >>> unstandardize_outputs([[-1.0, 0.0]], [2.0, 10.0], [1.0, 1.0])
     array([[ 1., 10.]])
     """
-    Y_standard = _as_outputs(Y_standard, "Y_standard")
+    Y_standard = as_output_matrix(Y_standard, "Y_standard")
     mean = as_finite_array(mean, "mean", ndim=1)
     scale = as_finite_array(scale, "scale", ndim=1)
     return Y_standard * scale + mean
 
 
-def _as_outputs(Y, name="Y") -> np.ndarray:
+def as_output_matrix(Y, name="Y") -> np.ndarray:
+    """``Y`` as a finite (t, n) array, a vector as one column; ``name`` is used in errors."""
     Y = as_finite_array(Y, name)
     if Y.ndim == 1:
         Y = Y[:, None]

@@ -1,16 +1,12 @@
 """Baselines of Table 1 of ``boosting-with-multiple-sources.txt`` (§6): AdaBoost-k,
 AdaBoost-all and DMSA.
 
-Lives here: :class:`AdaBoostPerDomain` (AdaBoost-k: one :class:`~.adaboost.AdaBoost` per
-source), :class:`PooledAdaBoost` (AdaBoost-all: one AdaBoost on the union of the sources,
-taking ``domains`` only to share the ``fit(X, y, domains)`` interface) and
-:class:`DMSAClassifier`, the discriminative multiple-source adaptation solution of Cortes,
-Mohri, Suresh & Zhang (ICML 2021), built on the AdaBoost-k predictors as in §6; the math of
-its math lives in :mod:`.dmsa` (re-exported here).
-
-Does not live here: MULTIBOOST (:mod:`.multiboost`) and AdaBoost (:mod:`.adaboost`)
-themselves, DMSA's formulas (:mod:`.dmsa`), Q(k|x) (:mod:`.domain`), errors on mixtures
-(:mod:`.evaluation`), the Table 1 runner.
+Lives here: :class:`AdaBoostPerDomain` (one :class:`~.adaboost.AdaBoost` per source),
+:class:`PooledAdaBoost` (one AdaBoost on the union; ``domains`` is taken only to share the
+``fit(X, y, domains)`` interface) and :class:`DMSAClassifier` (Cortes, Mohri, Suresh & Zhang,
+ICML 2021) on the AdaBoost-k predictors as in §6. Not here: DMSA's formulas (:mod:`.dmsa`,
+re-exported here), MULTIBOOST, Q(k|x) (:mod:`.domain`), errors on mixtures
+(:mod:`.evaluation`).
 """
 
 from __future__ import annotations
@@ -194,32 +190,19 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
 
 
 class DMSAClassifier(ClassifierMixin, BaseEstimator):
-    """DMSA (Cortes, Mohri, Suresh & Zhang, ICML 2021) on per-source AdaBoost predictors.
+    """DMSA (Cortes, Mohri, Suresh & Zhang, ICML 2021) on per-source predictors, as in §6.
 
-    The setting of §6: one accurate predictor per source and unlabelled data, no labelled
-    target data. Formulation implemented (equations of :mod:`.dmsa`):
+    h_k is ``base_estimator`` fitted on source k (default AdaBoost-k), read as P_k(+1|x)
+    through ``predict_proba`` or σ(2 f(x)) (:func:`adaboost_probability`); Q(k|x) is
+    ``domain_classifier`` fitted on the pooled training inputs, p_k its mean and
+    w_k = Q(k|x)/p_k (equation (1) of :mod:`.dmsa`). The prediction is ``classes_[1]`` where
+    h_z(x) = Σ_k z_k w_k h_k / Σ_k z_k w_k > ½ (equation (2), :func:`dmsa_combination`).
 
-    1. h_k: ``base_estimator`` (default ``AdaBoost(n_estimators)``, i.e. AdaBoost-k as in §6)
-       fitted on the training rows of source k, turned into P_k(y = +1|x) by
-       ``predict_proba`` if it has one, else by the logistic link σ(2 f(x)) of its decision
-       function (:func:`adaboost_probability`).
-    2. Q(k|x): ``domain_classifier`` (default :class:`DomainClassifier`, multinomial logistic
-       regression, as in §6) fitted on the pooled training inputs; p_k = mean of Q(k|x) over
-       them, so w_k(x) = Q(k|x)/p_k ∝ D_k(x) (equation (1)).
-    3. h_z(x) = Σ_k z_k w_k(x) h_k(x) / Σ_k z_k w_k(x) (equation (2),
-       :func:`dmsa_combination`).
-    4. z, with ``z_fit="unlabelled"`` (default, the paper's DMSA): min_{z∈Δ} max_k L_k(z),
-       L_k the cross-entropy of h_z against h_k's predictions on source k's held-out rows,
-       labels never read, solved by the DC algorithm (equations (3)–(6),
-       :func:`~.dmsa.fit_mixture_weights_dc`). With ``z_fit="labelled"`` (our option, not
-       the paper's setting): min_{z∈Δ} max_k of the cross-entropy against the true labels of
-       those rows (:func:`fit_mixture_weights`, exponentiated subgradient).
-
-    The held-out rows (``validation_fraction`` of every source, drawn with ``random_state``)
-    are seen by neither h_k nor Q's fit; ``validation_fraction=None`` fits z on the
-    training rows themselves.
-
-    Prediction: ``classes_[1]`` where h_z(x) > ½.
+    z minimises max_k L_k(z) on held-out rows (``validation_fraction`` of every source, seen
+    by neither h_k nor Q): with ``z_fit="unlabelled"`` (the paper's) L_k is the cross-entropy
+    against h_k's predictions, solved by the DC algorithm (equations (3)–(6),
+    :func:`~.dmsa.fit_mixture_weights_dc`); with ``z_fit="labelled"`` (our option) against the
+    labels, by exponentiated subgradient (:func:`fit_mixture_weights`).
 
     Parameters
     ----------
@@ -237,7 +220,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     z : array-like (p,) or None
         Fixed mixture parameters (sorted-domain order) instead of fitting them.
     z_fit : {"unlabelled", "labelled"}
-        How z is fitted (item 4 above); "unlabelled" is the paper's.
+        How z is fitted; "unlabelled" is the paper's.
     validation_fraction : float in (0, 1) or None
         Share of every source held out to fit z (default 0.2); None: fit z on the rows the
         h_k were trained on. Unused when ``z`` is given.

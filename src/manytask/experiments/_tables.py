@@ -19,20 +19,29 @@ from ..report import write_atomic
 __all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "write_outputs"]
 
 
-def csv_bytes(columns, rows) -> bytes:
-    """Rows (dicts) as UTF-8 CSV with header ``columns``; floats to 6 significant digits.
+def csv_bytes(columns, rows, significant: int | None = 6) -> bytes:
+    """Rows (dicts) as UTF-8 CSV with header ``columns``; floats to ``significant`` digits
+    (None: every digit, as ``repr``).
 
     Example
     -------
     >>> csv_bytes(["a", "b"], [{"a": 1, "b": 0.1234567}]).decode()
     'a,b\\n1,0.123457\\n'
+    >>> csv_bytes(["b"], [{"b": 0.1234567}], significant=None).decode()
+    'b\\n0.1234567\\n'
     """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", restval="")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+        writer.writerow({k: _cell(v, significant) for k, v in row.items()})
     return buffer.getvalue().encode()
+
+
+def _cell(value, significant):
+    if not isinstance(value, float):
+        return value
+    return repr(float(value)) if significant is None else f"{value:.{significant}g}"
 
 
 def mean_std(values, digits: int = 3) -> str:

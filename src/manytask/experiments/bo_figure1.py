@@ -1,63 +1,52 @@
 """Reproduce Figure 1 and Appendix E Figures 2–3 of ``multitask-bayesian-optimization.txt``.
 
-Panels (ids as accepted by ``--panels``):
+Panels (ids for ``--panels``):
 
-- ``a`` — MT-KB's time-average cumulative regret R_C(t)/t as the task similarity ω of
-  Γ_ω = k (ωI + (1 − ω)11ᵀ/n) varies over {0, 0.25, 0.5, 0.75, 1}, on the RKHS function of §5
-  built with Γ_ω itself (n = 4). The perturbed sine is *not* used here: there f stays fixed
-  and only the model's ω would change, which mixes task similarity with misspecification,
-  while Lemma 1 is about f in the RKHS of Γ_ω, where ω sets how similar the tasks really are
-  (ω = 0: identical tasks, ω = 1: unrelated ones) and MT-KB knows Γ_ω;
-- ``b``–``f`` — MT-KB, MT-BKB, IT-KB, IT-BKB (and MOBO where f is not drawn from an RKHS, as
+- ``a``: MT-KB's R_C(t)/t as the task similarity ω of Γ_ω = k (ωI + (1 − ω)11ᵀ/n) varies over
+  {0, 0.25, 0.5, 0.75, 1}, on §5's RKHS function built with Γ_ω itself (n = 4), so that ω
+  sets how similar the tasks are (Lemma 1) and MT-KB knows Γ_ω;
+- ``b``–``f``: MT-KB, MT-BKB, IT-KB, IT-BKB (and MOBO where f is not drawn from an RKHS, as
   in §5) on the RKHS function with n = 2 and n = 20, the perturbed sine, the shifted
-  Branin–Hoo and the sensor **substitute** (MASS ``gilgais``; the Intel lab data cannot be
-  obtained here), Chebyshev scalarisation and Paria weights;
-- ``E2a``, ``E2b`` — the same on the RKHS function (n = 2) and the perturbed sine with linear
+  Branin–Hoo and the sensor **substitute** (MASS ``gilgais``), Chebyshev scalarisation and
+  Paria weights;
+- ``E2a``, ``E2b``: the RKHS function (n = 2) and the perturbed sine with linear
   scalarisation and uniform weights (Appendix E, Fig. 2);
-- ``E3a``, ``E3b`` — Bayes regret R_B(t) of the Chebyshev runs of ``b`` and ``d``, over one
-  fixed Monte-Carlo set of 1000 Paria weights (Appendix E, Fig. 3).
+- ``E3a``, ``E3b``: Bayes regret R_B(t) of the Chebyshev runs of ``b`` and ``d`` over one fixed
+  set of 1000 Paria weights (Appendix E, Fig. 3).
 
-η = 0.1, δ = 0.1, ε = 0.5 everywhere (§5). The paper gives no horizon: T = 100 here (40 with
-``--quick``), also passed to the optimiser as the T of Theorem 3's Nyström oversampling q.
-The RKHS functions are drawn anew for every trial (seed s draws f with seed s), with b the
-exact ‖f‖_Γ; the seeds also vary the weights λ_t, the observation noise and the Nyström
-dictionaries. Scalarisations act on the objectives normalised by their known range on the
-net, with the reference point z = min_x f(x) (:meth:`MultiTaskBO.from_problem`), so R_C is
-in units of each objective's range.
+η = 0.1, δ = 0.1, ε = 0.5 (§5). The paper gives no horizon: T = 100 (40 with ``--quick``),
+also the T of Theorem 3's Nyström oversampling. Seed s draws the RKHS function (b = its exact
+‖f‖_Γ), the weights λ_t, the noise and the Nyström dictionaries. Objectives are scalarised
+after normalisation by their range on the net, with z = min_x f(x)
+(:meth:`~manytask.bo.MultiTaskBO.from_problem`), so R_C is in units of each range.
 
-A run is the pure function :func:`run_curves` (problem, algorithm, scalarisation, seed, T)
-→ curves, so runs could be spread over workers later; :func:`reproduce` runs them serially
-and writes one PNG per panel, ``curves.csv`` and ``results.md`` inside its output folder.
-The optimiser is :class:`manytask.bo.MultiTaskBO`, the problems :mod:`manytask.bo.problems`.
+One run is the pure function :func:`run_curves`; :func:`reproduce` writes one PNG per panel,
+``curves.csv`` and ``results.md``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..bo.problems import Problem
-from ..report import write_atomic
 from . import protocol
+from ._tables import csv_bytes, png_bytes, write_outputs
 from .bo_figure1_runs import (
     DELTA,
     EPSILON,
     HORIZON,
-    HORIZON_QUICK,
     METRICS,
     MULTI_TASK_PAIRS,
     N_BAYES_WEIGHTS,
     OMEGA_TASKS,
     PANELS,
     SEEDS,
-    SEEDS_QUICK,
     Panel,
     build_problem,
     parse_panels,
@@ -71,6 +60,7 @@ __all__ = [
     "PANELS",
     "Panel",
     "Reproduction",
+    "Settings",
     "build_problem",
     "reproduce",
     "run_curves",
@@ -89,6 +79,17 @@ CSV_COLUMNS = (
     "t",
     "value",
 )
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``seeds`` trials of T = ``horizon`` rounds (§5: 10
+    trials; the paper gives no T)."""
+
+    QUICK: ClassVar[dict] = {"seeds": 3, "horizon": 40}
+
+    seeds: int = SEEDS
+    horizon: int = HORIZON
 
 
 # ---- the whole reproduction ---------------------------------------------------------------
@@ -123,31 +124,22 @@ def _problem_label(problem: Problem) -> str:
     )
 
 
-def _csv_bytes(panels, curves, seeds, horizon) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    steps = range(1, horizon + 1)
+def _curve_rows(panels, curves, seeds, horizon):
     for panel in panels:
         for problem_key, algorithm in panel.lines:
             for seed in seeds:
-                name = build_problem(problem_key, seed).name
+                fixed = {
+                    "figure": panel.figure,
+                    "panel": panel.key,
+                    "problem": build_problem(problem_key, seed).name,
+                    "algorithm": algorithm,
+                    "scalarization": panel.scalarization,
+                    "metric": panel.metric,
+                    "seed": seed,
+                }
                 values = curves[(problem_key, algorithm, panel.scalarization, seed)][panel.metric]
-                for t, value in zip(steps, values):
-                    writer.writerow(
-                        [
-                            panel.figure,
-                            panel.key,
-                            name,
-                            algorithm,
-                            panel.scalarization,
-                            panel.metric,
-                            seed,
-                            t,
-                            repr(float(value)),
-                        ]
-                    )
-    return buffer.getvalue().encode()
+                for t, value in zip(range(1, horizon + 1), values):
+                    yield {**fixed, "t": t, "value": float(value)}
 
 
 def plot_panel(panel: Panel, curves, seeds, horizon):
@@ -359,28 +351,20 @@ def reproduce(
         seconds=seconds,
     )
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    for panel in selected:
-        buffer = io.BytesIO()
-        plot_panel(panel, curves, range(seeds), horizon).savefig(buffer, format="png", dpi=100)
-        name = f"panel-{panel.key}.png"
-        write_atomic(folder, name, buffer.getvalue())
-        reproduction.files.append(folder / name)
-    write_atomic(folder, "curves.csv", _csv_bytes(selected, curves, range(seeds), horizon))
-    reproduction.files.append(folder / "curves.csv")
-    write_atomic(folder, "results.md", _results_markdown(reproduction).encode())
-    reproduction.files.append(folder / "results.md")
+    outputs = {
+        f"panel-{panel.key}.png": png_bytes(plot_panel(panel, curves, range(seeds), horizon))
+        for panel in selected
+    }
+    rows = _curve_rows(selected, curves, range(seeds), horizon)
+    outputs["curves.csv"] = csv_bytes(CSV_COLUMNS, rows, significant=None)
+    outputs["results.md"] = _results_markdown(reproduction).encode()
+    reproduction.files += write_outputs(out, outputs)
     return reproduction
 
 
 def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
     """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 100 (quick: 3 and 40)."""
+    settings = Settings.from_cli(quick, seeds=seeds, horizon=horizon)
     return protocol.run_and_summarise(
-        out,
-        reproduce,
-        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
-        horizon=protocol.cli_default(horizon, quick, HORIZON_QUICK, HORIZON),
-        panels=panels,
-        progress=progress,
+        out, reproduce, **settings.arguments(), panels=panels, progress=progress
     )

@@ -25,8 +25,8 @@ from . import protocol
 
 __all__ = ["PANELS", "Panel", "build_problem", "parse_panels", "problem_label", "run_curves"]
 
-HORIZON, HORIZON_QUICK = 100, 40  # the paper does not state its T
-SEEDS, SEEDS_QUICK = 10, 3  # §5: 10 independent trials
+HORIZON = 100  # the paper does not state its T
+SEEDS = 10  # §5: 10 independent trials
 DELTA, EPSILON = 0.1, 0.5  # §5 (η = 0.1 is each problem's `noise`)
 N_BAYES_WEIGHTS, BAYES_SEED = 1000, 0  # one fixed Monte-Carlo set of λ for every R_B curve
 OMEGAS = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -1,52 +1,39 @@
 """Reproduce Table 1 of ``boosting-with-multiple-sources.txt`` (§6): MULTIBOOST vs baselines.
 
-Protocol (the paper's): every source S_k is split into 10 folds S_k^1, …, S_k^10 (shuffled,
-seed ``random_state``); for fold i the test set is {S_1^i, …, S_p^i} and the rest is the
-training set. Every method uses T = 100 rounds of decision stumps (exact minimum-error search):
+Protocol (§6): every source S_k is split into 10 folds (shuffled with ``random_state``); fold i
+of every source is the test set, the rest the training set. Every method runs T = 100 rounds
+of decision stumps (exact minimum-error search):
 
-- AdaBoost-k (:class:`~manytask.boost.baselines.AdaBoostPerDomain`): AdaBoost on source k alone;
-- AdaBoost-all (:class:`~manytask.boost.baselines.PooledAdaBoost`): AdaBoost on the union;
-- DMSA (:class:`~manytask.boost.baselines.DMSAClassifier` with its defaults) on AdaBoost-k
-  predictors, in the paper's setting: z fitted without labels (DC programme on h_k's
-  predictions) on 20 % of every source's training rows, held out from the h_k;
-- MultiBoost (:class:`~manytask.boost.MultiBoostClassifier` with its defaults): the paper's
-  Figure 1 as §6 ran it, hard max, Φ = exp, the AdaBoost step η = ½ log((1 − ε)/ε);
-- MultiBoost with the soft-max μ = 10 (``mu=10``) and MultiBoost with the exact line search
-  on the hard max (``step="exact_line_search"``, line 11 read literally, which stalls when
-  sources tie for the max): OUR variants, not the paper's algorithm.
+- AdaBoost-k (:class:`~manytask.boost.baselines.AdaBoostPerDomain`) on source k alone, and
+  AdaBoost-all (:class:`~manytask.boost.baselines.PooledAdaBoost`) on the union;
+- DMSA (:class:`~manytask.boost.baselines.DMSAClassifier`, defaults) on the AdaBoost-k
+  predictors, z fitted without labels on 20 % of every source's training rows, held out
+  from the h_k;
+- MultiBoost (:class:`~manytask.boost.MultiBoostClassifier`, defaults): Figure 1 as §6 ran it,
+  hard max, Φ = exp, η = ½ log((1 − ε)/ε); and OUR variants, not the paper's: the soft-max
+  μ = 10 and the exact line search on the hard max (``step="exact_line_search"``).
 
-DMSA and both MultiBoost runs of a fold share one domain classifier Q(k|x) (the default
-:class:`~manytask.boost.DomainClassifier`: multinomial logistic regression on standardised
-inputs, as in §6), fitted once on the fold's training inputs. Reported per fold: test error
-on each source (Error-k), on the uniform mixture and the agnostic error (max over sources =
-max over the simplex), by :func:`~manytask.boost.mixture_errors`; the tables give mean ± std
-over folds.
+DMSA and the MultiBoost runs of a fold share one domain classifier Q(k|x) (the default
+:class:`~manytask.boost.DomainClassifier`, as in §6). Reported per fold, by
+:func:`~manytask.boost.mixture_errors`: the test error on each source, on the uniform mixture
+and the agnostic error (worst source); the tables give mean ± std over folds.
 
-Data (:func:`manytask.datasets.load_boosting_sources`): Fashion-MNIST (the paper's data set,
-its three sources, binary labels as the loader describes), digits 4 vs 9 and 1 vs 7 (sources
-differ from the paper's MNIST/SVHN/MNIST-M: see the loader's description), and AER CPS1988
-as a **substitute** for Adult. Amazon sentiment is **not obtainable** here and is not run.
+Data (:func:`manytask.datasets.load_boosting_sources`): Fashion-MNIST (the paper's), digits
+4 vs 9 and 1 vs 7 (other sources than the paper's MNIST/SVHN/MNIST-M) and AER CPS1988 as a
+**substitute** for Adult; Amazon sentiment is **not obtainable** here. ``--quick`` runs folds
+1–3 on at most 1 000 points per source (indicative only).
 
-``--quick`` runs folds 1–3 of the 10 on at most 1 000 points per source (drawn at random with
-``random_state``), still with T = 100: 1.5 minutes measured on 2 cores, 4.5 minutes with the
-cores shared with other jobs; its numbers are indicative only. The full protocol took 1.5
-minutes for the digits and CPS1988 together and about 5.6 minutes per fold for Fashion-MNIST
-(70 000 images × 784 pixels, exact stumps, 3 GB peak memory), so about an hour in all. These
-times were measured with ``OMP_NUM_THREADS=1``: on a busy 2-core machine, BLAS threads made the
-logistic regression of Q(k|x) about 12 times slower.
-
-Outputs inside ``out``: ``results.md``, ``folds.csv`` (one row per data set, fold and method),
-``alpha_mass.csv``, ``training_losses.csv`` and the figures ``alpha-mass.png`` and
-``training-losses.png``.
+Outputs inside ``out``: ``results.md``, ``folds.csv``, ``alpha_mass.csv``,
+``training_losses.csv``, ``alpha-mass.png`` and ``training-losses.png``.
 """
 
 from __future__ import annotations
 
 import csv
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -69,6 +56,7 @@ __all__ = [
     "Settings",
     "Table1",
     "alpha_mass",
+    "cli_folds",
     "full_settings",
     "load_datasets",
     "load_sources",
@@ -78,7 +66,6 @@ __all__ = [
     "run_fold",
     "run_from_cli",
     "source_folds",
-    "with_cli_overrides",
 ]
 
 DEFAULT_OUT = "manytask-reproduce/boost-table1"
@@ -130,13 +117,16 @@ PAPER_TABLE1 = _read_paper_table()
 
 
 @dataclass(frozen=True)
-class Settings:
-    """One run's protocol and budget (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """One run's protocol and budget; the defaults are the paper's (10 folds, all data,
+    T = 100), ``--quick`` runs folds 1–3 on at most 1000 points per source.
 
     ``folds`` of the ``n_folds`` folds are run (the first ones; None: all); ``max_per_domain``
     caps the points of each source (a random subsample, before the folds are drawn);
     ``n_bins`` switches MultiBoost to the histogram-binned stump search (None: exact).
     """
+
+    QUICK: ClassVar[dict] = {"folds": 3, "max_per_domain": 1000}
 
     n_folds: int = 10
     folds: int | None = None
@@ -177,14 +167,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The paper's protocol: 10 folds, all data, T = 100."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: folds 1–3 of 10, ≤ 1000 points per source, T = 100."""
-    return Settings(folds=3, max_per_domain=1000)
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text, choices=None) -> list[str]:
@@ -697,11 +680,8 @@ def reproduce(
 
     Notes
     -----
-    The folds run with NumPy's BLAS held to one thread. The domain classifier's products
-    round differently with more BLAS threads, and a last-bit change in Q(k|x) moves the
-    errors of every MultiBoost variant (most of all the hard max, which is chaotic at ties),
-    so the numbers would otherwise depend on the machine's core count and on
-    ``OMP_NUM_THREADS``. One thread is also the faster on a busy machine (see above).
+    The folds run with NumPy's BLAS held to one thread, so that Q(k|x), and with it every
+    MultiBoost variant (the hard max is chaotic at ties), rounds the same on any core count.
     """
     names = parse_panels(datasets)
     settings = settings if settings is not None else full_settings()
@@ -743,19 +723,12 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets how many of the 10 folds run, ``--horizon`` the rounds T, ``--panels``
     (or ``--datasets``) the data sets.
     """
-    settings = quick_settings() if quick else full_settings()
-    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_estimators")
+    settings = Settings.from_cli(quick, folds=cli_folds(seeds), n_estimators=horizon)
     return protocol.run_and_summarise(
         out, reproduce, datasets=panels, settings=settings, progress=progress
     )
 
 
-def with_cli_overrides(settings, seeds, horizon, rounds_field: str):
-    """``settings`` with ``--seeds`` folds (at most ``n_folds``) and ``--horizon`` rounds in
-    the field ``rounds_field``, where given (both boosting experiments)."""
-    overrides = {}
-    if seeds is not None:
-        overrides["folds"] = min(int(seeds), settings.n_folds)
-    if horizon is not None:
-        overrides[rounds_field] = int(horizon)
-    return dataclasses.replace(settings, **overrides)
+def cli_folds(seeds, n_folds: int = Settings.n_folds):
+    """The folds ``--seeds`` asks for, at most ``n_folds`` (None: not given)."""
+    return None if seeds is None else min(int(seeds), n_folds)

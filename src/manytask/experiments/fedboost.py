@@ -1,46 +1,33 @@
 """FEDMULTIBOOST (§5, Figure 2 of ``boosting-with-multiple-sources.txt``) against centralised runs.
 
-Lives here: the ``manytask reproduce fedboost`` experiment. Each source of a data set is
-split into ``n_folds`` folds as in boost-table1 (:func:`~.boost_table1.source_folds`); fold i
-of every source is the test set, the rest the training set, whose points of each source are
-split at random into ``clients_per_domain`` clients (the data never leaves them). Runs:
+The folds are boost-table1's (:func:`~.boost_table1.source_folds`); the training points of
+each source are split at random into ``clients_per_domain`` clients. Runs:
 
-- FEDMULTIBOOST, hard max (the paper's Figure 2), for several budgets (r, s): r clients and
-  s candidate stumps sampled per domain and round (``all``: every one), by
-  :func:`~manytask.boost.federated.simulate`;
-- FEDMULTIBOOST with the soft-max μ = 10 (OUR variant, as ``MultiBoostClassifier(mu=10)``)
-  for the same budgets;
-- federated AdaBoost on the pooled objective (a FedAvg-style baseline: every point in one
-  domain, Q ≡ 1, the server minimises the exponential loss of the union), with r·p clients of
-  all of them per round so that as many clients take part as in the multi-source runs;
-  ``simulate(pooled=True)``;
-- centralised MultiBoost (:class:`~manytask.boost.MultiBoostClassifier`, hard max and μ = 10)
-  on the pooled training data, exact stump search.
+- FEDMULTIBOOST, hard max (Figure 2), for several budgets (r, s): r clients and s candidate
+  stumps sampled per domain and round (``all``: every one), by
+  :func:`~manytask.boost.federated.simulate`; and with the soft-max μ = 10 (OUR variant);
+- federated AdaBoost on the pooled objective (FedAvg-style baseline: one domain, Q ≡ 1),
+  with r·p clients per round, ``simulate(pooled=True)``;
+- centralised MultiBoost (hard max and μ = 10) on the pooled training data, exact stumps.
 
-The federated runs and the centralised ones share one domain classifier Q(k|x) per fold
-(the default :class:`~manytask.boost.DomainClassifier`, fitted once on the training inputs;
-the simulation does not train Q federatively, see :mod:`manytask.boost.federated`). The
-federated candidate stumps are, by default, the thresholds merged from the clients' per-feature
-quantile reports (``n_quantiles`` levels); ``candidates="exact"`` gives the server every
-midpoint between consecutive distinct training values and the constant stump, i.e. the
-centralised exact search's candidates (only for checks: it reveals every distinct value).
+All runs of a fold share one Q(k|x) (the default :class:`~manytask.boost.DomainClassifier`,
+fitted centrally). The federated candidate stumps are the thresholds merged from the clients'
+``n_quantiles``-level quantile reports; ``candidates="exact"`` gives the server the exact
+search's candidates (a check only: it reveals every distinct value).
 
-Recorded per run and round t: the test error on each source, on the uniform mixture and the
-agnostic error (the worst source) of the ensemble after t rounds, and the numbers communicated
-so far (set-up + Σ_{τ≤t} numbers to and from the clients, as counted by the transport). The
-centralised runs communicate nothing during training; they are drawn at the cost of shipping
-the training data once, n_train · (d + 2) numbers (inputs, label, source).
+Recorded per run and round: the test errors (each source, uniform mixture, agnostic) and the
+numbers communicated so far, as counted by the transport. The centralised runs are drawn at
+the cost of shipping the training data once, n_train · (d + 2) numbers.
 
-Outputs inside ``out``: ``results.md``, ``results.csv`` (one row per data set, fold and run),
-``curves.csv`` (one row per round) and the figures ``error-vs-rounds.png`` and
-``error-vs-communication.png``. Not here: the protocol (:mod:`manytask.boost.federated`), the
-data loaders (:mod:`manytask.datasets.boost_sources`).
+Outputs inside ``out``: ``results.md``, ``results.csv``, ``curves.csv``,
+``error-vs-rounds.png`` and ``error-vs-communication.png``.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -52,7 +39,7 @@ from ..boost.federated import simulate
 from ..boost.stumps import candidate_thresholds
 from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
-from .boost_table1 import FoldTable, load_datasets, with_cli_overrides
+from .boost_table1 import FoldTable, cli_folds, load_datasets
 from .boost_table1 import parse_panels as parse_table1_panels
 from .protocol import PrefittedClassifier, without_clip_warnings
 
@@ -96,14 +83,22 @@ CURVE_COLUMNS = ("dataset", "fold", "run", "kind", "round", "numbers_cumulative"
 
 
 @dataclass(frozen=True)
-class Settings:
-    """One run's protocol and budget (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """One run's protocol and budget; the defaults are the full run (fold 1 of 10, all data,
+    T = 100, (r, s) ∈ {(all, all), (5, 50), (3, 10)}), ``--quick`` runs T = 20 on at most
+    1000 points per source with (all, all) and (3, 10).
 
     ``folds`` of the ``n_folds`` folds are run (the first ones); ``max_per_domain`` caps the
     points of each source (random subsample); ``budgets`` lists the (r, s) of the federated
     runs, None meaning all clients / all candidates; ``candidates`` is "quantiles" (merged
     from the clients' reports, the protocol's set-up) or "exact" (see the module notes).
     """
+
+    QUICK: ClassVar[dict] = {
+        "n_rounds": 20,
+        "max_per_domain": 1000,
+        "budgets": ((None, None), (3, 10)),
+    }
 
     n_folds: int = 10
     folds: int = 1
@@ -167,14 +162,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The full run: fold 1 of 10, all data, T = 100, (r, s) ∈ {(all, all), (5, 50), (3, 10)}."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: fold 1 of 10, ≤ 1000 points per source, T = 20, (all, all) and (3, 10)."""
-    return Settings(n_rounds=20, max_per_domain=1000, budgets=((None, None), (3, 10)))
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text) -> list[str]:
@@ -745,8 +733,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets how many of the 10 folds run, ``--horizon`` the rounds T, ``--panels``
     (or ``--datasets``) the data sets.
     """
-    settings = quick_settings() if quick else full_settings()
-    settings = with_cli_overrides(settings, seeds, horizon, rounds_field="n_rounds")
+    settings = Settings.from_cli(quick, folds=cli_folds(seeds), n_rounds=horizon)
     return protocol.run_and_summarise(
         out, reproduce, datasets=panels, settings=settings, progress=progress
     )

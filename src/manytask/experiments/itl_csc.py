@@ -25,11 +25,10 @@ std over splits. Outputs inside ``out``: ``results.md``, ``splits.csv`` and ``cs
 
 from __future__ import annotations
 
-import io
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -41,15 +40,15 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
-from ..report import write_atomic
 from . import protocol
-from ._tables import csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
+    "CSCResult",
     "DATASETS",
     "DEFAULT_OUT",
+    "Settings",
     "THETAS",
-    "CSCResult",
     "load_csc_dataset",
     "parse_panels",
     "reproduce",
@@ -63,9 +62,20 @@ DATASETS = ("two-moons", "circles", "iris", "breast-cancer")
 THETAS = (-0.9, 0.0, 0.9)
 CURVE_THETAS = np.linspace(-1.0, 1.0, 41)
 METHODS = {"itl": "∞-CSC", "ind": "IND-CSC"}
-SPLITS, SPLITS_QUICK = 10, 3
+SPLITS = 10
 LAMBDA = 1e-3
 CSV_COLUMNS = ("dataset", "split", "method", "theta", "sensitivity", "specificity", "seconds")
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``splits`` random splits, L-BFGS-B capped at
+    ``max_iter`` iterations."""
+
+    QUICK: ClassVar[dict] = {"splits": 3, "max_iter": 500}
+
+    splits: int = SPLITS
+    max_iter: int = 2000
 
 
 def parse_panels(text) -> list[str]:
@@ -261,17 +271,12 @@ def reproduce(out=DEFAULT_OUT, splits=SPLITS, datasets=None, max_iter=2000, prog
         result.rows += rows
         result.curves.setdefault(name, []).append(curve)
     result.seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_curves(result).savefig(buffer, format="png", dpi=100)
-    for filename, data in (
-        ("csc.png", buffer.getvalue()),
-        ("splits.csv", csv_bytes(CSV_COLUMNS, result.rows)),
-        ("results.md", _results_markdown(result).encode()),
-    ):
-        write_atomic(folder, filename, data)
-        result.files.append(folder / filename)
+    outputs = {
+        "csc.png": png_bytes(plot_curves(result)),
+        "splits.csv": csv_bytes(CSV_COLUMNS, result.rows),
+        "results.md": _results_markdown(result).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 
@@ -281,11 +286,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of splits, ``--panels`` the data sets (comma-separated);
     ``--horizon`` does not apply.
     """
+    settings = Settings.from_cli(quick, splits=seeds)
     return protocol.run_and_summarise(
-        out,
-        reproduce,
-        splits=protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS),
-        datasets=panels,
-        max_iter=500 if quick else 2000,
-        progress=progress,
+        out, reproduce, **settings.arguments(), datasets=panels, progress=progress
     )

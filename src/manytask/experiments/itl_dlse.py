@@ -1,39 +1,27 @@
 """Figure 2 of ``infinite-task-learning.txt``: the θ-property of ∞-DLSE (inliers ≈ 1 − θ).
 
-The paper fits ∞-OCSVM (:class:`~manytask.itl.InfiniteLevelSetEstimator`) on Wilt and
-Spambase and plots the proportion of inliers on train and test against θ, next to the oracle
-1 − θ. Here:
+∞-OCSVM (:class:`~manytask.itl.InfiniteLevelSetEstimator`) is fitted and the proportion of
+inliers on train and test plotted against θ, next to the oracle 1 − θ:
 
-- **Spambase** from kernlab's ``spam.rda`` (:func:`manytask.datasets.load_spambase`) when it
-  is on this machine; otherwise a **substitute** that scikit-learn ships, the 569 × 30 breast
-  cancer data, and the output says so. Wilt (UCI only) is not available offline: not run.
-- Each run s draws a random training subset of ``n_train`` points (seed s; default 70 %) from
-  all the e-mails (labels unused: level sets are unsupervised) and uses up to ``n_test`` of
-  the remaining points (default: all of them) as the test set.
-- Differences from the paper, on purpose: the estimator standardises its inputs, so the
-  paper's exponentiated χ² kernel on raw inputs (γ_X = 0.25) cannot be used through the
-  public API (χ² needs non-negative inputs); we use a Gaussian k_X with the median-heuristic
-  bandwidth on the standardised inputs. (A trial of the χ² kernel, γ_X = 0.25, on the raw
-  Spambase inputs, through a kernel that undoes the standardisation, with 1000 training
-  points: inlier fractions 1.00 on train at θ = 0.1 and 0.2 and 0.53 … 0.08 on test for
-  θ = 0.1 … 0.9, far from 1 − θ; so it is not used here.) The estimator's defaults
-  otherwise: Gauss–Lobatto anchors on [ε, 1] = [0.05, 1] with both ends, m = max(⌈√n⌉, 20)
-  capped at 100, instead of the paper's m = 100 Gauss–Legendre nodes; k_Θ and k_b Gaussian
-  with bandwidth 0.2; a small ridge ρ = 0.01 on h that makes problem (16) well-posed. The
-  full run uses random 70/30 splits (Spambase: 3221 training points);
-  ``--quick`` trains on 400 points and tests on 1000 others (seconds).
+- data: Spambase (:func:`manytask.datasets.load_spambase`) when ``spam.rda`` is on this
+  machine, else the **substitute** breast cancer data of scikit-learn (the output says so);
+  Wilt (UCI only) is not run;
+- run s trains on a random subset of ``n_train`` points (seed s; default 70 %), labels
+  unused, and tests on up to ``n_test`` of the others;
+- differences from the paper: a Gaussian k_X with the median-heuristic bandwidth on the
+  standardised inputs (the paper's exponentiated χ² kernel needs the raw, non-negative
+  inputs), and the estimator's defaults otherwise (Gauss–Lobatto anchors on [0.05, 1],
+  m = max(⌈√n⌉, 20) capped at 100, k_Θ and k_b Gaussian of bandwidth 0.2, ridge ρ = 0.01 on h
+  so that problem (16) is well-posed). ``--quick`` trains on 400 points, tests on 1000.
 
-Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv`` (fraction of
-inliers on train and test for each run and θ).
+Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -41,12 +29,13 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
-from ..report import write_atomic
 from . import protocol
+from ._tables import csv_bytes, png_bytes, write_outputs
 
 __all__ = [
     "DEFAULT_OUT",
     "DLSEResult",
+    "Settings",
     "load_dlse_data",
     "parse_panels",
     "reproduce",
@@ -60,6 +49,18 @@ TABLE_THETAS = tuple(np.round(np.linspace(0.1, 0.9, 9), 1))
 CURVE_THETAS = np.linspace(0.05, 1.0, 39)
 EPSILON = 0.05
 CSV_COLUMNS = ("dataset", "run", "theta", "inliers_train", "inliers_test", "fit_seconds")
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``runs`` random 70/30 splits; ``--quick`` one run on 400
+    training and 1000 test points."""
+
+    QUICK: ClassVar[dict] = {"runs": 1, "n_train": 400, "n_test": 1000}
+
+    runs: int = 3
+    n_train: int | None = None
+    n_test: int | None = None
 
 
 def load_dlse_data(data_home=None):
@@ -147,16 +148,17 @@ def plot_figure2(result: DLSEResult):
     return figure
 
 
-def _csv_bytes(result: DLSEResult) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+def _level_rows(result: DLSEResult):
     for run, (train, test) in enumerate(zip(result.train, result.test)):
-        for theta, a, b in zip(CURVE_THETAS, train, test):
-            writer.writerow(
-                [result.dataset, run, f"{theta:.6g}", f"{a:.6g}", f"{b:.6g}", result.seconds[run]]
-            )
-    return buffer.getvalue().encode()
+        for theta, inside_train, inside_test in zip(CURVE_THETAS, train, test):
+            yield {
+                "dataset": result.dataset,
+                "run": run,
+                "theta": float(theta),
+                "inliers_train": float(inside_train),
+                "inliers_test": float(inside_test),
+                "fit_seconds": float(result.seconds[run]),
+            }
 
 
 def _results_markdown(result: DLSEResult) -> str:
@@ -232,17 +234,12 @@ def reproduce(
         result.test.append(test)
         result.seconds.append(seconds)
     result.wall_seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_figure2(result).savefig(buffer, format="png", dpi=100)
-    for filename, payload in (
-        ("figure2.png", buffer.getvalue()),
-        ("levels.csv", _csv_bytes(result)),
-        ("results.md", _results_markdown(result).encode()),
-    ):
-        write_atomic(folder, filename, payload)
-        result.files.append(folder / filename)
+    outputs = {
+        "figure2.png": png_bytes(plot_figure2(result)),
+        "levels.csv": csv_bytes(CSV_COLUMNS, _level_rows(result)),
+        "results.md": _results_markdown(result).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 
@@ -257,12 +254,5 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of runs; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    n_train, n_test = (400, 1000) if quick else (None, None)
-    return protocol.run_and_summarise(
-        out,
-        reproduce,
-        runs=protocol.cli_default(seeds, quick, 1, 3),
-        n_train=n_train,
-        n_test=n_test,
-        progress=progress,
-    )
+    settings = Settings.from_cli(quick, runs=seeds)
+    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)

@@ -21,11 +21,10 @@ Outputs inside ``out``: ``figure1.png``, ``results.md``, ``draws.csv``.
 
 from __future__ import annotations
 
-import io
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -33,15 +32,15 @@ from tqdm.auto import tqdm
 from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
-from ..report import write_atomic
 from . import protocol
-from ._tables import csv_bytes, mean_std
+from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 
 __all__ = [
     "DEFAULT_OUT",
+    "Figure1",
     "LAMBDAS_NC",
     "LEVELS",
-    "Figure1",
+    "Settings",
     "fit_pair",
     "parse_panels",
     "reproduce",
@@ -55,8 +54,19 @@ LAMBDAS_NC = (10.0, 0.0)
 LEVELS = tuple(np.round(np.linspace(0.05, 0.95, 19), 2))
 PLOT_LEVELS = np.linspace(0.01, 0.99, 100)
 N_TRAIN, N_ANCHORS = 40, 20
-SEEDS, SEEDS_QUICK = 10, 2
-N_TEST, N_TEST_QUICK = 2000, 500
+SEEDS, N_TEST = 10, 2000
+
+
+@dataclass(frozen=True)
+class Settings(protocol.Settings):
+    """The command line's defaults: ``seeds`` draws, each scored on ``n_test`` test points."""
+
+    QUICK: ClassVar[dict] = {"seeds": 2, "n_test": 500}
+
+    seeds: int = SEEDS
+    n_test: int = N_TEST
+
+
 CSV_COLUMNS = (
     "seed",
     "lambda_nc",
@@ -216,17 +226,12 @@ def reproduce(
         if first is None:
             first = (models, data)
     result.seconds = time.perf_counter() - start
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    plot_figure1(*first).savefig(buffer, format="png", dpi=100)
-    for name, data in (
-        ("figure1.png", buffer.getvalue()),
-        ("draws.csv", csv_bytes(CSV_COLUMNS, result.rows)),
-        ("results.md", _results_markdown(result, n_test).encode()),
-    ):
-        write_atomic(folder, name, data)
-        result.files.append(folder / name)
+    outputs = {
+        "figure1.png": png_bytes(plot_figure1(*first)),
+        "draws.csv": csv_bytes(CSV_COLUMNS, result.rows),
+        "results.md": _results_markdown(result, n_test).encode(),
+    }
+    result.files += write_outputs(out, outputs)
     return result
 
 
@@ -241,10 +246,5 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--seeds`` sets the number of draws; ``--horizon`` and ``--panels`` do not apply.
     """
     parse_panels(panels)
-    return protocol.run_and_summarise(
-        out,
-        reproduce,
-        seeds=protocol.cli_default(seeds, quick, SEEDS_QUICK, SEEDS),
-        n_test=N_TEST_QUICK if quick else N_TEST,
-        progress=progress,
-    )
+    settings = Settings.from_cli(quick, seeds=seeds)
+    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)

@@ -1,30 +1,21 @@
 """Reproduce Table 1 of ``infinite-task-learning.txt``: ∞-QR against JQR and IND-QR.
 
-The protocol of ``../shared/data/quantile/README.md``: each data set's inputs and target are
-standardised on the whole data; split i (i = 0, …, S − 1) is a random 70/30 split with seed i;
-the hyper-parameters of every method are chosen by 5-fold cross-validation on the training
-part (:class:`~sklearn.model_selection.GridSearchCV`, scored by each estimator's ``score``,
-minus the mean pinball loss over τ ∈ {0.1, 0.3, 0.5, 0.7, 0.9}); λ_nc = 1 and m = 100 Gauss–Legendre
-anchors for ∞-QR. On the test part we report "pinball ×100" = 100 × Σ_τ mean test pinball loss
-and "crossing ×100" = 100 × Σ over the 4 consecutive level pairs of mean max(q_τ − q_τ', 0).
+Protocol (``quantile/README.md`` of the data): inputs and target standardised on the whole
+data; split i is a random 70/30 split with seed i; every method's hyper-parameters are chosen
+by 5-fold CV on the training part (:class:`~sklearn.model_selection.GridSearchCV`, each
+estimator's ``score``); τ ∈ {0.1, 0.3, 0.5, 0.7, 0.9}; λ_nc = 1 and m = 100 Gauss–Legendre
+anchors for ∞-QR. Reported on the test part: "pinball ×100" = 100 × Σ_τ mean pinball loss
+and "crossing ×100" = 100 × Σ over consecutive level pairs of mean max(q_τ − q_τ', 0).
 
-Differences from the paper, on purpose:
+Differences from the paper: a **grid** search (input bandwidth = multiple of the median
+heuristic × θ bandwidth × λ) instead of Bayesian optimisation; manytask's default Huber
+smoothing κ = 0.01 of the pinball loss and the non-crossing term (the authors did not
+smooth); L-BFGS-B capped at ``max_iter``. ``--quick`` (:meth:`Settings.quick`, 3 splits) is
+indicative only.
 
-- the hyper-parameters are searched on a **grid** (input bandwidth = a multiple of the median
-  heuristic × θ bandwidth × λ), not by Bayesian optimisation as the authors did;
-- the estimators use manytask's default Huber smoothing κ = 0.01 (standardised units) of the
-  pinball loss and of the non-crossing term, so that L-BFGS-B sees a C¹ objective; the
-  README of the data says the authors' scripts did not smooth the pinball loss. L-BFGS-B is
-  capped at ``max_iter`` iterations;
-- ``--quick`` (3 splits) uses a 2 × 2 grid (input bandwidth ∈ {0.3, 1} × median heuristic,
-  λ ∈ {1e-4, 1e-3}, θ bandwidth 0.2), 3-fold CV, **m = 20 anchors** instead of 100 and at
-  most 300 L-BFGS-B iterations, so all 20 sets fit in minutes rather than hours; its numbers
-  are indicative only.
-
-Data come from ``$MANYTASK_DATA`` (a folder holding ``quantile/manifest.json``) or
-``data_home``; the paper's numbers from ``paper_table1.csv`` next to the manifest, when present.
-Outputs inside ``out``: ``results.md`` and ``splits.csv`` (one row per data set, split and
-method).
+Data come from ``$MANYTASK_DATA`` or ``data_home`` (a folder holding
+``quantile/manifest.json``), the paper's numbers from ``paper_table1.csv`` beside the
+manifest. Outputs inside ``out``: ``results.md`` and ``splits.csv``.
 """
 
 from __future__ import annotations
@@ -36,6 +27,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import mannwhitneyu
@@ -97,11 +89,23 @@ SPLITS, SPLITS_QUICK = 20, 3
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The search and fit settings of one run (:func:`full_settings`, :func:`quick_settings`).
+class Settings(protocol.Settings):
+    """The search and fit settings of one run; the defaults are the paper's protocol on a
+    4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and JQR), ``--quick`` a 2 × 2 grid, 3-fold CV,
+    m = 20 anchors and at most 300 L-BFGS-B iterations.
 
     ``bandwidth_factors`` multiply the median heuristic of the standardised training inputs.
     """
+
+    QUICK: ClassVar[dict] = {
+        "bandwidth_factors": (0.3, 1.0),
+        "theta_bandwidths": (0.2,),
+        "lambdas": (1e-4, 1e-3),
+        "n_anchors": 20,
+        "cv_folds": 3,
+        "max_iter": 300,
+        "tol": 1e-6,
+    }
 
     bandwidth_factors: tuple = (0.3, 1.0, 3.0, 10.0)
     theta_bandwidths: tuple = (0.1, 0.3)
@@ -123,22 +127,7 @@ class Settings:
         )
 
 
-def full_settings() -> Settings:
-    """The paper's protocol on a 4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and JQR)."""
-    return Settings()
-
-
-def quick_settings() -> Settings:
-    """``--quick``: 2 × 2 grid, 3-fold CV, m = 20 anchors, ≤ 300 L-BFGS-B iterations."""
-    return Settings(
-        bandwidth_factors=(0.3, 1.0),
-        theta_bandwidths=(0.2,),
-        lambdas=(1e-4, 1e-3),
-        n_anchors=20,
-        cv_folds=3,
-        max_iter=300,
-        tol=1e-6,
-    )
+full_settings, quick_settings = Settings.full, Settings.quick
 
 
 def parse_panels(text) -> list[str]:
@@ -404,7 +393,7 @@ def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, pro
     ``--horizon`` does not apply. Both CV cores are used (``n_jobs=2``).
     """
     splits = protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS)
-    settings = quick_settings() if quick else full_settings()
+    settings = Settings.from_cli(quick)
     try:
         _require_data(None)
     except FileNotFoundError as error:  # a clear message, not the CLI's "cannot write"

@@ -1,27 +1,75 @@
-"""What the experiment modules share beyond tables: the command-line glue (``--panels``,
-quick/full defaults, run and summarise), a fitted Q(k|x) reused across methods and the fit
-wrapper that silences Q's clipping warnings.
+"""What the experiment modules share beyond tables: the settings base with its full and
+quick runs, the command-line glue (``--panels``, quick/full defaults, run and summarise), a
+fitted Q(k|x) reused across methods and the fit wrapper that silences Q's clipping warnings.
 
-Lives here: :func:`parse_panels`, :func:`cli_default`, :func:`run_and_summarise`,
-:class:`PrefittedClassifier`, :func:`without_clip_warnings`. Not here: CSV bytes,
-cells and output files (:mod:`._tables`), the atomic write of one file
+Lives here: :class:`Settings`, :func:`parse_panels`, :func:`cli_default`,
+:func:`run_and_summarise`, :class:`PrefittedClassifier`, :func:`without_clip_warnings`. Not
+here: CSV bytes, cells and output files (:mod:`._tables`), the atomic write of one file
 (:func:`manytask.report.write_atomic`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from ._tables import cli_summary
 
 __all__ = [
     "PrefittedClassifier",
+    "Settings",
     "cli_default",
     "parse_panels",
     "run_and_summarise",
     "without_clip_warnings",
 ]
+
+
+class Settings:
+    """Base of an experiment's settings, a frozen dataclass whose defaults are the full run.
+
+    A subclass lists in ``QUICK`` the fields that ``--quick`` changes; :meth:`full`,
+    :meth:`quick` and :meth:`from_cli` are written here once.
+
+    Example
+    -------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Run(Settings):
+    ...     QUICK: ClassVar[dict] = {"folds": 3}
+    ...     folds: int = 10
+    ...     rounds: int = 100
+    >>> Run.full().folds, Run.quick().folds, Run.from_cli(True, rounds=5).rounds
+    (10, 3, 5)
+    >>> Run.quick().arguments()
+    {'folds': 3, 'rounds': 100}
+    """
+
+    #: The fields ``--quick`` changes, with their values.
+    QUICK: ClassVar[Mapping[str, Any]] = {}
+
+    @classmethod
+    def full(cls):
+        """The full run: every field at its default."""
+        return cls()
+
+    @classmethod
+    def quick(cls):
+        """The ``--quick`` run: the defaults with ``QUICK`` applied."""
+        return cls(**cls.QUICK)
+
+    @classmethod
+    def from_cli(cls, quick: bool, **given):
+        """:meth:`quick` or :meth:`full`, with the fields the command line ``given`` (not
+        None) replacing theirs."""
+        settings = cls.quick() if quick else cls.full()
+        return dataclasses.replace(settings, **{k: v for k, v in given.items() if v is not None})
+
+    def arguments(self) -> dict:
+        """The fields as keyword arguments, for a ``reproduce`` that takes them one by one."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
 class PrefittedClassifier:

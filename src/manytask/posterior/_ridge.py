@@ -24,7 +24,7 @@ import numpy as np
 
 from ..linalg import cholesky, solve_lower
 
-__all__ = ["IncrementalRidge"]
+__all__ = ["IncrementalRidge", "block_gram"]
 
 
 def _solve_small(D, B):
@@ -34,7 +34,7 @@ def _solve_small(D, B):
     return solve_lower(D, B)
 
 
-def _block_gram(A, block):
+def block_gram(A, block):
     """Diagonal blocks of AᵀA: A of shape (b, r, N·p) → (b, N, p, p)."""
     b, r, width = A.shape
     A = A.reshape(b, r, width // block, block)
@@ -159,7 +159,7 @@ class IncrementalRidge:
                     self._V[beta, :tp] = solve_lower(self._L[beta, :tp, :tp], rows)
                 V = self._V[:, :tp]
                 self._candidate_mean = np.einsum("brn,br->bn", V, self._w[:, :tp])
-                self._candidate_cov = prior - _block_gram(V, p)
+                self._candidate_cov = prior - block_gram(V, p)
         return self
 
     def add(self, x, z, candidate_index=None, mask=None):
@@ -209,7 +209,7 @@ class IncrementalRidge:
             R = _solve_small(D, residual)
             self._V[:, tp : tp + p] = R
             self._candidate_mean += np.einsum("bpn,bp->bn", R, w_new)
-            self._candidate_cov -= _block_gram(R, p)
+            self._candidate_cov -= block_gram(R, p)
         self._L[:, tp : tp + p, :tp] = cross_t
         self._L[:, tp : tp + p, tp : tp + p] = D
         self._w[:, tp : tp + p] = w_new
@@ -242,4 +242,4 @@ class IncrementalRidge:
         mean = np.einsum("brn,br->bn", A, self._w[:, :tp]).reshape(b, len(X), p)
         if not with_cov:
             return mean, None
-        return mean, self.decomposition.prior_blocks(X) - _block_gram(A, p)
+        return mean, self.decomposition.prior_blocks(X) - block_gram(A, p)

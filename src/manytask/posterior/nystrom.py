@@ -11,20 +11,17 @@ Separable kernels use the scalar embedding φ̃ of k once and scale it by √ξ_
 eigenvalue of B (Appendix A, eqs. 7–8); diagonal kernels share the dictionary across tasks.
 
 Dictionary updates. ``dictionary="resample"`` (Algorithm 2 as printed, the default) redraws
-every z_{t,i} ~ Bernoulli(p_{t,i}) independently in every round; a small dictionary inflates
-Γ̃ at the data, so the next draw keeps many points, and m_t swings from round to round.
-``dictionary="incremental"`` carries the dictionary over, as batched BKB and SQUEAK do
-(Calandriello et al. 2017, 2020): x_i draws one u_i ~ U[0, 1] when it arrives, its
-probability never grows, p_{t,i} = min(p_{t−1,i}, q‖Γ̃_{t−1}(x_i, x_i)‖/η), and it is in D_t
-iff u_i < p_{t,i}. Each z_{t,i} is still Bernoulli(p_{t,i}); a point leaves the dictionary
-once (when p falls below u_i) and never returns, and only the new point can join, so m_t
-follows the effective dimension instead of jumping about.
+every z_{t,i} ~ Bernoulli(p_{t,i}) in every round, so the size m_t swings from round to
+round. ``dictionary="incremental"`` carries the dictionary over, as batched BKB and SQUEAK do
+(Calandriello et al. 2017, 2020): x_i draws one u_i ~ U[0, 1] when it arrives,
+p_{t,i} = min(p_{t−1,i}, q‖Γ̃_{t−1}(x_i, x_i)‖/η) never grows, and x_i ∈ D_t iff
+u_i < p_{t,i}: each z_{t,i} is still Bernoulli(p_{t,i}), but a point leaves at most once and
+only the new point can join, so m_t follows the effective dimension.
 
-On the 1/η: Algorithm 2 prints p = min(q‖Γ̃‖, 1), but Theorem 3's proof (which follows
-Calandriello et al. 2019) samples by ridge leverage scores, ‖Γ̃(x_i, x_i)‖/η: the spectral
-bound (1 − ε)ΦᵀΦ − εηI ⪯ Φ_DᵀΦ_D needs them. Without the 1/η a small η undersamples and the
-bound Γ_t/ρ ⪯ Γ̃_t ⪯ ρΓ_t fails (e.g. η = 10⁻³: largest eigenvalue of Γ_t⁻¹Γ̃_t in the
-hundreds instead of ≤ ρ = 3). ``leverage=False`` gives Algorithm 2 as printed.
+On the 1/η: Algorithm 2 prints p = min(q‖Γ̃‖, 1), but Theorem 3's proof (following
+Calandriello et al. 2019) samples by ridge leverage scores ‖Γ̃(x_i, x_i)‖/η, which the
+spectral bound (1 − ε)ΦᵀΦ − εηI ⪯ Φ_DᵀΦ_D needs; without the 1/η a small η undersamples and
+Γ_t/ρ ⪯ Γ̃_t ⪯ ρΓ_t fails. ``leverage=False`` gives Algorithm 2 as printed.
 """
 
 from __future__ import annotations
@@ -37,7 +34,7 @@ from scipy.linalg import cho_solve
 from .._validation import check_random_state
 from ..linalg import cholesky, psd_inverse_sqrt, solve_lower
 from ._base import MultiTaskPosterior
-from ._ridge import _block_gram
+from ._ridge import block_gram
 
 __all__ = ["NystromPosterior", "DICTIONARY_UPDATES"]
 
@@ -269,7 +266,7 @@ class NystromPosterior(MultiTaskPosterior):
         mean = mean.reshape(b, N, p)
         if not with_cov:
             return mean, None
-        explained = np.stack([_block_gram(F.T[None], p)[0] for F in features])
+        explained = np.stack([block_gram(F.T[None], p)[0] for F in features])
         whitened = [inverse @ F.T for F, (inverse, _) in zip(features, self._solutions)]
-        shrunk = np.stack([_block_gram(H[None], p)[0] for H in whitened])
+        shrunk = np.stack([block_gram(H[None], p)[0] for H in whitened])
         return mean, d.prior_blocks(X) - explained + self.noise * shrunk

@@ -127,14 +127,14 @@ class Problem:
         return noisy[0] if single else noisy
 
 
-def _net_problem_bound(values, B) -> float:
-    # §5 (RKHS function): κ = λ_max(B), b = max_x ‖f(x)‖₂ / κ. The paper gives b only for that
-    # problem; the others use the same heuristic so the theory radii stay comparable.
+def net_problem_bound(values, B) -> float:
+    """b = max_x ‖f(x)‖₂ / κ with κ = λ_max(B), §5's bound for the RKHS function; the other
+    problems use the same heuristic so that the theory radii stay comparable."""
     kappa = float(np.linalg.eigvalsh(B)[-1])
     return float(np.max(np.linalg.norm(values, axis=1)) / kappa)
 
 
-def _lookup(candidates: np.ndarray, values: np.ndarray, name: str) -> Callable:
+def lookup_function(candidates: np.ndarray, values: np.ndarray, name: str) -> Callable:
     """f known only at the candidate rows (a data-defined problem)."""
 
     def function(X):

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ...kernels import RBF, Separable, estimate_task_matrix
-from ._base import Problem, _lookup, _net_problem_bound
+from ._base import Problem, lookup_function, net_problem_bound
 
 SENSOR_NOTE = (
     "Substitute for the Intel Berkeley lab sensor data of §5, which cannot be obtained here: "
@@ -48,36 +48,26 @@ def _fit_lengthscale(positions, R, lengthscales, nuggets):
 
 
 def sensor_substitute(depth: int = 80, sites_per_location: int = 4, seed: int = 0) -> Problem:
-    """SUBSTITUTE for §5 "Sensor measurements": a real soil transect with 3 measured variables.
+    """SUBSTITUTE for §5 "Sensor measurements" (the Intel lab data is not obtainable here):
+    MASS ``gilgais`` (``pip install 'manytask[data]'``), 365 sites every 4 m along a transect
+    with pH, electrical conductivity and chloride at 0–10, 30–40 and 80–90 cm. Built as §5
+    describes, with these analogues:
 
-    The Intel lab data (54 sensors, thousands of readings each) is not obtainable here. This
-    stands in with the MASS ``gilgais`` data (installed with ``pip install 'manytask[data]'``):
-    365 sites every 4 m along a line, each with pH, electrical conductivity and chloride at
-    depths 0–10, 30–40 and 80–90 cm. Built as §5 describes, with these analogues:
-
-    - tasks: pH, log conductivity and log chloride at ``depth`` cm (the last two span two
-      orders of magnitude, hence the log), each standardised to mean 0 and variance 1 over
-      the sites, so the three are comparable. Default depth 80 cm: there all three variables
-      are spatially correlated (lag-1 autocorrelation 0.58–0.64 between sites 4 m apart,
-      against 0.02–0.23 for pH nearer the surface), so the field is learnable;
-    - a *location* is a neighbourhood of ``sites_per_location`` consecutive sites (16 m by
-      default, 91 locations from the first 364 sites), its candidate coordinate the centre of
-      the neighbourhood on the transect rescaled to [0, 1]; the gilgai relief varies on a
-      scale of tens of metres, so the sites of one neighbourhood play the role of repeated
-      readings of one sensor;
-    - in every location half the sites (rounded down), chosen at random (``seed``), define
-      f_i(x) as the mean of their readings; the others are the readings R (m × 3, m = 182 by
-      default) that estimate the kernel;
-    - the scalar kernel is SE on transect positions; its lengthscale and a nugget τ² are
-      fitted to R by maximum likelihood on a grid (lengthscale 0.002–0.5, τ² 0.01–1, relative
-      to the signal variance); B = Rᵀ K⁻¹ R / m with K = K_ℓ + τ² I
-      (:func:`manytask.kernels.estimate_task_matrix`): the nugget keeps K invertible, since a
-      pure SE gram on 182 close points is numerically singular;
-    - σ² is the largest, over the tasks, of the pooled within-location variance of the
-      readings. (The variance over all readings, the literal reading of §5, is 1 for every
-      task after standardisation; the within-location spread is what one reading scatters
-      around f(x), i.e. the observation noise.)
-    - b = max_x ‖f(x)‖₂ / λ_max(B), the rule §5 gives for the RKHS function.
+    - tasks: pH, log conductivity and log chloride at ``depth`` cm, each standardised over
+      the sites; the default 80 cm is the depth where all three are spatially correlated
+      between neighbouring sites, so the field is learnable;
+    - a location is a run of ``sites_per_location`` consecutive sites (91 locations by
+      default), its coordinate the run's centre on the transect rescaled to [0, 1]; the sites
+      of one location play the repeated readings of one sensor;
+    - in every location half the sites, drawn with ``seed``, define f_i(x) as the mean of
+      their readings; the others are the readings R (m × 3) that estimate the kernel;
+    - the scalar kernel is SE on positions, its lengthscale and a nugget τ² fitted to R by
+      maximum likelihood on a grid; B = Rᵀ K⁻¹ R / m with K = K_ℓ + τ² I
+      (:func:`manytask.kernels.estimate_task_matrix`; the nugget keeps K invertible);
+    - σ² is the largest pooled within-location variance of the readings over the tasks (the
+      spread of one reading around f(x); the variance over all readings is 1 after
+      standardisation);
+    - b = max_x ‖f(x)‖₂ / λ_max(B), §5's rule for the RKHS function.
 
     ``f`` is defined only at the candidates (a ValueError elsewhere).
 
@@ -131,10 +121,10 @@ def sensor_substitute(depth: int = 80, sites_per_location: int = 4, seed: int = 
     problem = Problem(
         name=f"{name}(gilgais, depth={depth}, seed={seed}) [substitute for Intel lab sensors]",
         candidates=candidates,
-        function=_lookup(candidates, values, name),
+        function=lookup_function(candidates, values, name),
         kernel=Separable(RBF(lengthscale), B),
         noise_std=float(np.sqrt(np.max(within_variance))),
-        rkhs_bound=_net_problem_bound(values, B),
+        rkhs_bound=net_problem_bound(values, B),
         substitute_note=SENSOR_NOTE,
         description="MASS gilgais soil transect: pH, log EC, log Cl (substitute, §5 sensors)",
         details={"lengthscale": lengthscale, "nugget": nugget, "depth_cm": depth},

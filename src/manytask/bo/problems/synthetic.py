@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels import RBF, Separable, uniform_task_similarity
-from ._base import NET, Problem, _net_problem_bound
+from ._base import NET, Problem, net_problem_bound
 
 
 def rkhs_function(n_tasks: int = 2, seed: int = 0, bound: str = "exact") -> Problem:
@@ -54,7 +54,7 @@ def rkhs_function(n_tasks: int = 2, seed: int = 0, bound: str = "exact") -> Prob
         domain=[[0.0, 1.0]],
         description="Σ_{i≤50} Γ(·, x_i) c_i, Γ = SE(0.2) ⊗ AᵀA (§5)",
     )
-    paper = _net_problem_bound(problem.values, B)
+    paper = net_problem_bound(problem.values, B)
     problem.details.update(rkhs_norm=norm, paper_bound=paper)
     problem.rkhs_bound = norm if bound == "exact" else paper
     return problem
@@ -136,7 +136,7 @@ def perturbed_sine(omega: float = 0.4, lengthscale: float = 0.2) -> Problem:
         domain=[[0.0, 1.0]],
         description="sin(2πx) + 0.6 f_i^pert(x), 4 tasks (§5, after Baldassarre et al. 2012)",
     )
-    problem.rkhs_bound = _net_problem_bound(problem.values, B)
+    problem.rkhs_bound = net_problem_bound(problem.values, B)
     return problem
 
 
@@ -208,7 +208,7 @@ def shifted_branin(omega: float = 0.5, grid: int = 21, lengthscale: float = 0.2)
         domain=[[0.0, 1.0], [0.0, 1.0]],
         description="9 Branin–Hoo functions shifted by i % along x1, negated, standardised",
     )
-    problem.rkhs_bound = _net_problem_bound(problem.values, B)
+    problem.rkhs_bound = net_problem_bound(problem.values, B)
     return problem
 
 
