@@ -11,20 +11,23 @@ Both apps take everything from Flower's configs, so the same app runs on one mac
 (:func:`~.runner.run_local_federation`) or across machines. Across machines:
 
 1. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
-   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink::
+   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink, with its
+   ClientApp process beside it (one process for the whole run)::
 
-       flower-supernode --superlink HOST:PORT --root-certificates ca.pem \\
+       flower-supernode --superlink HOST:9092 --root-certificates ca.pem --isolation process \\
+           --clientappio-api-address 127.0.0.1:9094 \\
            --node-config 'shard="/data/shard.npz" client-id=3'
+       flwr-clientapp --clientappio-api-address 127.0.0.1:9094 --insecure
 
    (``client-id`` is optional; without it the server numbers the clients by (domain, node id)).
 2. The server side starts ``flower-superlink`` (TLS certificates, or ``--insecure`` on a
-   trusted network; ``--disable-runtime-dependency-installation`` when manytask is installed)
-   and the user submits the app from any machine with the Flower CLI::
+   trusted network) and the user submits the app from any machine with the Flower CLI::
 
-       flwr run APP_DIR CONNECTION --stream --run-config overrides.toml
+       flwr run APP_DIR FEDERATION --stream --run-config overrides.toml
 
-   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``CONNECTION`` names the
-   SuperLink in ``$FLWR_HOME/config.toml``. The run config (:data:`RUN_CONFIG`) sets
+   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``FEDERATION`` names a
+   ``[tool.flwr.federations.FEDERATION]`` table (the SuperLink's Exec API address, 9093, and
+   its certificates) added to ``APP_DIR/pyproject.toml``. The run config (:data:`RUN_CONFIG`) sets
    ``n-clients`` (SuperNodes to wait for), ``n-rounds``, ``r``, ``s`` (0: all), ``seed``,
    ``thresholds`` (an .npz of per-feature thresholds on the server, "": quantile reports),
    ``result`` (where the server writes the model and the
@@ -54,10 +57,11 @@ from .clientapp import (
     decode_reply,
     encode_request,
 )
+from .supernode import shorter_pull_backoff
 
 try:
-    from flwr.app import Context, Message
-    from flwr.serverapp import Grid, ServerApp
+    from flwr.common import Context, Message
+    from flwr.server import Grid, ServerApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ServerApp = None
 
@@ -89,6 +93,7 @@ RUN_CONFIG = {
     "retries": 0,
     "timeout": 0.0,  # seconds per request batch, 0: wait for every reply
     "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
+    "pull-backoff": 0.0,  # seconds before asking again for a reply's arrays; 0: Flower's 1 s
 }
 
 
@@ -222,6 +227,8 @@ def _thresholds(path):
 def server_main(grid: Grid, context: Context) -> None:
     """The ServerApp: wait for the SuperNodes, say hello, then the driver's loop."""
     config = _config(context)
+    if config["pull-backoff"] > 0:
+        shorter_pull_backoff(float(config["pull-backoff"]))
     try:
         nodes = _wait_for_nodes(grid, int(config["n-clients"]), float(config["wait"]))
         transport = FlowerTransport(grid, {}, int(config["retries"]),

@@ -6,8 +6,8 @@ of what a client keeps between messages (:func:`kept_to_record`, :func:`kept_fro
 :func:`load_shard` and ``client_app``, which answers each message with
 :func:`~manytask.boost.federated.protocol.respond` and has no protocol logic of its own. Not
 here: the ServerApp and :class:`~.apps.FlowerTransport` (:mod:`.apps`). This module imports
-only the client side of the protocol (:mod:`..client`, :mod:`..protocol`), because Flower
-starts a fresh ClientApp process for every message (see ``runner.CLIENT_SOURCE``).
+only the client side of the protocol (:mod:`..client`, :mod:`..protocol`): each client's
+long-running ClientApp process stays small and starts quickly (see ``runner.CLIENT_SOURCE``).
 
 Wire format: a request is a ``RecordDict`` with a ``ConfigRecord`` "config" (the phase) and an
 ``ArrayRecord`` "payload" (one NumPy array per payload entry, exact float64); a reply holds an
@@ -24,8 +24,8 @@ from ..client import ClientShard, ModelState
 from ..protocol import respond, state_from_payload, state_to_payload
 
 try:
-    from flwr.app import Array, ArrayRecord, ConfigRecord, Context, Error, Message, RecordDict
-    from flwr.clientapp import ClientApp
+    from flwr.client import ClientApp
+    from flwr.common import Array, ArrayRecord, ConfigRecord, Context, Error, Message, RecordDict
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ClientApp = None
 
