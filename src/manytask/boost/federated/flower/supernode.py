@@ -13,9 +13,12 @@ app's loader then finds them), then becomes ``flwr-clientapp``.
 Both poll faster than Flower does: Flower's pauses (an idle SuperNode asks the SuperLink for
 work every 3 s and checks for its ClientApp's reply every 0.5 s; an idle ClientApp asks its
 SuperNode every 1 s) suit training rounds of minutes. Here a pause starts at
-:data:`SHORTEST` after a message and doubles up to :data:`LONGEST` while idle. Nothing else
-changes; real deployments run ``flower-supernode --isolation process`` and ``flwr-clientapp``
-themselves. Run as a script: importing this module imports nothing heavy.
+:data:`SHORTEST` after a message and doubles up to :data:`LONGEST` while idle; object pulls
+retry sooner (:func:`shorter_pull_backoff`); the SuperNode's heartbeat declares
+:data:`HEARTBEAT_INTERVAL`, so a SuperNode that dies is reported by the SuperLink (Flower's
+"node unavailable" error reply) within seconds. Nothing else changes; real deployments run
+``flower-supernode --isolation process`` and ``flwr-clientapp`` themselves. Run as a script:
+importing this module imports nothing heavy.
 """
 
 import os
@@ -28,6 +31,10 @@ from pathlib import Path
 SHORTEST = 0.002  # seconds: the first pause after a message
 LONGEST = 0.2  # seconds: the longest pause while idle (Flower: 3 s and 1 s)
 REPLY_POLL = 0.005  # seconds between checks for the ClientApp's reply (Flower: 0.5)
+# The SuperNode's heartbeat: the SuperLink answers a message to a node silent for 2 intervals
+# with Flower's "node unavailable" error (Flower: 30 s, so a lost node is seen after a minute)
+HEARTBEAT_INTERVAL = 5.0  # seconds (a heartbeat goes out every ~2.4 s)
+HEARTBEAT_CALL_TIMEOUT = 2.0  # seconds (Flower: 5)
 
 
 class Pauses:
@@ -58,6 +65,16 @@ def shorter_pull_backoff(seconds=SHORTEST) -> None:
         function.__kwdefaults__.update(initial_backoff=seconds, backoff_cap=LONGEST)
 
 
+def _shorter_heartbeat() -> None:
+    """This SuperNode declares :data:`HEARTBEAT_INTERVAL` and keeps to it."""
+    import flwr.client.grpc_rere_client.connection as connection
+    import flwr.common.heartbeat as heartbeat
+
+    for module in (connection, heartbeat):
+        module.HEARTBEAT_DEFAULT_INTERVAL = HEARTBEAT_INTERVAL
+        module.HEARTBEAT_CALL_TIMEOUT = HEARTBEAT_CALL_TIMEOUT
+
+
 def _time_with(sleep) -> types.ModuleType:
     """A stand-in for the ``time`` module whose ``sleep`` is ``sleep``."""
     patched = types.ModuleType("time")
@@ -85,6 +102,7 @@ def supernode(argv) -> None:
                       "--clientappio-api-address", address,
                       "--parent-pid", str(os.getpid())])  # fmt: skip
     shorter_pull_backoff()
+    _shorter_heartbeat()
     pauses = Pauses()
 
     def sleep(seconds):  # 3 s: no message from the SuperLink; 0.5 s: waiting for a reply
