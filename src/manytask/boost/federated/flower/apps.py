@@ -101,11 +101,13 @@ class FlowerTransport(Transport):
     """The protocol's :class:`~manytask.boost.federated.protocol.Transport` over a Flower Grid.
 
     One Message per client and request (type "query", group id = the round), pushed together
-    with ``grid.push_messages``; the replies are pulled every ``poll`` seconds until all are
-    in or ``timeout`` seconds have passed (None: wait), as ``grid.send_and_receive`` does, but
-    without its fixed 3 s pause between pulls (a round of FEDMULTIBOOST makes ~20 requests).
-    ``nodes`` maps client ids to Flower node ids. An error reply becomes
-    :class:`ClientAppError`, a missing reply ``TimeoutError``; the base class retries and counts.
+    with ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds
+    have passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms
+    doubling up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to
+    Flower node ids. An error reply (the ClientApp's exception, or the SuperLink's "node
+    unavailable" for a SuperNode that stopped its heartbeat) becomes :class:`ClientAppError`, a
+    missing reply ``TimeoutError``; the base class retries and counts. ``batch_seconds``:
+    (round, wall seconds from push to the last reply) of every request batch.
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
@@ -116,15 +118,19 @@ class FlowerTransport(Transport):
         if not poll > 0:
             raise ValueError(f"poll must be > 0, got {poll!r}")
         self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll
+        self.batch_seconds = []
 
     def _send(self, phase, payloads):
+        start = time.perf_counter()
         clients = list(payloads)
         messages = [
             Message(encode_request(phase, payloads[client]), self.nodes[client], MESSAGE_TYPE,
                     group_id=str(self.round))
             for client in clients
         ]  # fmt: skip
-        return self._exchange(clients, messages, decode_reply)
+        results = self._exchange(clients, messages, decode_reply)
+        self.batch_seconds.append((self.round, time.perf_counter() - start))
+        return results
 
     def _exchange(self, clients, messages, decode):
         """Push ``messages`` (one per client), pull the replies: {client: decoded or error}."""
@@ -133,6 +139,7 @@ class FlowerTransport(Transport):
                    for client, message_id in zip(clients, ids) if message_id is None}  # fmt: skip
         pending = {message_id: client for client, message_id in zip(clients, ids) if message_id}
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        pause = min(0.002, self.poll)
         while pending:
             for reply in self.grid.pull_messages(list(pending)):
                 client = pending.pop(reply.metadata.reply_to_message_id, None)
@@ -144,7 +151,8 @@ class FlowerTransport(Transport):
                     results[client] = decode(reply.content)
             if not pending or (deadline is not None and time.monotonic() > deadline):
                 break
-            time.sleep(self.poll)
+            time.sleep(pause)
+            pause = min(2 * pause, self.poll)
         for client in pending.values():
             results[client] = TimeoutError(f"no reply within {self.timeout} s")
         return results
@@ -253,6 +261,8 @@ def server_main(grid: Grid, context: Context) -> None:
     except Exception:
         write_result(config["result"], error=traceback.format_exc())
         raise
+    for record in history:
+        record["batch_seconds"] = [s for r, s in transport.batch_seconds if r == record["round"]]
     run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
            "nodes": {str(c): node for c, node in client_nodes.items()}}  # fmt: skip
     write_result(config["result"], server.state, run)
