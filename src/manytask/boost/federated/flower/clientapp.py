@@ -19,6 +19,7 @@ Flower objects per array, each its own request on every hop): a message is three
 from __future__ import annotations
 
 import json
+import os
 import pickle
 
 import numpy as np
@@ -144,9 +145,19 @@ def kept_from_record(record) -> dict:
 
 
 def load_shard(path) -> ClientShard:
-    """A client's shard from the .npz of :func:`~.runner.save_shard`."""
-    with np.load(path, allow_pickle=False) as data:
-        return ClientShard(data["X"], data["y"], int(data["domain"]), data["domain_probabilities"])
+    """A client's shard from the .npz of :func:`~.runner.save_shard`; read once while the
+    file is unchanged (a long-running ClientApp answers many messages)."""
+    stat = os.stat(path)
+    key = (os.fspath(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _SHARDS:
+        with np.load(path, allow_pickle=False) as data:
+            _SHARDS.clear()
+            _SHARDS[key] = ClientShard(data["X"], data["y"], int(data["domain"]),
+                                       data["domain_probabilities"])  # fmt: skip
+    return _SHARDS[key]
+
+
+_SHARDS = {}  # the last shard read: {(path, mtime, size): ClientShard}
 
 
 def client_query(message: Message, context: Context) -> Message:

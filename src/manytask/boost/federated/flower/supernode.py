@@ -132,6 +132,47 @@ def _preload_clientapp() -> None:
     import_module("_fedmultiboost.flower.clientapp")
 
 
+def _memo(function, key):
+    """``function`` computed once per ``key(*args, **kwargs)``."""
+    results = {}
+
+    def memoised(*args, **kwargs):
+        k = key(*args, **kwargs)
+        if k not in results:
+            results[k] = function(*args, **kwargs)
+        return results[k]
+
+    return memoised
+
+
+def _install_and_load_once(runtime) -> None:
+    """The long-running ClientApp installs a run's FAB and loads its ClientApp once, not on
+    every message (Flower 1.20 unzips and checks the FAB and re-reads the app's config on
+    each). Both are keyed by the FAB's hash, so a new app is still installed and loaded."""
+    import hashlib
+
+    runtime.install_from_fab = _memo(
+        runtime.install_from_fab,
+        lambda content, flwr_dir=None, skip_prompt=False: (
+            hashlib.sha256(content).hexdigest(),
+            str(flwr_dir),
+        ),
+    )
+    make_loader, loaded = runtime.get_load_client_app_fn, {}
+
+    def get_load_client_app_fn(*args, **kwargs):  # called on every message
+        load = make_loader(*args, **kwargs)
+
+        def load_once(*key):  # (fab id, version, hash)
+            if key not in loaded:
+                loaded[key] = load(*key)
+            return loaded[key]
+
+        return load_once
+
+    runtime.get_load_client_app_fn = get_load_client_app_fn
+
+
 def clientapp(argv) -> None:
     """``flwr-clientapp argv`` (long-running: no token) with the ClientApp preloaded."""
     import flwr.supernode.runtime.run_clientapp as runtime
@@ -139,6 +180,7 @@ def clientapp(argv) -> None:
 
     _preload_clientapp()
     shorter_pull_backoff()
+    _install_and_load_once(runtime)
     pauses = Pauses()
     runtime.time = _time_with(lambda seconds: pauses.idle() if seconds >= 1.0 else
                               time.sleep(seconds))  # fmt: skip
