@@ -390,14 +390,15 @@ def section_flower(n_rounds, timeout, client_counts):
     return "\n".join([
         title,
         "",
-        "`flower.run_local_federation`: Flower 1.20's SuperLink and one SuperNode per client "
-        "as local processes (gRPC on 127.0.0.1), each SuperNode with `--isolation process` and "
-        "one long-running `flwr-clientapp` that answers all its messages; against `simulate` "
-        "with the same arguments: 600 points × 5 features, one source, 8 quantile thresholds "
-        "per feature; medians over the rounds. *start-up, set-up, stop*: the whole call minus "
-        "its rounds (processes, imports, the clients' hello and candidates, stopping). *per "
-        "request batch*: the ServerApp's wall time from pushing one request to every client to "
-        "its last reply; a round is its batches plus the server's own work. "
+        f"Measured {machine()}. `flower.run_local_federation`: Flower 1.20's SuperLink and one "
+        "SuperNode per client as local processes (gRPC on 127.0.0.1), each SuperNode with "
+        "`--isolation process` and one long-running `flwr-clientapp` that answers all its "
+        "messages; against `simulate` with the same arguments: 600 points × 5 features, one "
+        "source, 8 quantile thresholds per feature; medians over the rounds. *start-up, set-up,"
+        " stop*: the whole call minus its rounds (processes, imports, the clients' hello and "
+        "candidates, stopping). *per request batch*: the ServerApp's wall time from pushing one"
+        " request to every client to its last reply; a round is its batches plus the server's "
+        "own work. "
         f"{os.cpu_count()} cores shared by every process (and by other jobs: see the load "
         f"average before → after); each federation runs in a child process stopped after "
         f"{timeout:.0f} s.",

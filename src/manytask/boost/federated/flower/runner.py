@@ -114,8 +114,8 @@ def write_app(directory, superlink=None) -> Path:
     :mod:`.clientapp` through a small loader module) and that loader.
 
     ``superlink``: None, or the "HOST:PORT" of a SuperLink's Exec API reached without TLS,
-    written as the app's default federation :data:`CONNECTION` (what ``flwr run`` connects
-    to); otherwise add your federation's ``[tool.flwr.federations.NAME]`` table yourself.
+    written as the app's default federation, ``"manytask-local"`` (what ``flwr run``
+    connects to); otherwise add your federation's ``[tool.flwr.federations.NAME]`` table.
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -271,9 +271,12 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
     """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
-    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard;
-    a ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
-    ``flwr run``. Every process is stopped on return, on error and on KeyboardInterrupt.
+    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard
+    with one long-running ClientApp process beside it (:mod:`.supernode`); a
+    ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
+    ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
+    unavailable" reply, within ~10 s). Every process is stopped on return, on error and on
+    KeyboardInterrupt.
 
     Parameters
     ----------
@@ -290,6 +293,7 @@ domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost
     MultiBoostClassifier
         As :func:`~manytask.boost.federated.simulate`'s; ``federated_run_.history`` holds the
         per-round ``seconds`` measured by the ServerApp (Flower's round trips included) and
+        ``batch_seconds`` (each request batch, push to last reply);
         ``federated_run_.messages`` is empty (not recorded).
 
     Examples
