@@ -5,9 +5,10 @@ message, and the wire format), :mod:`.apps` (the ServerApp and :class:`FlowerTra
 run the driver of :mod:`manytask.boost.federated` over Flower's Message API; its docstring says
 how to deploy across machines), :mod:`.runner` (:func:`run_local_federation`: SuperLink + one
 SuperNode per client as local processes on loopback, the same clients and result as
-:func:`~manytask.boost.federated.simulate`) and two local-only speed-ups of Flower's runtime
-that :mod:`.runner` uses (:mod:`.supernode`: shorter polling; :mod:`.forkserver`: ClientApp
-processes forked from a preloaded one). Not here: the protocol, server and driver, shared with
+:func:`~manytask.boost.federated.simulate`) and :mod:`.supernode` (the processes of one local
+client: a SuperNode with ``--isolation process`` and its long-running ``flwr-clientapp``,
+Flower's own way of keeping a ClientApp alive between messages, both polling faster than
+Flower's defaults). Not here: the protocol, server and driver, shared with
 every transport. The modules import without flwr; running a federation then raises an
 ImportError naming the extra.
 

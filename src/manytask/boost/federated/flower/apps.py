@@ -11,20 +11,23 @@ Both apps take everything from Flower's configs, so the same app runs on one mac
 (:func:`~.runner.run_local_federation`) or across machines. Across machines:
 
 1. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
-   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink::
+   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink, with its
+   ClientApp process beside it (one process for the whole run)::
 
-       flower-supernode --superlink HOST:PORT --root-certificates ca.pem \\
+       flower-supernode --superlink HOST:9092 --root-certificates ca.pem --isolation process \\
+           --clientappio-api-address 127.0.0.1:9094 \\
            --node-config 'shard="/data/shard.npz" client-id=3'
+       flwr-clientapp --clientappio-api-address 127.0.0.1:9094 --insecure
 
    (``client-id`` is optional; without it the server numbers the clients by (domain, node id)).
 2. The server side starts ``flower-superlink`` (TLS certificates, or ``--insecure`` on a
-   trusted network; ``--disable-runtime-dependency-installation`` when manytask is installed)
-   and the user submits the app from any machine with the Flower CLI::
+   trusted network) and the user submits the app from any machine with the Flower CLI::
 
-       flwr run APP_DIR CONNECTION --stream --run-config overrides.toml
+       flwr run APP_DIR FEDERATION --stream --run-config overrides.toml
 
-   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``CONNECTION`` names the
-   SuperLink in ``$FLWR_HOME/config.toml``. The run config (:data:`RUN_CONFIG`) sets
+   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``FEDERATION`` names a
+   ``[tool.flwr.federations.FEDERATION]`` table (the SuperLink's Exec API address, 9093, and
+   its certificates) added to ``APP_DIR/pyproject.toml``. The run config (:data:`RUN_CONFIG`) sets
    ``n-clients`` (SuperNodes to wait for), ``n-rounds``, ``r``, ``s`` (0: all), ``seed``,
    ``thresholds`` (an .npz of per-feature thresholds on the server, "": quantile reports),
    ``result`` (where the server writes the model and the
@@ -54,10 +57,11 @@ from .clientapp import (
     decode_reply,
     encode_request,
 )
+from .supernode import shorter_pull_backoff
 
 try:
-    from flwr.app import Context, Message
-    from flwr.serverapp import Grid, ServerApp
+    from flwr.common import Context, Message
+    from flwr.server import Grid, ServerApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ServerApp = None
 
@@ -89,6 +93,7 @@ RUN_CONFIG = {
     "retries": 0,
     "timeout": 0.0,  # seconds per request batch, 0: wait for every reply
     "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
+    "pull-backoff": 0.0,  # seconds before asking again for a reply's arrays; 0: Flower's 1 s
 }
 
 
@@ -96,11 +101,13 @@ class FlowerTransport(Transport):
     """The protocol's :class:`~manytask.boost.federated.protocol.Transport` over a Flower Grid.
 
     One Message per client and request (type "query", group id = the round), pushed together
-    with ``grid.push_messages``; the replies are pulled every ``poll`` seconds until all are
-    in or ``timeout`` seconds have passed (None: wait), as ``grid.send_and_receive`` does, but
-    without its fixed 3 s pause between pulls (a round of FEDMULTIBOOST makes ~20 requests).
-    ``nodes`` maps client ids to Flower node ids. An error reply becomes
-    :class:`ClientAppError`, a missing reply ``TimeoutError``; the base class retries and counts.
+    with ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds
+    have passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms
+    doubling up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to
+    Flower node ids. An error reply (the ClientApp's exception, or the SuperLink's "node
+    unavailable" for a SuperNode that stopped its heartbeat) becomes :class:`ClientAppError`, a
+    missing reply ``TimeoutError``; the base class retries and counts. ``batch_seconds``:
+    (round, wall seconds from push to the last reply) of every request batch.
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
@@ -111,15 +118,19 @@ class FlowerTransport(Transport):
         if not poll > 0:
             raise ValueError(f"poll must be > 0, got {poll!r}")
         self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll
+        self.batch_seconds = []
 
     def _send(self, phase, payloads):
+        start = time.perf_counter()
         clients = list(payloads)
         messages = [
             Message(encode_request(phase, payloads[client]), self.nodes[client], MESSAGE_TYPE,
                     group_id=str(self.round))
             for client in clients
         ]  # fmt: skip
-        return self._exchange(clients, messages, decode_reply)
+        results = self._exchange(clients, messages, decode_reply)
+        self.batch_seconds.append((self.round, time.perf_counter() - start))
+        return results
 
     def _exchange(self, clients, messages, decode):
         """Push ``messages`` (one per client), pull the replies: {client: decoded or error}."""
@@ -128,6 +139,7 @@ class FlowerTransport(Transport):
                    for client, message_id in zip(clients, ids) if message_id is None}  # fmt: skip
         pending = {message_id: client for client, message_id in zip(clients, ids) if message_id}
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        pause = min(0.002, self.poll)
         while pending:
             for reply in self.grid.pull_messages(list(pending)):
                 client = pending.pop(reply.metadata.reply_to_message_id, None)
@@ -139,7 +151,8 @@ class FlowerTransport(Transport):
                     results[client] = decode(reply.content)
             if not pending or (deadline is not None and time.monotonic() > deadline):
                 break
-            time.sleep(self.poll)
+            time.sleep(pause)
+            pause = min(2 * pause, self.poll)
         for client in pending.values():
             results[client] = TimeoutError(f"no reply within {self.timeout} s")
         return results
@@ -222,6 +235,8 @@ def _thresholds(path):
 def server_main(grid: Grid, context: Context) -> None:
     """The ServerApp: wait for the SuperNodes, say hello, then the driver's loop."""
     config = _config(context)
+    if config["pull-backoff"] > 0:
+        shorter_pull_backoff(float(config["pull-backoff"]))
     try:
         nodes = _wait_for_nodes(grid, int(config["n-clients"]), float(config["wait"]))
         transport = FlowerTransport(grid, {}, int(config["retries"]),
@@ -246,6 +261,8 @@ def server_main(grid: Grid, context: Context) -> None:
     except Exception:
         write_result(config["result"], error=traceback.format_exc())
         raise
+    for record in history:
+        record["batch_seconds"] = [s for r, s in transport.batch_seconds if r == record["round"]]
     run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
            "nodes": {str(c): node for c, node in client_nodes.items()}}  # fmt: skip
     write_result(config["result"], server.state, run)

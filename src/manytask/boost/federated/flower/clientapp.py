@@ -6,16 +6,20 @@ of what a client keeps between messages (:func:`kept_to_record`, :func:`kept_fro
 :func:`load_shard` and ``client_app``, which answers each message with
 :func:`~manytask.boost.federated.protocol.respond` and has no protocol logic of its own. Not
 here: the ServerApp and :class:`~.apps.FlowerTransport` (:mod:`.apps`). This module imports
-only the client side of the protocol (:mod:`..client`, :mod:`..protocol`), because Flower
-starts a fresh ClientApp process for every message (see ``runner.CLIENT_SOURCE``).
+only the client side of the protocol (:mod:`..client`, :mod:`..protocol`): each client's
+long-running ClientApp process stays small and starts quickly (see ``runner.CLIENT_SOURCE``).
 
-Wire format: a request is a ``RecordDict`` with a ``ConfigRecord`` "config" (the phase) and an
-``ArrayRecord`` "payload" (one NumPy array per payload entry, exact float64); a reply holds an
-``ArrayRecord`` "message", or a Flower ``Error`` whose reason is the client's exception.
+Wire format: a request is a ``RecordDict`` with one ``ConfigRecord`` "query" holding the phase
+and the payload's arrays packed into one byte string (:func:`pack_arrays`: exact, no pickle); a
+reply holds a ``ConfigRecord`` "reply" with the packed message, or a Flower ``Error`` whose
+reason is the client's exception. One record of bytes rather than an ``ArrayRecord`` (two
+Flower objects per array, each its own request on every hop): a message is three objects.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
 
 import numpy as np
@@ -24,8 +28,8 @@ from ..client import ClientShard, ModelState
 from ..protocol import respond, state_from_payload, state_to_payload
 
 try:
-    from flwr.app import Array, ArrayRecord, ConfigRecord, Context, Error, Message, RecordDict
-    from flwr.clientapp import ClientApp
+    from flwr.client import ClientApp
+    from flwr.common import ConfigRecord, Context, Error, Message, RecordDict
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ClientApp = None
 
@@ -43,6 +47,8 @@ __all__ = [
     "kept_from_record",
     "kept_to_record",
     "load_shard",
+    "pack_arrays",
+    "unpack_arrays",
 ]
 
 FLWR_MISSING = "FEDMULTIBOOST on Flower needs flwr: pip install manytask[fed]"
@@ -56,43 +62,56 @@ class ClientAppError(RuntimeError):
     """A client's error reply (its exception, as Flower's ``Error`` reason)."""
 
 
-def _arrays_to_record(values: dict) -> ArrayRecord:
-    return ArrayRecord(
-        {key: Array.from_numpy_ndarray(np.asarray(value)) for key, value in values.items()}
-    )
+def pack_arrays(values: dict) -> bytes:
+    """Named arrays (or numbers) as one byte string: a JSON header (name, dtype, shape of each)
+    and their raw bytes, exact (no text round trip, no pickle)."""
+    arrays = {key: np.asarray(value) for key, value in values.items()}
+    header = json.dumps([[key, array.dtype.str, array.shape] for key, array in arrays.items()])
+    head = header.encode()
+    return b"".join([len(head).to_bytes(4, "little"), head,
+                     *(array.tobytes(order="C") for array in arrays.values())])  # fmt: skip
 
 
-def _record_to_arrays(record) -> dict:
-    """0-d arrays come back as Python numbers (as the client functions return them)."""
-    values = {}
-    for key, array in record.items():
-        value = array.numpy()
+def unpack_arrays(data: bytes) -> dict:
+    """Inverse of :func:`pack_arrays`; 0-d arrays come back as Python numbers (as the client
+    functions return them)."""
+    size = int.from_bytes(data[:4], "little")
+    offset, values = 4 + size, {}
+    for key, dtype, shape in json.loads(data[4:offset]):
+        dtype = np.dtype(dtype)
+        if dtype.hasobject:
+            raise ValueError(f"{key!r}: object arrays are not accepted")
+        count = int(np.prod(shape, dtype=np.int64))
+        value = np.frombuffer(data, dtype, count, offset).reshape(shape).copy()
+        offset += count * dtype.itemsize
         values[key] = value.item() if value.ndim == 0 else value
+    if offset != len(data):
+        raise ValueError(f"{len(data) - offset} bytes left after the arrays")
     return values
 
 
 def encode_request(phase: str, payload: dict) -> RecordDict:
-    """A server → client request: the phase and the payload arrays."""
-    return RecordDict({"config": ConfigRecord({"phase": phase}),
-                       "payload": _arrays_to_record(payload)})  # fmt: skip
+    """A server → client request: the phase and the packed payload arrays."""
+    return RecordDict({"query": ConfigRecord({"phase": phase, "payload": pack_arrays(payload)})})
 
 
 def decode_request(content: RecordDict) -> tuple[str, dict]:
     """Inverse of :func:`encode_request`: (phase, payload)."""
-    return str(content["config"]["phase"]), _record_to_arrays(content["payload"])
+    record = content["query"]
+    return str(record["phase"]), unpack_arrays(record["payload"])
 
 
 def encode_reply(message: dict) -> RecordDict:
     """A client → server message as records."""
-    return RecordDict({"message": _arrays_to_record(message)})
+    return RecordDict({"reply": ConfigRecord({"message": pack_arrays(message)})})
 
 
 def decode_reply(content: RecordDict) -> dict:
     """Inverse of :func:`encode_reply`."""
-    return _record_to_arrays(content["message"])
+    return unpack_arrays(content["reply"]["message"])
 
 
-def kept_to_record(kept: dict) -> ArrayRecord:
+def kept_to_record(kept: dict) -> ConfigRecord:
     """What a client keeps between messages as arrays, for its ``Context.state``.
 
     Arrays as they are, the round's :class:`~..client.ModelState` as its five arrays; any
@@ -108,16 +127,16 @@ def kept_to_record(kept: dict) -> ArrayRecord:
             values[key] = value
         else:
             values[_PICKLED + key] = np.frombuffer(pickle.dumps(value), dtype=np.uint8)
-    return _arrays_to_record(values)
+    return ConfigRecord({"arrays": pack_arrays(values)})
 
 
 def kept_from_record(record) -> dict:
     """Inverse of :func:`kept_to_record`."""
-    values = {key: array.numpy() for key, array in record.items()}
+    values = unpack_arrays(record["arrays"])
     kept = {}
     for key, value in values.items():
         if key.startswith(_PICKLED):
-            kept[key[len(_PICKLED) :]] = pickle.loads(value.tobytes())
+            kept[key[len(_PICKLED) :]] = pickle.loads(np.asarray(value).tobytes())
         elif not key.startswith("state_"):
             kept[key] = value
     if "state_steps" in values:
@@ -126,9 +145,19 @@ def kept_from_record(record) -> dict:
 
 
 def load_shard(path) -> ClientShard:
-    """A client's shard from the .npz of :func:`~.runner.save_shard`."""
-    with np.load(path, allow_pickle=False) as data:
-        return ClientShard(data["X"], data["y"], int(data["domain"]), data["domain_probabilities"])
+    """A client's shard from the .npz of :func:`~.runner.save_shard`; read once while the
+    file is unchanged (a long-running ClientApp answers many messages)."""
+    stat = os.stat(path)
+    key = (os.fspath(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _SHARDS:
+        with np.load(path, allow_pickle=False) as data:
+            _SHARDS.clear()
+            _SHARDS[key] = ClientShard(data["X"], data["y"], int(data["domain"]),
+                                       data["domain_probabilities"])  # fmt: skip
+    return _SHARDS[key]
+
+
+_SHARDS = {}  # the last shard read: {(path, mtime, size): ClientShard}
 
 
 def client_query(message: Message, context: Context) -> Message:
@@ -140,7 +169,7 @@ def client_query(message: Message, context: Context) -> Message:
             reply = {"client": int(context.node_config.get("client-id", -1)),
                      "domain": shard.domain, "n_features": shard.X.shape[1]}  # fmt: skip
             return Message(encode_reply(reply), reply_to=message)
-        stored = context.state.array_records.get(KEPT)
+        stored = context.state.config_records.get(KEPT)
         kept = kept_from_record(stored) if stored is not None else {}
         reply, kept = respond(phase, shard, payload, kept)
         context.state[KEPT] = kept_to_record(kept)

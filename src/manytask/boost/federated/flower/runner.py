@@ -4,7 +4,7 @@ Lives here: :func:`run_local_federation` (the clients of :func:`~..simulation.si
 ``flower-supernode`` process, a ``flower-superlink`` on loopback, the app submitted with
 ``flwr run``), the files the apps read (:func:`save_shard`, :func:`write_app`) and
 :func:`read_result`. Not here: the apps themselves (:mod:`.apps`). No Ray: Flower's simulation
-engine is not used; every process is a real Flower component talking HTTP on 127.0.0.1.
+engine is not used; every process is a real Flower component talking gRPC on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from ..client import ModelState
 from ..driver import FederatedRun
 from ..protocol import state_from_payload
 from ..simulation import as_estimator, check_federation_inputs, make_shards
-from . import forkserver
 from .apps import FLWR_MISSING, RUN_CONFIG
 
 __all__ = [
@@ -44,9 +43,7 @@ __all__ = [
 
 APP_NAME = "fedmultiboost"
 CONNECTION = "manytask-local"
-STARTUP_SECONDS = 60.0  # for the SuperLink's port and the SuperNodes to come up
-# Fork each ClientApp process from one that imported Flower (forkserver.py); Linux only.
-FORK_CLIENTAPPS = sys.platform.startswith("linux")
+STARTUP_SECONDS = 60.0  # for the SuperLink's ports to open
 
 
 def _require_flower() -> Path:
@@ -56,7 +53,7 @@ def _require_flower() -> Path:
     except ImportError as error:
         raise ImportError(FLWR_MISSING) from error
     bin_dir = Path(sys.executable).parent
-    for script in ("flower-superlink", "flower-supernode", "flwr"):
+    for script in ("flower-superlink", "flower-supernode", "flwr-clientapp", "flwr"):
         if not (bin_dir / script).exists() and shutil.which(script) is None:
             raise ImportError(f"{script} not found next to {sys.executable}; {FLWR_MISSING}")
     return bin_dir
@@ -76,10 +73,11 @@ def _toml_value(value) -> str:
     return json.dumps(str(value))  # a TOML basic string is a JSON string
 
 
-# The ClientApp component of the app: Flower starts a fresh process for every message, and
-# importing manytask's top-level package (scipy, scikit-learn: ~1.3 s) would dominate each
-# one; this loads the client side of the protocol (client.py, protocol.py, client_app.py:
-# numpy and flwr only) as a stand-alone package, or manytask as usual if that fails.
+# The ClientApp component of the app. Each client's long-running ClientApp process imports it
+# once; manytask's top-level package (scipy, scikit-learn: ~1.3 s of CPU, ~120 MB) would make
+# every such process slow to start and large, so this loads the client side of the protocol
+# (client.py, protocol.py, clientapp.py: numpy and flwr only) as a stand-alone package, or
+# manytask as usual if that fails.
 CLIENT_MODULE = "fedmultiboost_client"
 CLIENT_SOURCE = '''"""FEDMULTIBOOST's ClientApp (manytask), without manytask's top-level package."""
 
@@ -111,13 +109,22 @@ client_app = _client_app()
 '''
 
 
-def write_app(directory) -> Path:
+def write_app(directory, superlink=None) -> Path:
     """The Flower App project: ``pyproject.toml`` (ServerApp :mod:`.apps`, ClientApp
-    :mod:`.clientapp` through a small loader module) and that loader."""
+    :mod:`.clientapp` through a small loader module) and that loader.
+
+    ``superlink``: None, or the "HOST:PORT" of a SuperLink's Exec API reached without TLS,
+    written as the app's default federation, ``"manytask-local"`` (what ``flwr run``
+    connects to); otherwise add your federation's ``[tool.flwr.federations.NAME]`` table.
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{CLIENT_MODULE}.py").write_text(CLIENT_SOURCE, encoding="utf-8")
     config = "\n".join(f"{key} = {_toml_value(value)}" for key, value in RUN_CONFIG.items())
+    federation = "" if superlink is None else (
+        f'\n[tool.flwr.federations]\ndefault = "{CONNECTION}"\n\n'
+        f'[tool.flwr.federations.{CONNECTION}]\naddress = "{superlink}"\ninsecure = true\n'
+    )  # fmt: skip
     (directory / "pyproject.toml").write_text(
         f"""[build-system]
 requires = ["hatchling"]
@@ -139,7 +146,7 @@ clientapp = "{CLIENT_MODULE}:client_app"
 
 [tool.flwr.app.config]
 {config}
-""",
+{federation}""",
         encoding="utf-8",
     )
     return directory
@@ -178,17 +185,6 @@ def _wait_for_port(port, process, log, seconds):
                 return
         time.sleep(0.1)
     raise RuntimeError(f"flower-superlink did not listen on port {port} in {seconds} s")
-
-
-def _wait_for_line(path, line, process, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{path.stem} exited ({process.returncode}):\n{_tail(path)}")
-        if line in Path(path).read_text(errors="replace").splitlines():
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"{path.stem} did not start in {seconds} s:\n{_tail(path)}")
 
 
 def _tail(path, lines=40) -> str:
@@ -275,9 +271,12 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
     """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
-    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard;
-    a ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
-    ``flwr run``. Every process is stopped on return, on error and on KeyboardInterrupt.
+    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard
+    with one long-running ClientApp process beside it (:mod:`.supernode`); a
+    ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
+    ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
+    unavailable" reply, within ~10 s). Every process is stopped on return, on error and on
+    KeyboardInterrupt.
 
     Parameters
     ----------
@@ -294,6 +293,7 @@ domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost
     MultiBoostClassifier
         As :func:`~manytask.boost.federated.simulate`'s; ``federated_run_.history`` holds the
         per-round ``seconds`` measured by the ServerApp (Flower's round trips included) and
+        ``batch_seconds`` (each request batch, push to last reply);
         ``federated_run_.messages`` is empty (not recorded).
 
     Examples
@@ -355,7 +355,7 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
         "n-rounds": int(n_rounds), "r": int(r or 0), "s": int(s or 0),
         "rng-state": json.dumps(rng.bit_generator.state), "n-quantiles": int(n_quantiles),
         "line-search-batch": int(line_search_batch), "retries": int(retries),
-        "timeout": float(timeout or 0.0), "mu": float(mu or 0.0),
+        "timeout": float(timeout or 0.0), "mu": float(mu or 0.0), "pull-backoff": 0.002,
     }  # fmt: skip
     return {"shards": shards, "client_points": client_points, "q": q, "classes": classes,
             "domain_labels": domain_labels, "n_features": X.shape[1], "thresholds": thresholds,
@@ -399,7 +399,8 @@ def federation_estimator(federation, state, run):
 
 
 def _deploy(bin_dir, root, shard_paths, run_config) -> tuple[ModelState, dict]:
-    """SuperLink, SuperNodes and ``flwr run`` as local processes; (state, run) of the server."""
+    """SuperLink, SuperNodes (each with its long-running ClientApp process) and ``flwr run``
+    as local processes; (state, run) of the server."""
     logs = root / "logs"
     logs.mkdir(exist_ok=True)
     result = Path(run_config["result"])
@@ -408,51 +409,37 @@ def _deploy(bin_dir, root, shard_paths, run_config) -> tuple[ModelState, dict]:
         "".join(f"{key} = {_toml_value(value)}\n" for key, value in run_config.items()),
         encoding="utf-8",
     )
-    app = write_app(root / "app")
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "FLWR_TELEMETRY_ENABLED": "0", "FLWR_DISABLE_UPDATE_CHECK": "1",
-           "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.05",  # Flower's default: 1 s per task
-           "PYTHONUNBUFFERED": "1"}  # fmt: skip
+           "FLWR_TELEMETRY_ENABLED": "0", "PYTHONUNBUFFERED": "1"}  # fmt: skip
 
-    def home(name, base=env):
+    def home(name):
         path = root / "flwr-home" / name
         path.mkdir(parents=True, exist_ok=True)
-        return {**base, "FLWR_HOME": str(path)}
+        return {**env, "FLWR_HOME": str(path)}
 
-    port = _free_port()
+    serverappio, fleet, exec_api = _free_port(), _free_port(), _free_port()
+    app = write_app(root / "app", f"127.0.0.1:{exec_api}")
     with _Processes(env, logs) as processes:
-        node_env = env
-        if FORK_CLIENTAPPS:  # ClientApp processes forked from a preloaded one (forkserver.py)
-            name = f"manytask-flower-{os.getpid()}-{port}"  # a Linux abstract socket
-            shim = forkserver.write_shim(root / "bin", "\0" + name)
-            server, server_log = processes.start("forkserver", [
-                sys.executable, str(Path(__file__).with_name("forkserver.py")), name,
-            ])  # fmt: skip
-            node_env = {**env, "PATH": f"{shim.parent}{os.pathsep}{env['PATH']}"}
         superlink, superlink_log = processes.start("superlink", [
-            str(bin_dir / "flower-superlink"), "--insecure", "--host", "127.0.0.1",
-            "--port", str(port), "--disable-runtime-dependency-installation",
+            str(bin_dir / "flower-superlink"), "--insecure",
+            "--serverappio-api-address", f"127.0.0.1:{serverappio}",
+            "--fleet-api-address", f"127.0.0.1:{fleet}",
+            "--exec-api-address", f"127.0.0.1:{exec_api}",
         ], home("superlink"))  # fmt: skip
-        _wait_for_port(port, superlink, superlink_log, STARTUP_SECONDS)
-        if FORK_CLIENTAPPS:  # started before the SuperLink; both import Flower meanwhile
-            _wait_for_line(server_log, "ready", server, STARTUP_SECONDS)
-        for client, path in enumerate(shard_paths):
+        for client, path in enumerate(shard_paths):  # they retry until the SuperLink listens
             node_config = f"shard={_toml_value(str(path))} client-id={client}"
             processes.start(f"supernode-{client}", [
-                sys.executable, str(Path(__file__).with_name("supernode.py")), "--insecure",
-                "--superlink", f"127.0.0.1:{port}", "--port", str(_free_port()),
+                sys.executable, str(Path(__file__).with_name("supernode.py")), "supernode",
+                "--insecure", "--superlink", f"127.0.0.1:{fleet}",
+                "--clientappio-api-address", f"127.0.0.1:{_free_port()}",
                 "--node-config", node_config,
-            ], home(f"supernode-{client}", node_env))  # fmt: skip
-        cli_env = home("cli")
-        (Path(cli_env["FLWR_HOME"]) / "config.toml").write_text(
-            f'[superlink]\ndefault = "{CONNECTION}"\n\n[superlink.{CONNECTION}]\n'
-            f'address = "127.0.0.1:{port}"\ninsecure = true\n',
-            encoding="utf-8",
-        )
+            ], home(f"supernode-{client}"))  # fmt: skip
+        for port in (fleet, exec_api):
+            _wait_for_port(port, superlink, superlink_log, STARTUP_SECONDS)
         submit, submit_log = processes.start("flwr-run", [
             str(bin_dir / "flwr"), "run", str(app), CONNECTION, "--stream",
             "--run-config", str(overrides),
-        ], cli_env)  # fmt: skip
+        ], home("cli"))  # fmt: skip
         while submit.poll() is None and not result.exists():
             if superlink.poll() is not None:
                 raise RuntimeError(f"flower-superlink exited:\n{_tail(superlink_log)}")
