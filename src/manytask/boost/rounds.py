@@ -20,41 +20,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from .figure1 import (
-    active_domains,
-    closed_form_step,
-    direction_score,
-    lemma1_bound,
-    line_search,
-    objective_along_coordinate,
-    round_distributions,
-    scaled_exponential_losses,
-    weighted_error,
-)
+from .line_search import coordinate_losses, line_search
 from .multiclass import VectorStump, best_vector_stump, steepest_common_stump
 from .objective import (
+    active_domains,
     aggregate_weights,
     agnostic_objective,
-    constant_over_sqrt_t_step,
-    lemma1_step,
+    direction_score,
     mixture_losses,
     objective_along,
-    penalised_line_search,
     phi,
     phi_derivative,
     phi_domain_losses,
+    round_distributions,
+    scaled_exponential_losses,
+    soft_max_stump_weights,
+    weighted_error,
 )
 from .steepest import steepest_coordinate
-from .steps import adaboost_error, adaboost_step
-from .stumps import Stump, best_stump, predict_presorted
-from .ties import (
+from .steps import (
+    adaboost_error,
+    adaboost_step,
     block_step,
+    constant_over_sqrt_t_step,
+    lemma1_step,
+    penalised_line_search,
+    separates,
+    separating_step,
     soft_line_search_step,
-    soft_max_objective,
-    soft_max_stump_weights,
-    soft_max_weights,
-    soft_objective_along,
 )
+from .stumps import Stump, best_stump, predict_presorted
 
 __all__ = ["GeneralRounds", "HardMaxRounds", "stump_values"]
 
@@ -71,10 +66,7 @@ def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
 def _adaboost_or_separating(error, directions, weighted, beta=0.0, mass=1.0) -> float:
     """The AdaBoost step (:func:`~.steps.adaboost_step`), or ``inf`` (the separating case)
     when β = 0 and y Q h > 0 on every point with weight (``weighted``: a mask, None = all)."""
-    seen = directions if weighted is None else directions[weighted]
-    if beta == 0 and np.all(seen > 0):
-        return np.inf
-    return adaboost_step(error, beta, mass)
+    return np.inf if separates(directions, weighted, beta) else adaboost_step(error, beta, mass)
 
 
 class _Rounds:
@@ -87,10 +79,10 @@ class _Rounds:
         """Add η·Q(q|·)h to the ensemble and record the round; True if boosting must stop.
 
         A "separating" direction (every training margin grows) has its minimum at η → ∞: take
-        η = (1 + ‖α‖₁)/min_x Q(q|x), which makes every training margin positive, and stop.
+        the finite :func:`~.steps.separating_step` instead, and stop.
         """
         if step_rule == "separating":
-            step = (1.0 + float(np.sum(weights))) / Q[:, q].min()
+            step = separating_step(weights, Q[:, q].min())
         margins += step * directions
         self.estimators_.append((q, stump))
         weights.append(float(step))
@@ -189,8 +181,8 @@ class HardMaxRounds(_Rounds):
         n_domains, mu = self.domains_.size, float(self.mu)
         scaled_losses = scaled_exponential_losses(margins, point_weights)  # a_i
         losses = np.bincount(domain_index, weights=scaled_losses, minlength=n_domains)  # F_k
-        objective = soft_max_objective(losses, mu)
-        domain_weights = soft_max_weights(losses, mu)
+        objective = agnostic_objective(losses, mu)
+        domain_weights = aggregate_weights(losses, mu)
         # Row q: w^q_i = p_{k(i)} a_i Q(q|x_i); rate(q, h) = Σ w^q − 2·(weighted error of h).
         stump_weights = soft_max_stump_weights(scaled_losses, domain_index, Q, domain_weights)
         results = best_stump(presorted, y, stump_weights, check_input=False)
@@ -211,19 +203,18 @@ class HardMaxRounds(_Rounds):
             details["error"] = adaboost_error(rates[q], domain_weights @ losses)
             step = _adaboost_or_separating(details["error"], directional_margins, scaled_losses > 0)
         elif rates[q] > 0:
-            weighted = scaled_losses > 0
-            if np.all(directional_margins[weighted] > 0):
-                step = np.inf
-            else:
-                step = soft_line_search_step(
-                    scaled_losses, directional_margins, domain_index, n_domains, mu
-                )
+            step = soft_line_search_step(
+                scaled_losses, directional_margins, domain_index, n_domains, mu
+            )
         if not np.isfinite(step):
             step_rule = "separating"
         elif not step > 0 or (
             self.step != "adaboost"
-            and soft_objective_along(
-                step, scaled_losses, directional_margins, domain_index, n_domains, mu
+            and agnostic_objective(
+                coordinate_losses(
+                    step, scaled_losses, directional_margins, domain_index, n_domains
+                ),
+                mu,
             )
             >= objective
         ):
@@ -243,37 +234,29 @@ class HardMaxRounds(_Rounds):
         n_domains = self.domains_.size
         # u_i = (y_i Q(k|x_i)) h(x_i), h read from the presorted features (= h.predict(X)).
         directional_margins = self._signed_domain_columns[k] * predict_presorted(presorted, stump)
-        seen = directional_margins if weighted is None else directional_margins[weighted]
-        if np.all(seen > 0):
+        if separates(directional_margins, weighted):
             return np.inf, "separating", directional_margins
-        step, rule = None, "exact_line_search"
+        seen = directional_margins if weighted is None else directional_margins[weighted]
         if np.all(np.abs(seen) == 1.0):
-            # Lemma 1's bound is then an equality: F_l(α + ηe) = (Z_l/m_l)[(1−ε_l)e^{−η} + ε_l e^η].
-            normalisers = np.bincount(domain_index, weights=scaled_losses, minlength=n_domains)
-            wrong = np.bincount(
-                domain_index,
-                weights=scaled_losses * (directional_margins < 0),
-                minlength=n_domains,
-            )
-            cross_errors = wrong / normalisers
-            candidate = closed_form_step(cross_errors[k])
-            if lemma1_bound(candidate, normalisers, cross_errors) <= normalisers[k] * (
-                (1 - cross_errors[k]) * np.exp(-candidate) + cross_errors[k] * np.exp(candidate)
-            ):
-                step = float(candidate)
-        if step is None:
+            # Lemma 1's bound is then F itself: its minimiser is the exact step.
+            plus, minus = (
+                np.bincount(domain_index, weights=scaled_losses * (directional_margins * sign > 0),
+                            minlength=n_domains)
+                for sign in (1, -1)
+            )  # fmt: skip
+            step, _ = lemma1_step(plus, minus)
+            value = coordinate_losses(
+                step, scaled_losses, directional_margins, domain_index, n_domains
+            ).max()
+        else:
             step, value = line_search(
                 scaled_losses, directional_margins, domain_index, n_domains, self._domain_layout
-            )
-        else:
-            value = objective_along_coordinate(
-                step, scaled_losses, directional_margins, domain_index, n_domains
             )
         if not np.isfinite(step):
             return np.inf, "separating", directional_margins
         if not (step > 0 and value < objective):
             return None
-        return step, rule, directional_margins
+        return step, "exact_line_search", directional_margins
 
 
 class GeneralRounds(_Rounds):
