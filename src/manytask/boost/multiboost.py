@@ -26,7 +26,7 @@ from .domain import DomainClassifier
 from .line_search import domain_layout
 from .multiclass import class_codes
 from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losses, phi_domain_losses
-from .rounds import GeneralRounds, HardMaxRounds, stump_values
+from .rounds import Rounds, stump_values
 from .steps import check_step
 from .stumps import presort
 from .validation import (
@@ -41,7 +41,7 @@ from .validation import (
 __all__ = ["AdaBoost", "MultiBoostClassifier"]
 
 
-class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEstimator):
+class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     """MULTIBOOST (Figure 1): a Q-ensemble of stumps good on every source domain (or mixture).
 
     Coordinate descent on F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α), F_k(α) = (1/m_k) Σ_{i∈S_k}
@@ -140,14 +140,14 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         The α_t.
     domain_classifier_ : DomainClassifier
     history_ : list of dict
-        Per round: ``losses`` (F_k(α_{t−1}) per domain), ``active`` (K_t, domain labels; with
-        ``mixtures``, vertex indices), ``domain``, ``stump``, ``step``, ``step_rule`` (the
-        ``step`` parameter, or ``"separating"``), with ``step="adaboost"`` also ``error`` (the
-        ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``, ``"steepest"``, ``"vertex"`` or
-        ``"soft_max"``); with ``tie_step="block"`` a tied round has ``step_rule="block"`` and
-        lists in ``domain``, ``stump``, ``step``, ``rate``; with ``mu`` also ``soft_weights``;
-        with ``mixtures`` ``vertex_losses``; ``objective`` (F or F_μ, plus β‖α‖₁) except on
-        the default hard-max path (binary, exp, simplex, β = 0). A last entry
+        Per round: ``losses`` (F_k(α_{t−1}) per domain), ``objective`` (F or F_μ, plus
+        β‖α‖₁), ``active`` (K_t, domain labels; with ``mixtures``, vertex indices),
+        ``domain``, ``stump``, ``step``, ``rate`` (−F'(α; e) along the direction),
+        ``step_rule`` (the ``step`` parameter, or ``"separating"``), with ``step="adaboost"``
+        also ``error`` (the ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``,
+        ``"steepest"``, ``"vertex"`` or ``"soft_max"``); with ``tie_step="block"`` a tied round
+        has ``step_rule="block"`` and lists in ``domain``, ``stump``, ``step``, ``rate``; with
+        ``mu`` also ``soft_weights``; with ``mixtures`` ``vertex_losses``. A last entry
         with ``stump=None`` and ``stop`` gives the reason when boosting stops early; early
         stopping sets ``stop="early stopping"`` on the last round run (``history_`` keeps
         every round run, ``estimators_`` only those up to the best validation round).
@@ -345,17 +345,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             return clone(self.domain_classifier).fit(X, domains)
         return DomainClassifier(estimator=self.domain_classifier, prefit=True).fit(X, domains)
 
-    def _uses_default_path(self):
-        """Figure 1 (binary, exp, simplex, no ℓ1, AdaBoost or exact steps): the fast round."""
-        return (
-            not self._multiclass
-            and self.loss == "exponential"
-            and self._mixtures is None
-            and float(self.beta) == 0.0
-            and self.step in ("adaboost", "exact_line_search")
-            and self.tie_step == "coordinate"
-        )
-
     def _run(self, X, codes, domain_index, point_weights, validation_data):
         """The boosting loop (with early stopping on ``validation_data`` if given)."""
         n_domains = self.domains_.size
@@ -363,10 +352,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         presorted = presort(X, n_bins=self.n_bins)
         self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
         self.estimators_, weights, self.history_ = [], [], []
-        default = self._uses_default_path()
-        if default:  # row k: y_i Q(k|x_i), the margins along e_{k,h} before the factor h(x_i)
-            self._signed_domain_columns = np.ascontiguousarray((codes[:, 0][:, None] * Q).T)
-        margins = np.zeros(codes.shape[0]) if default else np.zeros(codes.shape)
+        margins = np.zeros(codes.shape)
         if validation_data is not None:
             X_val, codes_val, domain_val = validation_data
             Q_val = self.domain_classifier_.predict_proba(X_val)
@@ -377,16 +363,10 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             since_best = 0
         for round_number in range(1, self.n_estimators + 1):
             n_before = len(weights)
-            if default:
-                boost_round = self._boost_round if self.mu is None else self._soft_round
-                stop = boost_round(
-                    X, codes[:, 0], Q, presorted, domain_index, point_weights, margins, weights
-                )
-            else:
-                stop = self._general_round(
-                    X, codes, Q, presorted, domain_index, point_weights, margins, weights,
-                    round_number,
-                )  # fmt: skip
+            stop = self._boost_round(
+                X, codes, Q, presorted, domain_index, point_weights, margins, weights,
+                round_number,
+            )  # fmt: skip
             if validation_data is not None and len(weights) > n_before:
                 for (k, stump), step in zip(self.estimators_[n_before:], weights[n_before:]):
                     values = stump_values(stump, X_val, check_input=False)  # X checked by fit
@@ -421,8 +401,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         self.objective_ = agnostic_objective(mixture_losses(losses, self._mixtures), self.mu)
         self.objective_ += penalty
         del self._domain_layout
-        if default:
-            del self._signed_domain_columns
 
     def _validation_loss(self, margins, domain_index, point_weights):
         losses = phi_domain_losses(

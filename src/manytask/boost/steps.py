@@ -46,6 +46,7 @@ __all__ = [
     "first_best",
     "lemma1_bound",
     "lemma1_step",
+    "lemma1_terms",
     "penalised_line_search",
     "separates",
     "separating_step",
@@ -185,21 +186,54 @@ def separating_step(weights, min_probability: float) -> float:
 
 
 def penalised_line_search(base_margins, directions, domain_index, point_weights, n_domains,
-                          loss="exponential", mixtures=None, mu=None, beta=0.0):  # fmt: skip
+                          loss="exponential", mixtures=None, mu=None, beta=0.0,
+                          layout=None):  # fmt: skip
     """η = argmin_{η≥0} F(α + η e_{q,r}) + β η, exactly  (Figure 1, line 11; §4 with ℓ1).
 
     F along a coordinate is convex (a max or log-sum-exp of convex combinations of the convex
-    F_k), so :func:`~.line_search.minimise_max_newton` on the pieces of
-    :func:`~.objective.phi_pieces_along` finds its minimum to rounding. ``inf`` if the
+    F_k), so :func:`~.line_search.minimise_max_newton` finds its minimum to rounding from the
+    pieces of :class:`~.line_search.CoordinatePieces` (Φ = exp; ``layout`` as there) or
+    :func:`~.objective.phi_pieces_along`. With Φ = exp and every |u_i| = 1 Lemma 1's bound is F
+    itself and :func:`lemma1_step` solves it, in closed form where it can. ``inf`` if the
     objective decreases without bound (a separating direction with β = 0).
     """
-    weighted = np.broadcast_to(point_weights.reshape(-1, *([1] * (directions.ndim - 1))),
-                               directions.shape) > 0  # fmt: skip
+    directions = np.asarray(directions, dtype=float)
+    weights = np.asarray(point_weights, dtype=float).reshape(-1, *([1] * (directions.ndim - 1)))
+    if loss == "exponential":
+        scaled = weights * np.exp(-np.asarray(base_margins, dtype=float))  # a_i of eq. (4)
+        weighted = scaled > 0
+    else:
+        weighted = np.broadcast_to(weights, directions.shape) > 0
     if separates(directions, weighted, beta):
         return np.inf
-    arguments = (base_margins, directions, domain_index, point_weights, n_domains, loss)
-    pieces = aggregate_pieces(lambda step: phi_pieces_along(step, *arguments), mixtures, mu, beta)
-    return minimise_max_newton(pieces)
+    if loss == "exponential":
+        if np.all(np.abs(directions[weighted]) == 1.0):
+            plus, minus = lemma1_terms(scaled, directions, domain_index, n_domains)
+            return lemma1_step(plus, minus, mixtures, mu, beta)[0]
+        codes = 1 if directions.ndim == 1 else directions.shape[1]
+        index = domain_index if codes == 1 else np.repeat(domain_index, codes)
+        pieces = CoordinatePieces(
+            scaled.ravel(), directions.ravel(), index, n_domains, layout if codes == 1 else None
+        )
+    else:
+        arguments = (base_margins, directions, domain_index, point_weights, n_domains, loss)
+
+        def pieces(step):
+            return phi_pieces_along(step, *arguments)
+
+    return minimise_max_newton(aggregate_pieces(pieces, mixtures, mu, beta))
+
+
+def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
+    """(A_l, B_l) = (Σ_{S_l} a (1 + u)/2, Σ_{S_l} a (1 − u)/2) with a_i = c_i e^{−y_i f(x_i)}:
+    (Z_l/m_l)(1 − ε_{t,l,k,r}) and (Z_l/m_l)ε_{t,l,k,r} of Lemma 1 (summed over the codes)."""
+    scaled_losses = np.asarray(scaled_losses, dtype=float)
+    m = scaled_losses.shape[0]
+    return tuple(
+        np.bincount(domain_index, weights=(scaled_losses * (1 + sign * directions) / 2)
+                    .reshape(m, -1).sum(axis=1), minlength=n_domains)
+        for sign in (1.0, -1.0)
+    )  # fmt: skip
 
 
 def soft_line_search_step(scaled_losses, directional_margins, domain_index, n_domains, mu):
