@@ -8,7 +8,7 @@
   mixture set Λ, ℓ1 penalty β, the AdaBoost step of Lemma 1 or another step rule of
   :mod:`~manytask.boost.steps`, early stopping, block steps at ties; two or more classes):
   validation, the fit loop and prediction.
-- :mod:`~manytask.boost.rounds`: one boosting round, default path and every other option.
+- :mod:`~manytask.boost.rounds`: one boosting round of Figure 1, for every option.
 - :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
   round's fallback), exact and binned.
 - :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max and the

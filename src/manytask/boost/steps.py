@@ -6,8 +6,8 @@
   ε < ½; F may rise at a tie.
 - ``"exact_line_search"``: η = argmin_{η ≥ 0} F(α + η e_{k,r}) (+ βη), line 11 solved
   exactly (§3: "η can be found via a line search"), on the hard max, Λ's vertices or the
-  soft-max F_μ (:func:`penalised_line_search`, :func:`soft_line_search_step`;
-  :func:`~manytask.boost.line_search.line_search` on the default path).
+  soft-max F_μ (:func:`penalised_line_search`; from the a_i and u_i of Φ = exp,
+  :func:`soft_line_search_step` and :func:`~manytask.boost.line_search.line_search`).
 - ``"lemma1_bound"``: the minimiser of Lemma 1's whole bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η}
   + ε_l e^{η}] over every source l (:func:`lemma1_step`); Φ = exp.
 - ``"constant_over_sqrt_t"``: η_t = C/√t (§6, :func:`constant_over_sqrt_t_step`).
@@ -237,7 +237,7 @@ def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
 
 
 def soft_line_search_step(scaled_losses, directional_margins, domain_index, n_domains, mu):
-    """η = argmin_{η ≥ 0} F_μ(α + η e_{q,h}) on the default path (Φ = exp, §3), exactly.
+    """η = argmin_{η ≥ 0} F_μ(α + η e_{q,h}) for Φ = exp (§3), exactly.
 
     F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−η u_i}; ``inf`` if F_μ decreases without bound (u_i > 0 on
     every weighted point).
