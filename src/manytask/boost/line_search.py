@@ -176,10 +176,10 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = TIE_RTOL)
         falling, rising = np.argmax(low[0]), -1 if high is None else np.argmax(high[0])
         resolution, crossing = 4.0 * eps * last, rising >= 0 and falling != rising
         if crossing:
-            gap = current[0][falling] - current[0][rising]
-            derivative = current[1][falling] - current[1][rising]
-            curvature = current[2][falling] - current[2][rising]
-            with np.errstate(invalid="ignore", over="ignore"):
+            with np.errstate(invalid="ignore", over="ignore"):  # inf − inf after an overflow
+                gap = current[0][falling] - current[0][rising]
+                derivative = current[1][falling] - current[1][rising]
+                curvature = current[2][falling] - current[2][rising]
                 # The nearer root of gap + g'δ + ½g''δ², else the Newton step −gap/g'.
                 discriminant = derivative * derivative - 2.0 * gap * curvature
                 trial = np.nan
