@@ -13,14 +13,11 @@ from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
-from manytask.boost.multiboost import (
-    closed_form_step,
-    line_search_step,
-    soft_line_search_step,
-    soft_max_objective,
-    soft_max_stump_weights,
-    soft_max_weights,
-)
+from manytask.boost.line_search import line_search
+from manytask.boost.objective import aggregate_weights as soft_max_weights
+from manytask.boost.objective import agnostic_objective as soft_max_objective
+from manytask.boost.objective import soft_max_stump_weights
+from manytask.boost.steps import adaboost_step, soft_line_search_step
 from manytask.boost.stumps import Stump, best_stump, presort
 
 
@@ -78,14 +75,14 @@ def test_exact_line_search_decreases_the_objective_every_round(seed):
     assert np.all(np.diff(objectives) <= 0)
 
 
-def test_closed_form_step_equals_line_search_with_one_domain():
+def test_adaboost_step_equals_line_search_with_one_domain():
     rng = np.random.default_rng(3)
     m = 50
     scaled = rng.random(m) / m
     u = np.where(rng.random(m) < 0.3, -1.0, 1.0)
     error = scaled[u < 0].sum() / scaled.sum()
-    exact = line_search_step(scaled, u, np.zeros(m, dtype=int), 1)
-    assert exact == pytest.approx(closed_form_step(error), abs=1e-8)
+    exact, _ = line_search(scaled, u, np.zeros(m, dtype=int), 1)
+    assert exact == pytest.approx(adaboost_step(error), abs=1e-8)
 
 
 def test_line_search_step_minimises_on_a_fine_grid():
@@ -94,7 +91,7 @@ def test_line_search_step_minimises_on_a_fine_grid():
     domain_index = np.repeat([0, 1], m // 2)
     scaled = rng.random(m)
     u = rng.uniform(-0.2, 1.0, m)
-    step = line_search_step(scaled, u, domain_index, 2)
+    step, _ = line_search(scaled, u, domain_index, 2)
 
     def objective(eta):
         terms = scaled * np.exp(-eta * u)

@@ -15,8 +15,8 @@ from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, DomainClassifier, MultiBoostClassifier, mixture_errors
+from manytask.boost.steps import block_step
 from manytask.boost.stumps import best_stump, presort
-from manytask.boost.ties import block_step
 
 
 def _two_domains(n=80, seed=0):

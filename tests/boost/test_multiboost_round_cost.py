@@ -7,14 +7,16 @@ import warnings
 import numpy as np
 import pytest
 
-from manytask.boost import figure1, kernels
-from manytask.boost.figure1 import (
+from manytask.boost import kernels
+from manytask.boost.line_search import (
+    CoordinatePieces,
+    coordinate_losses,
     domain_layout,
-    domain_losses,
     line_search,
-    line_search_step,
     minimise_max_newton,
-    objective_along_coordinate,
+)
+from manytask.boost.objective import (
+    domain_losses,
     round_distributions,
     scaled_exponential_losses,
 )
@@ -37,12 +39,11 @@ def test_newton_line_search_is_consistent(seed, scale):
     bisection in the next tests; evaluation counts: ``bench_boost --line-search-evaluations``.)"""
     scaled, u, domain_index = coordinate_problem(seed, scale=scale)
     step, value = line_search(scaled, u, domain_index, 3)
-    assert step == line_search_step(scaled, u, domain_index, 3)
     assert line_search(scaled, u, domain_index, 3, domain_layout(domain_index, 3)) == (
         step,
         value,
     )
-    assert value == objective_along_coordinate(step, scaled, u, domain_index, 3)
+    assert value == coordinate_losses(step, scaled, u, domain_index, 3).max()
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -51,8 +52,8 @@ def test_coordinate_pieces_are_the_plain_losses_and_derivatives(backend):
         pytest.skip("numba is not installed (pip install manytask[fast])")
     scaled, u, domain_index = coordinate_problem(11)
     with kernels.use_backend(backend):
-        pieces = figure1._CoordinatePieces(scaled, u, domain_index, 3)(0.7)
-    losses, slopes = figure1.coordinate_losses(0.7, scaled, u, domain_index, 3, with_slopes=True)
+        pieces = CoordinatePieces(scaled, u, domain_index, 3)(0.7)
+    losses, slopes = coordinate_losses(0.7, scaled, u, domain_index, 3, with_slopes=True)
     assert np.array_equal(pieces[0], losses)  # the same sums in the same order
     assert np.array_equal(pieces[1], slopes)
     curvatures = [sum(scaled[i] * np.exp(-0.7 * u[i]) * u[i] ** 2 for i in
@@ -108,7 +109,7 @@ def kink_problem(seed, m=40_000):
 def test_line_search_stops_at_a_kink_within_its_rounding(seed):
     """The step is the bisected crossing to 1e-12."""
     scaled, u, domain_index = kink_problem(seed)
-    pieces = figure1._CoordinatePieces(scaled, u, domain_index, 2)
+    pieces = CoordinatePieces(scaled, u, domain_index, 2)
     step = minimise_max_newton(pieces)
     reference = _bisected_minimiser(scaled, u, domain_index)
     assert abs(step - reference) <= 1e-12 * max(1.0, reference)

@@ -6,20 +6,18 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+from manytask.boost.line_search import aggregate_pieces, minimise_max_newton
 from manytask.boost.objective import (
     aggregate_weights,
     agnostic_objective,
     check_mixtures,
-    constant_over_sqrt_t_step,
-    lemma1_step,
-    losses_and_slopes_along,
-    minimise_along,
     mixture_losses,
-    penalised_line_search,
     phi,
     phi_derivative,
     phi_domain_losses,
+    phi_pieces_along,
 )
+from manytask.boost.steps import constant_over_sqrt_t_step, lemma1_step, penalised_line_search
 
 
 def _random_coordinate(seed=0, m=40, n_domains=2, n_codes=1):
@@ -254,18 +252,12 @@ def test_line_search_ends_in_the_bracket_of_an_independent_bisection(loss, mu, v
     assert step == pytest.approx(0.5 * (lower + upper), rel=1e-13)
 
 
-def test_smooth_line_search_needs_far_fewer_evaluations_than_bisection():
-    """The soft-max logistic search: secant steps, not ~55 bisections to adjacent floats."""
+def test_soft_max_logistic_search_is_the_bisection_argmin():
+    """The one solver on the smooth soft-max of logistic losses (one aggregated piece)."""
     margins, directions, domain_index, weights = _random_coordinate(seed=6)
-    evaluations = []
-
-    def pieces(step):
-        evaluations.append(step)
-        return losses_and_slopes_along(step, margins, directions, domain_index, weights, 2,
-                                       "logistic", None)  # fmt: skip
-
-    step = minimise_along(pieces, mu=20.0)
+    arguments = (margins, directions, domain_index, weights, 2, "logistic")
+    pieces = aggregate_pieces(lambda step: phi_pieces_along(step, *arguments), mu=20.0)
+    step = minimise_max_newton(pieces)
     lower, upper = _bisection_argmin(margins, directions, domain_index, weights, "logistic",
                                      None, 20.0, 0.0)  # fmt: skip
     assert step == pytest.approx(0.5 * (lower + upper), rel=1e-13)
-    assert len(evaluations) <= 20

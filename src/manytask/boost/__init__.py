@@ -8,15 +8,14 @@
   mixture set Λ, ℓ1 penalty β, the AdaBoost step of Lemma 1 or another step rule of
   :mod:`~manytask.boost.steps`, early stopping, block steps at ties; two or more classes):
   validation, the fit loop and prediction.
-- :mod:`~manytask.boost.rounds`: one boosting round, default path and every other option.
+- :mod:`~manytask.boost.rounds`: one boosting round of Figure 1, for every option.
 - :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
   round's fallback), exact and binned.
-- :mod:`~manytask.boost.figure1`: the math of one default round, one function per equation
-  (F_k, D_t, ε, the direction score, Lemma 1, the exact line search).
-- :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max, the
-  1-D minimisers, the penalised line search and Lemma 1's step.
-- :mod:`~manytask.boost.ties`: the remedies for ties of the hard max, the soft-max of §3 and
-  the block step.
+- :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max and the
+  quantities of one round of Figure 1 (D_t, ε, the direction score).
+- :mod:`~manytask.boost.steps`: every step rule (the AdaBoost step, Lemma 1's bound, the
+  exact line search, C/√t, the separating and the block step);
+  :mod:`~manytask.boost.line_search`: the one 1-D convex solver they share.
 - :mod:`~manytask.boost.multiclass`: the AdaBoost.MH-style multi-class Q-ensemble (codes,
   vector stumps, their exact search; derivation and the two-class reduction).
 - :mod:`~manytask.boost.adaboost`: the textbook :class:`AdaBoost` (one-domain check).

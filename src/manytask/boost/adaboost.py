@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
+from .steps import adaboost_step, separating_step
 from .stumps import best_stump, presort
 from .validation import (
     check_fitted_X,
@@ -28,7 +29,8 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     """Textbook discrete AdaBoost (Freund & Schapire 1997) with exact decision stumps.
 
     D_1 = sample weights normalised; round t: h_t = the stump of least ε_t = Σ_i D_t(i)
-    1{h_t(x_i) ≠ y_i}, α_t = ½ log((1 − ε_t)/ε_t), D_{t+1}(i) ∝ D_t(i) exp(−α_t y_i h_t(x_i)).
+    1{h_t(x_i) ≠ y_i}, α_t = ½ log((1 − ε_t)/ε_t) (:func:`~.steps.adaboost_step`),
+    D_{t+1}(i) ∝ D_t(i) exp(−α_t y_i h_t(x_i)).
     Stops when ε_t ≥ ½; if ε_t = 0 the stump is added with α_t = 1 + Σ_{s<t} α_s (its sign
     then decides every training point) and boosting stops. Same conventions as
     :class:`MultiBoostClassifier` with one domain.
@@ -72,9 +74,9 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
             self.estimators_.append(stump)
             self.errors_.append(error)
             if error <= 0.0:
-                weights.append(1.0 + float(np.sum(weights)))
+                weights.append(separating_step(weights, 1.0))
                 break
-            alpha = float(0.5 * np.log((1.0 - error) / error))
+            alpha = adaboost_step(error)
             weights.append(alpha)
             margins += alpha * directional_margins
         self.estimator_weights_ = np.asarray(weights, dtype=float)

@@ -7,16 +7,8 @@ the AdaBoost step of Lemma 1 or another step rule, binary or multi-class, early 
 block steps at ties): parameter and input validation, the fit loop with early stopping, and
 prediction (decision function, staged, labels, probabilities, feature importances).
 
-Does not live here (re-exported for compatibility): the round itself (:mod:`.rounds`), the
-per-equation math of the default round (:mod:`.figure1`: :func:`domain_losses`,
-:func:`active_domains`, :func:`round_distributions`, :func:`weighted_error`,
-:func:`direction_score`, :func:`closed_form_step`, :func:`lemma1_bound`,
-:func:`line_search_step`), the soft-max
-(:mod:`.ties`: :func:`soft_max_objective`, :func:`soft_max_weights`,
-:func:`soft_max_stump_weights`, :func:`soft_line_search_step`), the other options' formulas
-(:mod:`.objective`), :class:`AdaBoost` (:mod:`.adaboost`), the checks (:mod:`.validation`),
-the multi-class codes and vector stumps (:mod:`.multiclass`), the stump search
-(:mod:`.stumps`), Q(k|x) (:mod:`.domain`), mixture errors (:mod:`.evaluation`).
+The round is in :mod:`.rounds`, the objective's formulas in :mod:`.objective`, the step rules
+in :mod:`.steps`.
 """
 
 from __future__ import annotations
@@ -31,29 +23,12 @@ from sklearn.utils.validation import check_is_fitted, check_X_y
 from .._validation import check_positive
 from .adaboost import AdaBoost
 from .domain import DomainClassifier
-from .figure1 import (
-    ACTIVE_RTOL,
-    active_domains,
-    closed_form_step,
-    direction_score,
-    domain_layout,
-    domain_losses,
-    lemma1_bound,
-    line_search_step,
-    round_distributions,
-    weighted_error,
-)
+from .line_search import domain_layout
 from .multiclass import class_codes
 from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losses, phi_domain_losses
-from .rounds import GeneralRounds, HardMaxRounds, stump_values
+from .rounds import Rounds, stump_values
 from .steps import check_step
 from .stumps import presort
-from .ties import (
-    soft_line_search_step,
-    soft_max_objective,
-    soft_max_stump_weights,
-    soft_max_weights,
-)
 from .validation import (
     check_domains,
     check_fitted_X,
@@ -63,31 +38,15 @@ from .validation import (
     split_seed,
 )
 
-__all__ = [
-    "ACTIVE_RTOL",
-    "AdaBoost",
-    "MultiBoostClassifier",
-    "active_domains",
-    "closed_form_step",
-    "direction_score",
-    "domain_losses",
-    "lemma1_bound",
-    "line_search_step",
-    "round_distributions",
-    "soft_line_search_step",
-    "soft_max_objective",
-    "soft_max_stump_weights",
-    "soft_max_weights",
-    "weighted_error",
-]
+__all__ = ["AdaBoost", "MultiBoostClassifier"]
 
 
-class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEstimator):
+class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     """MULTIBOOST (Figure 1): a Q-ensemble of stumps good on every source domain (or mixture).
 
     Coordinate descent on F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α), F_k(α) = (1/m_k) Σ_{i∈S_k}
     Φ(−y_i Σ_t α_t Q(k_t|x_i) h_t(x_i)) (eq. 4). Default (Φ = exp, Λ = the simplex, hard max):
-    round t computes the losses F_k and the active set K_t (ties within ``ACTIVE_RTOL``); for
+    round t computes the losses F_k and the active set K_t (ties within ``TIE_RTOL``); for
     k ∈ K_t the distribution D_t(k,·) and the exact best stump h_{k,r} for the weights
     D_t(k, i) Q(k|x_i), i.e. the least ε_{t,k,r}; the direction (k, r) maximising
     (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] (line 10); the step η_t = ½ log((1 − ε_{t,k,r})/ε_{t,k,r})
@@ -114,10 +73,11 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         max_k F_k ≤ F_μ ≤ max_k F_k + (log p)/μ. Each round takes the steepest coordinate
         (q, h) of F_μ, i.e. the largest Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] with the soft-max
         weights p_k ∝ exp(μ F_k) over all domains (one exact stump search per q with the
-        combined weights of :func:`soft_max_stump_weights`), and the step of ``step``: the
-        AdaBoost step of the p-weighted error by default, or with ``"exact_line_search"``
-        η = argmin F_μ(α + η e_{q,h}) (:func:`soft_line_search_step`). The F_k start at 1 and
-        shrink, so μ is in units of 1/F: μ F_k ≫ log p makes F_μ close to the max.
+        combined weights of :func:`~.objective.soft_max_stump_weights`), and the step of
+        ``step``: the AdaBoost step of the p-weighted error by default, or with
+        ``"exact_line_search"`` η = argmin F_μ(α + η e_{q,h})
+        (:func:`~.steps.soft_line_search_step`). The F_k start at 1 and shrink, so μ is in
+        units of 1/F: μ F_k ≫ log p makes F_μ close to the max.
     loss : {"exponential", "logistic"}
         Φ(u) = eᵘ (ADABOOST) or log₂(1 + eᵘ) (§3; base 2 so that Φ(−u) ≥ 1{u ≤ 0}). The
         distributions D_t use Φ'; the logistic step is found by the exact line search.
@@ -163,8 +123,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         (default, Figure 1): one coordinate, the best active direction that decreases F.
         "block": one joint step over the best coordinate of every active domain (vertex),
         η = argmin_{η ≥ 0} F(α + Σ_k η_k e_{k,r_k}) (+ βΣη) by
-        :func:`~manytask.boost.objective.block_step` (an exact minimisation, also with
-        ``step="closed_form"``; ignored with the C/√t rule); the round then adds up to |K_t|
+        :func:`~manytask.boost.steps.block_step` (an exact minimisation, also with
+        ``step="lemma1_bound"``; ignored with the C/√t rule); the round then adds up to |K_t|
         stumps. It removes the zig-zag of the coordinate rule at ties (see Notes).
 
     Attributes
@@ -180,14 +140,14 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         The α_t.
     domain_classifier_ : DomainClassifier
     history_ : list of dict
-        Per round: ``losses`` (F_k(α_{t−1}) per domain), ``active`` (K_t, domain labels; with
-        ``mixtures``, vertex indices), ``domain``, ``stump``, ``step``, ``step_rule`` (the
-        ``step`` parameter, or ``"separating"``), with ``step="adaboost"`` also ``error`` (the
-        ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``, ``"steepest"``, ``"vertex"`` or
-        ``"soft_max"``); with ``tie_step="block"`` a tied round has ``step_rule="block"`` and
-        lists in ``domain``, ``stump``, ``step``, ``rate``; with ``mu`` also ``soft_weights``;
-        with ``mixtures`` ``vertex_losses``; ``objective`` (F or F_μ, plus β‖α‖₁) except on
-        the default hard-max path (binary, exp, simplex, β = 0). A last entry
+        Per round: ``losses`` (F_k(α_{t−1}) per domain), ``objective`` (F or F_μ, plus
+        β‖α‖₁), ``active`` (K_t, domain labels; with ``mixtures``, vertex indices),
+        ``domain``, ``stump``, ``step``, ``rate`` (−F'(α; e) along the direction),
+        ``step_rule`` (the ``step`` parameter, or ``"separating"``), with ``step="adaboost"``
+        also ``error`` (the ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``,
+        ``"steepest"``, ``"vertex"`` or ``"soft_max"``); with ``tie_step="block"`` a tied round
+        has ``step_rule="block"`` and lists in ``domain``, ``stump``, ``step``, ``rate``; with
+        ``mu`` also ``soft_weights``; with ``mixtures`` ``vertex_losses``. A last entry
         with ``stump=None`` and ``stop`` gives the reason when boosting stops early; early
         stopping sets ``stop="early stopping"`` on the last round run (``history_`` keeps
         every round run, ``estimators_`` only those up to the best validation round).
@@ -214,8 +174,8 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
       soft-max ``mu`` (§3) or ``tie_step="block"`` (a joint step over the tied sources' best
       coordinates).
     * A stump with y Q h > 0 on every training point makes F → 0 as η → ∞; we take the finite
-      step η = (1 + ‖α‖₁)/min_i Q(k|x_i), which gives every training point a positive margin,
-      and stop (with one domain and t = 1 this is α = 1, scikit-learn's convention).
+      step η = (1 + ‖α‖₁)/min_i Q(k|x_i) (:func:`~.steps.separating_step`), which gives every
+      training point a positive margin, and stop (one domain, t = 1: α = 1, scikit-learn's).
     * ``predict_proba`` uses the logistic link p(y = classes_[1] | x) = 1/(1 + e^{−2f(x)}):
       the population minimiser of the exponential loss is f = ½ log(p/(1 − p)) (for the
       logistic Φ it is a monotone score, not a calibrated probability); multi-class: the
@@ -385,17 +345,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             return clone(self.domain_classifier).fit(X, domains)
         return DomainClassifier(estimator=self.domain_classifier, prefit=True).fit(X, domains)
 
-    def _uses_default_path(self):
-        """Figure 1 (binary, exp, simplex, no ℓ1, AdaBoost or exact steps): the fast round."""
-        return (
-            not self._multiclass
-            and self.loss == "exponential"
-            and self._mixtures is None
-            and float(self.beta) == 0.0
-            and self.step in ("adaboost", "exact_line_search")
-            and self.tie_step == "coordinate"
-        )
-
     def _run(self, X, codes, domain_index, point_weights, validation_data):
         """The boosting loop (with early stopping on ``validation_data`` if given)."""
         n_domains = self.domains_.size
@@ -403,10 +352,7 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         presorted = presort(X, n_bins=self.n_bins)
         self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
         self.estimators_, weights, self.history_ = [], [], []
-        default = self._uses_default_path()
-        if default:  # row k: y_i Q(k|x_i), the margins along e_{k,h} before the factor h(x_i)
-            self._signed_domain_columns = np.ascontiguousarray((codes[:, 0][:, None] * Q).T)
-        margins = np.zeros(codes.shape[0]) if default else np.zeros(codes.shape)
+        margins = np.zeros(codes.shape)
         if validation_data is not None:
             X_val, codes_val, domain_val = validation_data
             Q_val = self.domain_classifier_.predict_proba(X_val)
@@ -417,16 +363,10 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
             since_best = 0
         for round_number in range(1, self.n_estimators + 1):
             n_before = len(weights)
-            if default:
-                boost_round = self._boost_round if self.mu is None else self._soft_round
-                stop = boost_round(
-                    X, codes[:, 0], Q, presorted, domain_index, point_weights, margins, weights
-                )
-            else:
-                stop = self._general_round(
-                    X, codes, Q, presorted, domain_index, point_weights, margins, weights,
-                    round_number,
-                )  # fmt: skip
+            stop = self._boost_round(
+                X, codes, Q, presorted, domain_index, point_weights, margins, weights,
+                round_number,
+            )  # fmt: skip
             if validation_data is not None and len(weights) > n_before:
                 for (k, stump), step in zip(self.estimators_[n_before:], weights[n_before:]):
                     values = stump_values(stump, X_val, check_input=False)  # X checked by fit
@@ -461,8 +401,6 @@ class MultiBoostClassifier(HardMaxRounds, GeneralRounds, ClassifierMixin, BaseEs
         self.objective_ = agnostic_objective(mixture_losses(losses, self._mixtures), self.mu)
         self.objective_ += penalty
         del self._domain_layout
-        if default:
-            del self._signed_domain_columns
 
     def _validation_loss(self, margins, domain_index, point_weights):
         losses = phi_domain_losses(

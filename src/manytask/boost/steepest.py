@@ -1,5 +1,5 @@
 """The steepest coordinate of F = max_l F_l at a tie: MULTIBOOST's fallback when Figure 1's
-directions all fail (the default path).
+directions all fail to lower F (binary codes over the simplex).
 
 At a tie F_k = F_l the paper's direction for one tied domain may raise another, and then no
 step along it lowers the max. The steepest coordinate descent direction of the max is

@@ -1,35 +1,59 @@
-"""The step rules of MULTIBOOST (line 11 of Figure 1) and their names.
+"""The step rules of MULTIBOOST (line 11 of Figure 1): one function per rule.
 
 - ``"adaboost"`` (the default): η = ½ log((1 − ε_{t,k,r})/ε_{t,k,r}) of the chosen coordinate,
-  the "familiar expression of the step size used in ADABOOST" that Lemma 1 gives when its max
-  is attained by l = k, and the "closed form solution ... for step size" §6 ran
-  (:func:`adaboost_step`). Always positive for a direction with ε < ½; F may rise at a tie.
-- ``"exact_line_search"``: η = argmin_{η ≥ 0} F(α + η e_{k,r}), line 11 read literally and
-  solved exactly (§3: "η can be found via a line search").
+  Lemma 1's bound for l = k alone and the "closed form solution ... for step size" of §6
+  (:func:`adaboost_step`; with β of §4, :func:`two_exponential_step`). Positive whenever
+  ε < ½; F may rise at a tie.
+- ``"exact_line_search"``: η = argmin_{η ≥ 0} F(α + η e_{k,r}) (+ βη), line 11 solved
+  exactly (§3: "η can be found via a line search"), on the hard max, Λ's vertices or the
+  soft-max F_μ (:func:`penalised_line_search`; from the a_i and u_i of Φ = exp,
+  :func:`soft_line_search_step` and :func:`~manytask.boost.line_search.line_search`).
 - ``"lemma1_bound"``: the minimiser of Lemma 1's whole bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η}
-  + ε_l e^{η}], over every source l (not only l = k); Φ = exp.
-- ``"constant_over_sqrt_t"``: η_t = C/√t (§6: "if training time is critical").
+  + ε_l e^{η}] over every source l (:func:`lemma1_step`); Φ = exp.
+- ``"constant_over_sqrt_t"``: η_t = C/√t (§6, :func:`constant_over_sqrt_t_step`).
 
+Every rule ends in the separating step when the direction has y Q h > 0 on every weighted
+point (:func:`separates`, :func:`separating_step`); ``tie_step="block"`` replaces the single
+coordinate at a tie by :func:`block_step`. The exact searches share one 1-D solver,
+:func:`~manytask.boost.line_search.minimise_max_newton`, and every tie uses :data:`TIE_RTOL`.
 The old names ``"line_search"`` and ``"closed_form"`` raise a ``ValueError`` naming the new
-one: ``"closed_form"`` minimised Lemma 1's bound, which is not the paper's closed form.
+ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize
+
+from .line_search import CoordinatePieces, aggregate_pieces, minimise_max_newton
+from .objective import (
+    TIE_RTOL,
+    mixture_losses,
+    phi_derivative,
+    phi_domain_losses,
+    phi_pieces_along,
+)
 
 __all__ = [
     "RENAMED_STEPS",
     "STEP_RULES",
+    "TIE_RTOL",
     "adaboost_error",
     "adaboost_step",
+    "block_step",
     "check_step",
+    "constant_over_sqrt_t_step",
+    "first_best",
+    "lemma1_bound",
+    "lemma1_step",
+    "lemma1_terms",
+    "penalised_line_search",
+    "separates",
+    "separating_step",
+    "soft_line_search_step",
     "two_exponential_step",
 ]
 
-#: The relative tolerance of every tie: the active set K_t (Figure 1, line 5) and stumps of
-#: equal weighted error (:func:`first_best`), so that rounding never decides between them.
-TIE_RTOL = 1e-9
 STEP_RULES = ("adaboost", "exact_line_search", "lemma1_bound", "constant_over_sqrt_t")
 RENAMED_STEPS = {"line_search": "exact_line_search", "closed_form": "lemma1_bound"}
 
@@ -105,3 +129,172 @@ def two_exponential_step(plus, minus, beta: float = 0.0) -> float:
         return max(0.0, 0.5 * float(np.log(plus / minus)))
     root = (-beta + np.sqrt(beta * beta + 4.0 * minus * plus)) / (2.0 * minus)
     return max(0.0, float(np.log(root)))
+
+
+def lemma1_bound(step, normalisers, cross_errors) -> float:
+    """max_l (Z_{t,l}/m_l)[(1 − ε_{t,l,k,r})e^{−η} + ε_{t,l,k,r} e^{η}]  (Lemma 1)."""
+    normalisers, cross_errors = np.asarray(normalisers), np.asarray(cross_errors)
+    values = normalisers * ((1.0 - cross_errors) * np.exp(-step) + cross_errors * np.exp(step))
+    return float(values.max())
+
+
+def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, bool]:
+    """η minimising Lemma 1's bound agg_v Σ_k λ^v_k (A_k e^{−η} + B_k e^{η}) + βη over η ≥ 0.
+
+    Φ = exp and |u_i| ≤ 1 give e^{−ηu} ≤ ½(1+u)e^{−η} + ½(1−u)e^{η}, so F_l(α + ηe) ≤
+    A_l e^{−η} + B_l e^{η} with A_l = (Z_l/m_l)(1 − ε_{t,l,k,r}) and B_l = (Z_l/m_l)ε_{t,l,k,r}
+    (Lemma 1); the bound equals F at η = 0, so its minimiser never increases F. Where one
+    term attains the max at its own minimiser (:func:`two_exponential_step`) that is the
+    answer in closed form; otherwise :func:`~.line_search.minimise_max_newton` on the bound.
+    Returns (η, closed form?). With |u_i| = 1 the bound is F itself.
+    """
+    plus, minus = np.asarray(plus, dtype=float), np.asarray(minus, dtype=float)
+    plus_v, minus_v = mixture_losses(plus, mixtures), mixture_losses(minus, mixtures)
+    if mu is None or plus_v.size == 1:
+        for vertex in np.argsort(-(plus_v + minus_v), kind="stable"):
+            step = two_exponential_step(plus_v[vertex], minus_v[vertex], beta)
+            if not np.isfinite(step):
+                continue
+            values = plus_v * np.exp(-step) + minus_v * np.exp(step)
+            if values[vertex] >= values.max():
+                return step, True
+
+    def bound(step):
+        with np.errstate(over="ignore"):
+            falling, rising = plus_v * np.exp(-step), minus_v * np.exp(step)
+        return np.array([falling + rising, rising - falling, falling + rising])
+
+    return minimise_max_newton(aggregate_pieces(bound, None, mu, beta)), False
+
+
+def constant_over_sqrt_t_step(round_number: int, constant: float) -> float:
+    """η_t = C/√t  (the diminishing step of §6; t counts from 1)."""
+    return constant / np.sqrt(round_number)
+
+
+def separates(directions, weighted=None, beta: float = 0.0) -> bool:
+    """Whether F → 0 as η → ∞ along the direction: β = 0 and u = y Q h > 0 on every point of
+    positive weight (``weighted``: a mask, None = all), the case ε = 0 of Lemma 1."""
+    seen = np.asarray(directions) if weighted is None else np.asarray(directions)[weighted]
+    return beta == 0 and bool(np.all(seen > 0))
+
+
+def separating_step(weights, min_probability: float) -> float:
+    """The finite step η = (1 + ‖α‖₁)/min_x Q(q|x) of a separating direction, which makes
+    every training margin positive (with one domain and t = 1, α = 1); boosting then stops."""
+    return (1.0 + float(np.sum(weights))) / float(min_probability)
+
+
+def penalised_line_search(base_margins, directions, domain_index, point_weights, n_domains,
+                          loss="exponential", mixtures=None, mu=None, beta=0.0,
+                          layout=None):  # fmt: skip
+    """η = argmin_{η≥0} F(α + η e_{q,r}) + β η, exactly  (Figure 1, line 11; §4 with ℓ1).
+
+    F along a coordinate is convex (a max or log-sum-exp of convex combinations of the convex
+    F_k), so :func:`~.line_search.minimise_max_newton` finds its minimum to rounding from the
+    pieces of :class:`~.line_search.CoordinatePieces` (Φ = exp; ``layout`` as there) or
+    :func:`~.objective.phi_pieces_along`. With Φ = exp and every |u_i| = 1 Lemma 1's bound is F
+    itself and :func:`lemma1_step` solves it, in closed form where it can. ``inf`` if the
+    objective decreases without bound (a separating direction with β = 0).
+    """
+    directions = np.asarray(directions, dtype=float)
+    weights = np.asarray(point_weights, dtype=float).reshape(-1, *([1] * (directions.ndim - 1)))
+    if loss == "exponential":
+        scaled = weights * np.exp(-np.asarray(base_margins, dtype=float))  # a_i of eq. (4)
+        weighted = scaled > 0
+    else:
+        weighted = np.broadcast_to(weights, directions.shape) > 0
+    if separates(directions, weighted, beta):
+        return np.inf
+    if loss == "exponential":
+        if np.all(np.abs(directions[weighted]) == 1.0):
+            plus, minus = lemma1_terms(scaled, directions, domain_index, n_domains)
+            return lemma1_step(plus, minus, mixtures, mu, beta)[0]
+        codes = 1 if directions.ndim == 1 else directions.shape[1]
+        index = domain_index if codes == 1 else np.repeat(domain_index, codes)
+        pieces = CoordinatePieces(
+            scaled.ravel(), directions.ravel(), index, n_domains, layout if codes == 1 else None
+        )
+    else:
+        arguments = (base_margins, directions, domain_index, point_weights, n_domains, loss)
+
+        def pieces(step):
+            return phi_pieces_along(step, *arguments)
+
+    return minimise_max_newton(aggregate_pieces(pieces, mixtures, mu, beta))
+
+
+def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
+    """(A_l, B_l) = (Σ_{S_l} a (1 + u)/2, Σ_{S_l} a (1 − u)/2) with a_i = c_i e^{−y_i f(x_i)}:
+    (Z_l/m_l)(1 − ε_{t,l,k,r}) and (Z_l/m_l)ε_{t,l,k,r} of Lemma 1 (summed over the codes)."""
+    scaled_losses = np.asarray(scaled_losses, dtype=float)
+    m = scaled_losses.shape[0]
+    return tuple(
+        np.bincount(domain_index, weights=(scaled_losses * (1 + sign * directions) / 2)
+                    .reshape(m, -1).sum(axis=1), minlength=n_domains)
+        for sign in (1.0, -1.0)
+    )  # fmt: skip
+
+
+def soft_line_search_step(scaled_losses, directional_margins, domain_index, n_domains, mu):
+    """η = argmin_{η ≥ 0} F_μ(α + η e_{q,h}) for Φ = exp (§3), exactly.
+
+    F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−η u_i}; ``inf`` if F_μ decreases without bound (u_i > 0 on
+    every weighted point).
+    """
+    scaled_losses = np.asarray(scaled_losses, dtype=float)
+    weighted = scaled_losses > 0
+    if np.any(weighted) and separates(directional_margins, weighted):
+        return np.inf  # checked first: the slope underflows long before F_μ stops falling
+    pieces = CoordinatePieces(scaled_losses, directional_margins, domain_index, n_domains)
+    return minimise_max_newton(aggregate_pieces(pieces, None, float(mu)))
+
+
+def block_step(base_margins, directions, domain_index, point_weights, n_domains,
+               loss="exponential", mixtures=None, beta=0.0) -> np.ndarray:  # fmt: skip
+    """η ∈ R^J_+ minimising max_v L_v(α + Σ_j η_j e_j) + β Σ_j η_j over a block of J coordinates.
+
+    The tie remedy ``tie_step="block"``: at a tie each active function's best coordinate may
+    raise the others, so one joint step over one coordinate per active function lets all of
+    them decrease together. Solved in epigraph form, min s + βΣη subject to s ≥ L_v(η), by
+    SLSQP with the exact gradients ∂L_v/∂η_j = −Σ_k λ^v_k Σ_{i∈S_k} c_i Σ_c u^j_ic Φ'(·).
+    ``directions`` has shape (J, m, C) or (J, m).
+    """
+    directions = np.asarray(directions, dtype=float)
+    n_block, m = directions.shape[0], directions.shape[1]
+
+    def losses_and_gradients(steps):
+        shifted = base_margins + np.tensordot(steps, directions, axes=1)
+        losses = phi_domain_losses(shifted, domain_index, point_weights, n_domains, loss)
+        derivative = phi_derivative(-shifted, loss)
+        per_point = -(directions * derivative[None]).reshape(n_block, m, -1).sum(axis=2)
+        gradients = np.array(
+            [np.bincount(domain_index, weights=point_weights * row, minlength=n_domains)
+             for row in per_point]
+        )  # fmt: skip
+        if mixtures is not None:
+            return mixtures @ losses, gradients @ mixtures.T
+        return losses, gradients
+
+    start_losses, _ = losses_and_gradients(np.zeros(n_block))
+    n_vertices = start_losses.size
+    penalty = np.full(n_block, float(beta))
+
+    def constraint(z):
+        return z[-1] - losses_and_gradients(z[:-1])[0]
+
+    def constraint_jacobian(z):
+        gradients = losses_and_gradients(z[:-1])[1]  # (J, V)
+        return np.column_stack([-gradients.T, np.ones(n_vertices)])
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        result = minimize(
+            lambda z: z[-1] + penalty @ z[:-1],
+            np.r_[np.zeros(n_block), start_losses.max()],
+            jac=lambda z: np.r_[penalty, 1.0],
+            constraints=[{"type": "ineq", "fun": constraint, "jac": constraint_jacobian}],
+            bounds=[(0.0, 1e3)] * n_block + [(None, None)],
+            method="SLSQP",
+            options={"maxiter": 500, "ftol": 1e-15},
+        )
+    return np.clip(result.x[:-1], 0.0, None)

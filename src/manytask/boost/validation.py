@@ -6,7 +6,7 @@ Lives here: the check of integer parameters, of binary labels, of source labels,
 of the early-stopping split. Every failure is a ``ValueError`` naming the parameter and the
 value. Does not live here: the package-wide checks of reals and seeds
 (:mod:`manytask._validation`, used directly), any boosting math (:mod:`.objective`,
-:mod:`.figure1`).
+:mod:`.steps`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..line_search import section_search
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
 from ..steps import check_step, first_best
 from .client import ModelState
@@ -47,17 +48,6 @@ def merge_quantiles(reports, levels) -> list[np.ndarray]:
     return thresholds
 
 
-_DECREASE_RTOL = 1e-12  # a step must lower F by more than this (relative) to be taken
-
-
-def _increasing(losses, slopes, rtol=1e-12) -> bool:
-    """Right-derivative of max_l F_l ≥ 0: the largest slope among the (near-)maximal F_l."""
-    if losses.max() == 0.0:  # every term underflowed: F → 0, still decreasing in the limit
-        return False
-    tied = losses >= losses.max() * (1.0 - rtol)
-    return bool(slopes[tied].max() >= 0.0)
-
-
 def soft_max_aggregate(mu):
     """(F_μ, dF_μ/dη) of one trial step from the (F_l, F_l'): the ``aggregate`` of
     :func:`section_search` for the soft-max F_μ = (1/μ) log Σ_l e^{μ F_l} (§3), whose slope is
@@ -75,72 +65,6 @@ def soft_max_aggregate(mu):
         return agnostic_objective(losses, mu), aggregate_slope(losses, slopes, mu)
 
     return aggregate
-
-
-def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges: int = 200,
-                   aggregate=None):  # fmt: skip
-    """argmin_{η ≥ 0} agg_l F_l(α + η e) from batched (F_l, F_l') evaluations.
-
-    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). ``aggregate``: None for the
-    hard max agg = max_l (right-derivative: the largest slope among the maximal F_l), or a
-    function (F_l, F_l') of one step → (value, slope) of a smooth convex aggregate, e.g.
-    :func:`soft_max_aggregate`; a step where every F_l underflowed to 0 counts as decreasing.
-    F along a coordinate is convex, so its right-derivative changes sign once; the bracket
-    grows by 2^16 per exchange and shrinks by ``batch + 1`` per exchange down to a width
-    ``rtol``·max(η, 1); a last exchange checks that F(η) < F(0)(1 − 1e-12). Returns
-    (η, number of exchanges); η = 0 if F does not decrease (at η = 0 or by more than that),
-    ``inf`` if it still decreases at 2^64.
-
-    Examples
-    --------
-    >>> def evaluate(steps):  # F(η) = (η − 1)², minimum at 1
-    ...     return (steps[:, None] - 1.0) ** 2, 2.0 * (steps[:, None] - 1.0)
-    >>> step, exchanges = section_search(evaluate)
-    >>> bool(abs(step - 1.0) < 1e-12)
-    True
-    """
-    if aggregate is None:
-        value_of, increasing = (lambda losses, slopes: losses.max()), _increasing
-    else:
-
-        def value_of(losses, slopes):
-            return aggregate(losses, slopes)[0]
-
-        def increasing(losses, slopes):
-            return losses.max() != 0.0 and aggregate(losses, slopes)[1] >= 0.0
-
-    steps = np.concatenate([[0.0], 2.0 ** np.arange(-8, 7)])
-    low, high, exchanges, start = 0.0, None, 0, None
-    while high is None:
-        losses, slopes = evaluate(steps)
-        exchanges += 1
-        start = value_of(losses[0], slopes[0]) if start is None else start
-        flags = [bool(increasing(losses[i], slopes[i])) for i in range(steps.size)]
-        if True in flags:
-            first = flags.index(True)
-            if steps[first] == 0.0:
-                return 0.0, exchanges
-            high = steps[first]
-            low = steps[first - 1] if first > 0 else low
-        else:
-            low = steps[-1]
-            if low >= 2.0**64:
-                return np.inf, exchanges
-            steps = low * 2.0 ** np.arange(1, 17)
-    while high - low > rtol * max(high, 1.0) and exchanges < max_exchanges:
-        steps = np.linspace(low, high, batch + 2)[1:-1]
-        losses, slopes = evaluate(steps)
-        exchanges += 1
-        flags = [bool(increasing(losses[i], slopes[i])) for i in range(steps.size)]
-        first = flags.index(True) if True in flags else steps.size
-        high = steps[first] if first < steps.size else high
-        low = steps[first - 1] if first > 0 else low
-    step = 0.5 * (low + high)
-    exchanges += 1
-    losses, slopes = evaluate(np.array([step]))
-    if value_of(losses[0], slopes[0]) >= start * (1.0 - _DECREASE_RTOL):
-        return 0.0, exchanges  # no decrease above rounding: a zig-zag at a tie has stalled
-    return step, exchanges
 
 
 def check_mu(mu):

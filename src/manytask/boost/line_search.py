@@ -1,0 +1,325 @@
+"""The 1-D convex minimiser behind every exact step of MULTIBOOST (Figure 1, line 11).
+
+Every exact step minimises over η ≥ 0 an aggregate of smooth convex functions of η: the
+F_l(α + ηe) of eq. (4) along one coordinate, or the A_l e^{−η} + B_l e^{η} of Lemma 1's bound,
+combined by Λ's vertices, the hard max or the soft-max of §3, plus βη (§4).
+:func:`aggregate_pieces` reduces Λ, μ and β to a max of smooth convex functions, which
+:func:`minimise_max_newton` minimises from their first two derivatives. :func:`section_search`
+is the same problem for the federated server, from batched (F_l, F_l') sums only (Figure 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp, softmax
+
+from . import kernels
+from .objective import TIE_RTOL
+
+__all__ = [
+    "MAX_DOUBLINGS",
+    "CoordinatePieces",
+    "aggregate_pieces",
+    "coordinate_losses",
+    "domain_layout",
+    "line_search",
+    "minimise_max_newton",
+    "section_search",
+]
+
+#: Bracket doublings from η = 1 before a descent is declared unbounded (η = inf).
+MAX_DOUBLINGS = 60
+# The computed F_l and F_l' are known to about this many ulps of their terms' magnitude,
+# which bounds how well a root of the slope, or a crossing F_a = F_b, can be located.
+_ROUNDING_ULPS = 16.0
+
+
+def coordinate_losses(step, scaled_losses, directional_margins, domain_index, n_domains,
+                      with_slopes: bool = False):  # fmt: skip
+    """F_l(α + η e_{k,r}) = Σ_{i∈S_l} a_i exp(−η u_i) for every l, with a_i = c_i e^{−y_i f(x_i)}
+    and u_i = y_i Q(k|x_i) h_{k,r}(x_i)  (eq. 4 along one coordinate); ``with_slopes``: also
+    dF_l/dη = −Σ_{i∈S_l} a_i u_i exp(−η u_i)."""
+    with np.errstate(over="ignore"):
+        terms = scaled_losses * np.exp(-step * directional_margins)
+    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
+    if not with_slopes:
+        return losses
+    slopes = -np.bincount(domain_index, weights=terms * directional_margins, minlength=n_domains)
+    return losses, slopes
+
+
+def domain_layout(domain_index, n_domains):
+    """(order, counts): a stable sort of the points by domain and the domain sizes, so that
+    ``order[sum(counts[:k]):sum(counts[:k + 1])]`` lists S_k in increasing index order."""
+    order = np.argsort(domain_index, kind="stable")
+    return order, np.bincount(domain_index, minlength=n_domains)
+
+
+class CoordinatePieces:
+    """η ↦ (F_l, F_l', F_l'') for every domain l along one coordinate (eq. 4) with
+    t_i = a_i e^{−η u_i}: F_l = Σ_{S_l} t, F_l' = −Σ_{S_l} t u, F_l'' = Σ_{S_l} (t u) u.
+
+    The sums run per domain in index order, by ``np.bincount`` or by the compiled
+    :func:`~manytask.boost.kernels.coordinate_pieces` (the same sums bit for bit); at η = 0
+    the terms are the a_i themselves. ``evaluations`` counts the calls; ``evaluated`` keeps
+    each step's pieces.
+    """
+
+    def __init__(self, scaled_losses, directional_margins, domain_index, n_domains, layout=None):
+        self.evaluations = 0
+        self.evaluated = {}
+        self._compiled = kernels.backend() == "numba"
+        self._scaled = np.asarray(scaled_losses, dtype=float)
+        self._margins = np.asarray(directional_margins, dtype=float)
+        if self._compiled:
+            order, counts = domain_layout(domain_index, n_domains) if layout is None else layout
+            self._order, self._starts = order, np.concatenate(([0], np.cumsum(counts)))
+        else:
+            self._domain_index, self._n_domains = domain_index, n_domains
+        self._terms = np.empty_like(self._scaled)
+
+    def __call__(self, step: float):
+        self.evaluations += 1
+        self.evaluated[step] = pieces = self._pieces(step)
+        return pieces
+
+    def _pieces(self, step: float):
+        terms = self._terms
+        with np.errstate(over="ignore", invalid="ignore"):
+            if step == 0.0:
+                terms = self._scaled  # a e^{−0·u} = a exactly (the margins are finite)
+            else:
+                np.multiply(-step, self._margins, out=terms)
+                np.exp(terms, out=terms)
+                np.multiply(self._scaled, terms, out=terms)
+            if self._compiled:
+                return kernels.coordinate_pieces(terms, self._margins, self._order, self._starts)
+            weighted = terms * self._margins
+            curvature_terms = weighted * self._margins
+        domains, n = self._domain_index, self._n_domains
+        return np.array([
+            np.bincount(domains, weights=terms, minlength=n),
+            -np.bincount(domains, weights=weighted, minlength=n),
+            np.bincount(domains, weights=curvature_terms, minlength=n),
+        ])  # fmt: skip
+
+
+def aggregate_pieces(pieces, mixtures=None, mu=None, beta=0.0):
+    """η ↦ the (3, v) pieces of agg_v L_v(η) + βη from the (3, p) pieces (F_l, F_l', F_l'').
+
+    L_v = Σ_k λ^v_k F_k over Λ's vertices (eq. 4; the F_l themselves when ``mixtures`` is
+    None). ``mu=None`` keeps them apart (:func:`minimise_max_newton` takes their max); a float
+    gives the one smooth piece F_μ = (1/μ) log Σ_v e^{μ L_v} (§3) with F_μ' = Σ p_v L_v' and
+    F_μ'' = Σ p_v L_v'' + μ(Σ p_v L_v'² − F_μ'²), p = softmax(μL). βη is added to every piece
+    (§4: α ≥ 0 and η ≥ 0, so ‖α + ηe‖₁ grows by η). Non-finite values (overflow) give an
+    infinite slope: the aggregate is increasing there.
+    """
+
+    def aggregated(step):
+        values, slopes, curvatures = (np.asarray(row, dtype=float) for row in pieces(step))
+        if mixtures is not None:
+            values, slopes, curvatures = mixtures @ values, mixtures @ slopes, mixtures @ curvatures
+        if not (np.isfinite(values).all() and np.isfinite(slopes).all()):
+            inf = np.full(values.size if mu is None else 1, np.inf)
+            return np.array([inf, inf, inf])
+        if mu is not None:
+            weights = softmax(mu * values)
+            slope = weights @ slopes
+            curvature = weights @ curvatures + mu * (weights @ slopes**2 - slope**2)
+            values = np.array([logsumexp(mu * values) / mu])
+            slopes, curvatures = np.array([slope]), np.array([max(curvature, 0.0)])
+        return np.array([values + beta * step, slopes + beta, curvatures])
+
+    return aggregated
+
+
+def _max_slope(pieces) -> float:
+    """A subgradient of F = max_l F_l: the slope of a maximiser (inf on overflow, where F is
+    increasing)."""
+    if not np.isfinite(pieces[:2]).all():
+        return np.inf
+    return float(pieces[1][int(pieces[0].argmax())])
+
+
+def _tied_slope(pieces, rtol: float) -> float:
+    """max_{l ∈ K} F_l' over the tied set K = {l : F_l ≥ max F (1 − rtol)} (Figure 1, line 5)."""
+    losses, slopes = pieces[0], pieces[1]
+    return float(slopes[losses >= losses.max() - abs(losses.max()) * rtol].max())
+
+
+def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = TIE_RTOL) -> float:
+    """argmin_{η ≥ 0} max_l g_l(η) for smooth convex g_l, with ``pieces(η)`` the (3, p) array
+    of the g_l and their first two derivatives: a safeguarded Newton search for the root of
+    the (non-decreasing) subgradient.
+
+    0 if the slope at 0 is ≥ 0, where every g_l within ``tie_rtol`` of the max counts as a
+    maximiser (the active set K_t of Figure 1, line 5). Each trial point: where the maximiser
+    differs between the bracket's ends, the nearer root of the second-order model of the gap
+    g_a − g_b (the kink, where the minimum of a max usually sits); otherwise a Newton step
+    η − g_a'/g_a'' on the maximiser. Until the slope turns ≥ 0 the bracket is open above
+    (``inf`` after :data:`MAX_DOUBLINGS` doublings: unbounded descent); once closed, trials
+    outside it, or longer than half the step before last, give way to bisection. Returns the
+    last point once a Newton step would move it by less than the rounding of what it solves
+    (16 ulps of Σ t|u| ≤ √(g g'') over g'' on a smooth piece, of g_a + g_b over the slope
+    difference at a crossing that is a minimum); else, once the bracket is a few ulps wide,
+    the end with the lower max.
+    """
+    eps = np.finfo(float).eps
+    lower, low = 0.0, pieces(0.0)
+    if _max_slope(low) >= 0 or _tied_slope(low, tie_rtol) >= 0:
+        return 0.0
+    upper, high = np.inf, None
+    last, current = 0.0, low
+    moves, doublings = [], 0
+    for _ in range(max_iter):
+        top = int(np.argmax(current[0]))
+        falling, rising = np.argmax(low[0]), -1 if high is None else np.argmax(high[0])
+        resolution, crossing = 4.0 * eps * last, rising >= 0 and falling != rising
+        if crossing:
+            with np.errstate(invalid="ignore", over="ignore"):  # inf − inf after an overflow
+                gap = current[0][falling] - current[0][rising]
+                derivative = current[1][falling] - current[1][rising]
+                curvature = current[2][falling] - current[2][rising]
+                # The nearer root of gap + g'δ + ½g''δ², else the Newton step −gap/g'.
+                discriminant = derivative * derivative - 2.0 * gap * curvature
+                trial = np.nan
+                if derivative < 0 and discriminant >= 0.0:
+                    trial = last + 2.0 * gap / (np.sqrt(discriminant) - derivative)
+                if not lower < trial < upper:
+                    trial = last - gap / derivative if derivative < 0 else np.nan
+                if current[1][falling] <= 0.0 <= current[1][rising]:  # a minimum
+                    level = abs(current[0][falling]) + abs(current[0][rising])
+                    resolution = max(resolution, _ROUNDING_ULPS * eps * level / -derivative)
+                else:
+                    resolution = -1.0  # not a minimum: never stop on it
+        elif current[2][top] > 0 and np.isfinite(current[2][top]):
+            trial = last - current[1][top] / current[2][top]
+            noise = _ROUNDING_ULPS * eps * np.sqrt(abs(current[0][top]) / current[2][top])
+            resolution = max(resolution, noise)
+        else:
+            trial = np.nan
+        if last > 0 and abs(trial - last) <= resolution:
+            return last  # converged: the root is within rounding
+        if high is None:
+            if not (np.isfinite(trial) and trial > lower):
+                trial, doublings = (2.0 * lower if lower > 0 else 1.0), doublings + 1
+                if doublings > MAX_DOUBLINGS:
+                    return np.inf
+        else:
+            middle, tolerance = 0.5 * (lower + upper), 2.0 * eps * upper
+            if upper - lower <= 4.0 * tolerance or middle <= lower or middle >= upper:
+                break
+            if not lower < trial < upper or (
+                len(moves) > 1 and abs(trial - last) > 0.5 * moves[-2]
+            ):
+                trial = middle
+            trial = min(max(trial, lower + tolerance), upper - tolerance)
+        evaluated = pieces(trial)
+        slope = _max_slope(evaluated)
+        if slope == 0:
+            return float(trial)
+        moved = abs(trial - last)
+        last, current = float(trial), evaluated
+        if slope < 0:
+            lower, low = last, evaluated
+        else:
+            upper, high = last, evaluated
+        moves.append(moved)
+    if high is None:
+        return lower
+    candidates = sorted({lower: low, upper: high}.items())
+    values = [float(np.max(evaluated[0])) for _, evaluated in candidates]
+    return candidates[int(np.argmin(values))][0]
+
+
+def line_search(scaled_losses, directional_margins, domain_index, n_domains, layout=None):
+    """(η_t, F(α_{t−1} + η_t e_{k,r})): the exact minimiser of F = max_l F_l along the
+    coordinate (Figure 1, line 11) by :func:`minimise_max_newton`, Φ = exp, and the
+    objective there; ``inf`` (and −inf) if F decreases without bound. ``layout``:
+    :func:`domain_layout` of ``domain_index`` if already computed.
+
+    Examples
+    --------
+    >>> step, _ = line_search(np.array([0.75, 0.25]), np.array([1.0, -1.0]), np.zeros(2, int), 1)
+    >>> bool(np.isclose(step, 0.5 * np.log(3.0)))  # AdaBoost's ½ log((1 − ε)/ε), ε = ¼
+    True
+    """
+    pieces = CoordinatePieces(scaled_losses, directional_margins, domain_index, n_domains, layout)
+    step = minimise_max_newton(pieces)
+    if not np.isfinite(step):
+        return step, -np.inf
+    return float(step), float(pieces.evaluated[step][0].max())
+
+
+def _increasing(losses, slopes, rtol=TIE_RTOL) -> bool:
+    """Right-derivative of max_l F_l ≥ 0: the largest slope among the (near-)maximal F_l."""
+    if losses.max() == 0.0:  # every term underflowed: F → 0, still decreasing in the limit
+        return False
+    tied = losses >= losses.max() * (1.0 - rtol)
+    return bool(slopes[tied].max() >= 0.0)
+
+
+def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges: int = 200,
+                   aggregate=None):  # fmt: skip
+    """argmin_{η ≥ 0} agg_l F_l(α + η e) from batched (F_l, F_l') evaluations (Figure 2).
+
+    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). ``aggregate``: None for the
+    hard max (right-derivative: the largest slope among the F_l within :data:`TIE_RTOL` of the
+    max), or a function (F_l, F_l') of one step → (value, slope) of a smooth convex aggregate
+    (the soft-max F_μ); a step where every F_l underflowed to 0 counts as decreasing. The
+    slope changes sign once: the bracket grows by 2^16 per exchange and shrinks by
+    ``batch + 1`` per exchange down to a width ``rtol``·max(η, 1); a last exchange checks
+    that F(η) < F(0)(1 − TIE_RTOL). Returns (η, number of exchanges); η = 0 if F does not
+    decrease, ``inf`` if it still decreases at 2^64.
+
+    Examples
+    --------
+    >>> def evaluate(steps):  # F(η) = (η − 1)², minimum at 1
+    ...     return (steps[:, None] - 1.0) ** 2, 2.0 * (steps[:, None] - 1.0)
+    >>> step, exchanges = section_search(evaluate)
+    >>> bool(abs(step - 1.0) < 1e-12)
+    True
+    """
+    if aggregate is None:
+        value_of, increasing = (lambda losses, slopes: losses.max()), _increasing
+    else:
+
+        def value_of(losses, slopes):
+            return aggregate(losses, slopes)[0]
+
+        def increasing(losses, slopes, rtol):
+            return losses.max() != 0.0 and aggregate(losses, slopes)[1] >= 0.0
+
+    steps = np.concatenate([[0.0], 2.0 ** np.arange(-8, 7)])
+    low, high, exchanges, start = 0.0, None, 0, None
+    while high is None:
+        losses, slopes = evaluate(steps)
+        exchanges += 1
+        start = value_of(losses[0], slopes[0]) if start is None else start
+        flags = [bool(increasing(losses[i], slopes[i], TIE_RTOL if steps[i] == 0 else 0.0))
+                 for i in range(steps.size)]  # fmt: skip
+        if True in flags:
+            first = flags.index(True)
+            if steps[first] == 0.0:
+                return 0.0, exchanges
+            high = steps[first]
+            low = steps[first - 1] if first > 0 else low
+        else:
+            low = steps[-1]
+            if low >= 2.0**64:
+                return np.inf, exchanges
+            steps = low * 2.0 ** np.arange(1, 17)
+    while high - low > rtol * max(high, 1.0) and exchanges < max_exchanges:
+        steps = np.linspace(low, high, batch + 2)[1:-1]
+        losses, slopes = evaluate(steps)
+        exchanges += 1
+        flags = [bool(increasing(losses[i], slopes[i], 0.0)) for i in range(steps.size)]
+        first = flags.index(True) if True in flags else steps.size
+        high = steps[first] if first < steps.size else high
+        low = steps[first - 1] if first > 0 else low
+    step = 0.5 * (low + high)
+    exchanges += 1
+    losses, slopes = evaluate(np.array([step]))
+    if value_of(losses[0], slopes[0]) >= start * (1.0 - TIE_RTOL):
+        return 0.0, exchanges  # no decrease above rounding: a zig-zag at a tie has stalled
+    return step, exchanges
