@@ -13,12 +13,11 @@ from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
-from manytask.boost.line_search import line_search
+from manytask.boost.line_search import CoordinatePieces, minimise_max_newton
 from manytask.boost.objective import aggregate_weights as soft_max_weights
 from manytask.boost.objective import agnostic_objective as soft_max_objective
-from manytask.boost.objective import soft_max_stump_weights
-from manytask.boost.steps import adaboost_step, soft_line_search_step
-from manytask.boost.stumps import Stump, best_stump, presort
+from manytask.boost.steps import adaboost_step, penalised_line_search
+from manytask.boost.stumps import Stump, presort
 
 
 def _noisy_problem(n=150, d=4, seed=0):
@@ -81,7 +80,7 @@ def test_adaboost_step_equals_line_search_with_one_domain():
     scaled = rng.random(m) / m
     u = np.where(rng.random(m) < 0.3, -1.0, 1.0)
     error = scaled[u < 0].sum() / scaled.sum()
-    exact, _ = line_search(scaled, u, np.zeros(m, dtype=int), 1)
+    exact = minimise_max_newton(CoordinatePieces(scaled, u, np.zeros(m, dtype=int), 1))
     assert exact == pytest.approx(adaboost_step(error), abs=1e-8)
 
 
@@ -91,7 +90,7 @@ def test_line_search_step_minimises_on_a_fine_grid():
     domain_index = np.repeat([0, 1], m // 2)
     scaled = rng.random(m)
     u = rng.uniform(-0.2, 1.0, m)
-    step, _ = line_search(scaled, u, domain_index, 2)
+    step = penalised_line_search(np.zeros(m), u, domain_index, scaled, 2)
 
     def objective(eta):
         terms = scaled * np.exp(-eta * u)
@@ -330,11 +329,15 @@ def test_combined_weights_find_the_steepest_coordinate_of_soft_max():
         losses = np.bincount(domain_index, weights=scaled * np.exp(-eta * u))
         return soft_max_objective(losses, mu)
 
-    losses = np.bincount(domain_index, weights=scaled)
-    p = soft_max_weights(losses, mu)
-    weights = soft_max_stump_weights(scaled, domain_index, Q, p)
-    results = best_stump(presort(X), y, weights)
-    rates = weights.sum(axis=1) - 2 * np.array([result.error for result in results])
+    # The round's candidates for F_μ: one per q, with the soft-max weights p of every domain.
+    rounds = MultiBoostClassifier(mu=mu)
+    rounds.domains_ = np.arange(2)
+    p = soft_max_weights(np.bincount(domain_index, weights=scaled), mu)
+    candidates = rounds._direction_candidates(
+        [(q, p, 0) for q in range(2)], y[:, None], Q, presort(X), domain_index, scaled[:, None]
+    )
+    by_q = {q: (rate, stump) for rate, q, stump, _, _ in candidates}
+    rates = [by_q[q][0] for q in range(2)]
     # Brute force over every coordinate (q, stump): −dF_μ/dη at η = 0 by finite differences.
     brute = {}
     for q in range(2):
@@ -350,7 +353,7 @@ def test_combined_weights_find_the_steepest_coordinate_of_soft_max():
     for q in range(2):
         best_q = max(value for key, value in brute.items() if key[0] == q)
         assert rates[q] == pytest.approx(best_q, abs=1e-8)
-        stump = results[q].stump
+        stump = by_q[q][1]
         assert rates[q] == pytest.approx(
             brute[(q, stump.feature, stump.threshold, stump.polarity)], abs=1e-8
         )
@@ -365,15 +368,20 @@ def test_soft_line_search_step_zeroes_the_slope_and_minimises():
     def objective(eta):
         return soft_max_objective(np.bincount(domain_index, weights=scaled * np.exp(-eta * u)), mu)
 
-    step = soft_line_search_step(scaled, u, domain_index, 2, mu)
+    zero = np.zeros(scaled.size)  # a_i = c_i e^{−0}: the point weights are the a_i
+
+    def soft_line_search_step(directions):
+        return penalised_line_search(zero, directions, domain_index, scaled, 2, mu=mu)
+
+    step = soft_line_search_step(u)
     assert 0 < step < np.inf
     h = 1e-6 * max(step, 1.0)
     assert (objective(step + h) - objective(step - h)) / (2 * h) == pytest.approx(0, abs=1e-7)
     grid = np.linspace(0, 2 * step + 1, 4001)
     assert objective(step) <= min(objective(eta) for eta in grid) + 1e-13
     # Ascent direction: no step; separating direction: unbounded descent.
-    assert soft_line_search_step(scaled, -np.abs(u), domain_index, 2, mu) == 0.0
-    assert soft_line_search_step(scaled, np.abs(u) + 0.1, domain_index, 2, mu) == np.inf
+    assert soft_line_search_step(-np.abs(u)) == 0.0
+    assert soft_line_search_step(np.abs(u) + 0.1) == np.inf
 
 
 def test_soft_max_with_one_domain_equals_adaboost():

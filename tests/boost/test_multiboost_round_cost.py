@@ -1,25 +1,34 @@
-"""The exact line search and the shared exponentials give the same numbers as the plain
-formulas: the Newton line search (the minimiser to rounding, checked against an independent
-bisection) and the shared exponentials. Its cost is measured in ``benchmarks/bench_boost.py``."""
+"""The exact line search and the round's losses give the same numbers as the plain formulas:
+the Newton line search (the minimiser to rounding, checked against an independent bisection)
+and F_k, D_t of eq. (4) and Figure 1. Its cost is measured in ``benchmarks/bench_boost.py``."""
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
 from manytask.boost import kernels
-from manytask.boost.line_search import (
-    CoordinatePieces,
-    coordinate_losses,
-    domain_layout,
-    line_search,
-    minimise_max_newton,
-)
-from manytask.boost.objective import (
-    domain_losses,
-    round_distributions,
-    scaled_exponential_losses,
-)
+from manytask.boost.line_search import CoordinatePieces, domain_layout, minimise_max_newton
+from manytask.boost.objective import phi, phi_derivative, phi_domain_losses
+
+
+def coordinate_losses(step, scaled, u, domain_index, n_domains, with_slopes=False):
+    """The plain F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−ηu_i} (eq. 4) and optionally dF_l/dη."""
+    terms = scaled * np.exp(-step * u)
+    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
+    if not with_slopes:
+        return losses
+    return losses, -np.bincount(domain_index, weights=terms * u, minlength=n_domains)
+
+
+def line_search(scaled, u, domain_index, n_domains, layout=None):
+    """(η, F there) by minimise_max_newton on the hard max of the F_l (Figure 1, line 11)."""
+    pieces = CoordinatePieces(scaled, u, domain_index, n_domains, layout)
+    step = minimise_max_newton(pieces)
+    if not np.isfinite(step):
+        return step, -np.inf
+    return float(step), float(pieces.evaluated[step][0].max())
 
 
 def coordinate_problem(seed, m=300, n_domains=3, scale=1.0):
@@ -145,15 +154,26 @@ def test_a_separating_direction_drives_the_newton_search_to_underflow():
     assert not np.isfinite(step) or value <= 1e-50
 
 
-def test_scaled_losses_give_the_domain_losses_and_distributions_exactly():
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_domain_losses_and_distributions_match_a_plain_loop(loss):
+    """F_k = Σ_{i∈S_k} c_i Φ(−y_i f(x_i)) (eq. 4) and the weights c_i Φ'(·) of D_t (Figure 1,
+    line 9) against a loop over the points; for Φ = exp, Z_{t,k}/m_k = F_k."""
     rng = np.random.default_rng(2)
     m = 200
     margins, domain_index = rng.normal(size=m), rng.integers(0, 3, size=m)
     point_weights = 1.0 / np.bincount(domain_index)[domain_index]
-    scaled = scaled_exponential_losses(margins, point_weights)
-    np.testing.assert_allclose(scaled, point_weights * np.array([np.exp(-v) for v in margins]))
-    losses = np.bincount(domain_index, weights=scaled, minlength=3)
-    assert np.array_equal(losses, domain_losses(margins, domain_index, point_weights, 3))
-    shared = round_distributions(margins, domain_index, point_weights, 3, scaled_losses=scaled)
-    fresh = round_distributions(margins, domain_index, point_weights, 3)
-    assert all(np.array_equal(a, b) for a, b in zip(shared, fresh))
+    if loss == "exponential":
+        terms = [c * math.exp(-v) for c, v in zip(point_weights, margins)]
+        slopes = terms
+    else:
+        terms = [c * math.log1p(math.exp(-v)) / math.log(2) for c, v in zip(point_weights, margins)]
+        slopes = [c / (1 + math.exp(v)) / math.log(2) for c, v in zip(point_weights, margins)]
+    expected = [sum(t for t, k in zip(terms, domain_index) if k == l) for l in range(3)]
+    losses = phi_domain_losses(margins, domain_index, point_weights, 3, loss)
+    np.testing.assert_allclose(losses, expected, rtol=1e-13)
+    np.testing.assert_allclose(point_weights * phi(-margins, loss), terms, rtol=1e-13)
+    gradient_weights = point_weights * phi_derivative(-margins, loss)
+    np.testing.assert_allclose(gradient_weights, slopes, rtol=1e-13)
+    if loss == "exponential":
+        normalisers = np.bincount(domain_index, weights=gradient_weights, minlength=3)
+        np.testing.assert_allclose(normalisers, losses, rtol=1e-13)

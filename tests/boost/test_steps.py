@@ -12,7 +12,6 @@ from scipy.special import logsumexp
 from manytask.boost.line_search import (
     CoordinatePieces,
     aggregate_pieces,
-    coordinate_losses,
     minimise_max_newton,
     section_search,
 )
@@ -25,6 +24,15 @@ from manytask.boost.steps import (
     separating_step,
     two_exponential_step,
 )
+
+
+def coordinate_losses(step, scaled, u, domain_index, n_domains, with_slopes=False):
+    """The plain F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−ηu_i} (eq. 4) and optionally dF_l/dη."""
+    terms = scaled * np.exp(-step * u)
+    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
+    if not with_slopes:
+        return losses
+    return losses, -np.bincount(domain_index, weights=terms * u, minlength=n_domains)
 
 
 def coordinate(seed, m=120, n_domains=3, n_codes=1):

@@ -1,10 +1,5 @@
-"""Textbook discrete AdaBoost with exact stumps: the one-domain special case of MULTIBOOST.
-
-Lives here: :class:`AdaBoost` (Freund & Schapire 1997), kept separate from
-:class:`~manytask.boost.multiboost.MultiBoostClassifier` as an independent check (one domain
-must give the same ensemble) and as a baseline. Does not live here: MULTIBOOST
-(:mod:`.multiboost`), the stump search (:mod:`.stumps`), the per-domain baselines
-(:mod:`.baselines`).
+"""Textbook discrete AdaBoost with exact stumps (Freund & Schapire 1997): the one-domain
+special case of MULTIBOOST, kept as an independent check and a baseline.
 """
 
 from __future__ import annotations
@@ -28,12 +23,9 @@ __all__ = ["AdaBoost"]
 class AdaBoost(ClassifierMixin, BaseEstimator):
     """Textbook discrete AdaBoost (Freund & Schapire 1997) with exact decision stumps.
 
-    D_1 = sample weights normalised; round t: h_t = the stump of least ε_t = Σ_i D_t(i)
-    1{h_t(x_i) ≠ y_i}, α_t = ½ log((1 − ε_t)/ε_t) (:func:`~.steps.adaboost_step`),
-    D_{t+1}(i) ∝ D_t(i) exp(−α_t y_i h_t(x_i)).
-    Stops when ε_t ≥ ½; if ε_t = 0 the stump is added with α_t = 1 + Σ_{s<t} α_s (its sign
-    then decides every training point) and boosting stops. Same conventions as
-    :class:`MultiBoostClassifier` with one domain.
+    Round t: h_t = the stump of least ε_t under D_t, α_t = ½ log((1 − ε_t)/ε_t),
+    D_{t+1}(i) ∝ D_t(i) exp(−α_t y_i h_t(x_i)). Stops when ε_t ≥ ½; ε_t = 0 adds the stump
+    with α_t = 1 + Σ_{s<t} α_s and stops.
 
     Examples
     --------

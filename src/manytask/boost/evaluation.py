@@ -1,11 +1,6 @@
-"""Errors of a classifier on each source domain and on mixtures of them (§2, eq. 1).
-
-:func:`mixture_errors` returns the error on each domain k, L(D_k, f); on the uniform mixture;
-on given mixtures λ, L(D_λ, f) = Σ_k λ_k L(D_k, f); and the agnostic error
-max_{λ ∈ Δ} L(D_λ, f) = max_k L(D_k, f) (eq. 1 with Λ = the simplex: linear in λ, so the max is
-at a vertex). A model whose ``predict`` needs extra arguments (AdaBoost-k's
-``predict(X, domain=k)``) passes them as ``predict_kwargs``; any other prediction rule can be
-given as a ``predict`` callable. Training and the table runner live elsewhere.
+"""Errors of a classifier on each source domain and on mixtures of them (§2, eq. 1):
+L(D_k, f), the uniform mixture, given mixtures L(D_λ, f) = Σ_k λ_k L(D_k, f), and the
+agnostic error max_k L(D_k, f) (eq. 1 with Λ = the simplex).
 """
 
 from __future__ import annotations

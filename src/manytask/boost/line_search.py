@@ -1,11 +1,8 @@
 """The 1-D convex minimiser behind every exact step of MULTIBOOST (Figure 1, line 11).
 
-Every exact step minimises over η ≥ 0 an aggregate of smooth convex functions of η: the
-F_l(α + ηe) of eq. (4) along one coordinate, or the A_l e^{−η} + B_l e^{η} of Lemma 1's bound,
-combined by Λ's vertices, the hard max or the soft-max of §3, plus βη (§4).
-:func:`aggregate_pieces` reduces Λ, μ and β to a max of smooth convex functions, which
-:func:`minimise_max_newton` minimises from their first two derivatives. :func:`section_search`
-is the same problem for the federated server, from batched (F_l, F_l') sums only (Figure 2).
+:func:`aggregate_pieces` reduces Λ (eq. 4), the soft-max μ (§3) and β (§4) to a max of smooth
+convex functions of η, which :func:`minimise_max_newton` minimises. :func:`section_search`
+solves the same problem from batched (F_l, F_l') sums (Figure 2).
 """
 
 from __future__ import annotations
@@ -20,9 +17,7 @@ __all__ = [
     "MAX_DOUBLINGS",
     "CoordinatePieces",
     "aggregate_pieces",
-    "coordinate_losses",
     "domain_layout",
-    "line_search",
     "minimise_max_newton",
     "section_search",
 ]
@@ -32,20 +27,6 @@ MAX_DOUBLINGS = 60
 # The computed F_l and F_l' are known to about this many ulps of their terms' magnitude,
 # which bounds how well a root of the slope, or a crossing F_a = F_b, can be located.
 _ROUNDING_ULPS = 16.0
-
-
-def coordinate_losses(step, scaled_losses, directional_margins, domain_index, n_domains,
-                      with_slopes: bool = False):  # fmt: skip
-    """F_l(α + η e_{k,r}) = Σ_{i∈S_l} a_i exp(−η u_i) for every l, with a_i = c_i e^{−y_i f(x_i)}
-    and u_i = y_i Q(k|x_i) h_{k,r}(x_i)  (eq. 4 along one coordinate); ``with_slopes``: also
-    dF_l/dη = −Σ_{i∈S_l} a_i u_i exp(−η u_i)."""
-    with np.errstate(over="ignore"):
-        terms = scaled_losses * np.exp(-step * directional_margins)
-    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
-    if not with_slopes:
-        return losses
-    slopes = -np.bincount(domain_index, weights=terms * directional_margins, minlength=n_domains)
-    return losses, slopes
 
 
 def domain_layout(domain_index, n_domains):
@@ -59,10 +40,8 @@ class CoordinatePieces:
     """η ↦ (F_l, F_l', F_l'') for every domain l along one coordinate (eq. 4) with
     t_i = a_i e^{−η u_i}: F_l = Σ_{S_l} t, F_l' = −Σ_{S_l} t u, F_l'' = Σ_{S_l} (t u) u.
 
-    The sums run per domain in index order, by ``np.bincount`` or by the compiled
-    :func:`~manytask.boost.kernels.coordinate_pieces` (the same sums bit for bit); at η = 0
-    the terms are the a_i themselves. ``evaluations`` counts the calls; ``evaluated`` keeps
-    each step's pieces.
+    Sums by ``np.bincount`` or :func:`~manytask.boost.kernels.coordinate_pieces` (the same
+    sums). ``evaluations`` counts the calls; ``evaluated`` keeps each step's pieces.
     """
 
     def __init__(self, scaled_losses, directional_margins, domain_index, n_domains, layout=None):
@@ -107,12 +86,10 @@ class CoordinatePieces:
 def aggregate_pieces(pieces, mixtures=None, mu=None, beta=0.0):
     """η ↦ the (3, v) pieces of agg_v L_v(η) + βη from the (3, p) pieces (F_l, F_l', F_l'').
 
-    L_v = Σ_k λ^v_k F_k over Λ's vertices (eq. 4; the F_l themselves when ``mixtures`` is
-    None). ``mu=None`` keeps them apart (:func:`minimise_max_newton` takes their max); a float
-    gives the one smooth piece F_μ = (1/μ) log Σ_v e^{μ L_v} (§3) with F_μ' = Σ p_v L_v' and
-    F_μ'' = Σ p_v L_v'' + μ(Σ p_v L_v'² − F_μ'²), p = softmax(μL). βη is added to every piece
-    (§4: α ≥ 0 and η ≥ 0, so ‖α + ηe‖₁ grows by η). Non-finite values (overflow) give an
-    infinite slope: the aggregate is increasing there.
+    L_v = Σ_k λ^v_k F_k (eq. 4; the F_l if ``mixtures`` is None). ``mu=None`` keeps them apart;
+    a float gives the one piece F_μ = (1/μ) log Σ_v e^{μ L_v} (§3), F_μ' = Σ p_v L_v',
+    F_μ'' = Σ p_v L_v'' + μ(Σ p_v L_v'² − F_μ'²), p = softmax(μL). βη is added (§4). Overflow
+    gives an infinite slope.
     """
 
     def aggregated(step):
@@ -152,17 +129,12 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = TIE_RTOL)
     of the g_l and their first two derivatives: a safeguarded Newton search for the root of
     the (non-decreasing) subgradient.
 
-    0 if the slope at 0 is ≥ 0, where every g_l within ``tie_rtol`` of the max counts as a
-    maximiser (the active set K_t of Figure 1, line 5). Each trial point: where the maximiser
-    differs between the bracket's ends, the nearer root of the second-order model of the gap
-    g_a − g_b (the kink, where the minimum of a max usually sits); otherwise a Newton step
-    η − g_a'/g_a'' on the maximiser. Until the slope turns ≥ 0 the bracket is open above
-    (``inf`` after :data:`MAX_DOUBLINGS` doublings: unbounded descent); once closed, trials
-    outside it, or longer than half the step before last, give way to bisection. Returns the
-    last point once a Newton step would move it by less than the rounding of what it solves
-    (16 ulps of Σ t|u| ≤ √(g g'') over g'' on a smooth piece, of g_a + g_b over the slope
-    difference at a crossing that is a minimum); else, once the bracket is a few ulps wide,
-    the end with the lower max.
+    0 if the slope at 0 is ≥ 0 (every g_l within ``tie_rtol`` of the max counts, the active
+    set K_t of Figure 1, line 5). Trials: the root of the second-order model of the gap
+    g_a − g_b where the maximiser changes across the bracket, else a Newton step on the
+    maximiser; bisection when a trial leaves the bracket. ``inf`` after
+    :data:`MAX_DOUBLINGS` doublings (unbounded descent). Stops when a step would move by less
+    than the rounding of what it solves.
     """
     eps = np.finfo(float).eps
     lower, low = 0.0, pieces(0.0)
@@ -232,25 +204,6 @@ def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = TIE_RTOL)
     return candidates[int(np.argmin(values))][0]
 
 
-def line_search(scaled_losses, directional_margins, domain_index, n_domains, layout=None):
-    """(η_t, F(α_{t−1} + η_t e_{k,r})): the exact minimiser of F = max_l F_l along the
-    coordinate (Figure 1, line 11) by :func:`minimise_max_newton`, Φ = exp, and the
-    objective there; ``inf`` (and −inf) if F decreases without bound. ``layout``:
-    :func:`domain_layout` of ``domain_index`` if already computed.
-
-    Examples
-    --------
-    >>> step, _ = line_search(np.array([0.75, 0.25]), np.array([1.0, -1.0]), np.zeros(2, int), 1)
-    >>> bool(np.isclose(step, 0.5 * np.log(3.0)))  # AdaBoost's ½ log((1 − ε)/ε), ε = ¼
-    True
-    """
-    pieces = CoordinatePieces(scaled_losses, directional_margins, domain_index, n_domains, layout)
-    step = minimise_max_newton(pieces)
-    if not np.isfinite(step):
-        return step, -np.inf
-    return float(step), float(pieces.evaluated[step][0].max())
-
-
 def _increasing(losses, slopes, rtol=TIE_RTOL) -> bool:
     """Right-derivative of max_l F_l ≥ 0: the largest slope among the (near-)maximal F_l."""
     if losses.max() == 0.0:  # every term underflowed: F → 0, still decreasing in the limit
@@ -264,13 +217,9 @@ def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges
     """argmin_{η ≥ 0} agg_l F_l(α + η e) from batched (F_l, F_l') evaluations (Figure 2).
 
     ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). ``aggregate``: None for the
-    hard max (right-derivative: the largest slope among the F_l within :data:`TIE_RTOL` of the
-    max), or a function (F_l, F_l') of one step → (value, slope) of a smooth convex aggregate
-    (the soft-max F_μ); a step where every F_l underflowed to 0 counts as decreasing. The
-    slope changes sign once: the bracket grows by 2^16 per exchange and shrinks by
-    ``batch + 1`` per exchange down to a width ``rtol``·max(η, 1); a last exchange checks
-    that F(η) < F(0)(1 − TIE_RTOL). Returns (η, number of exchanges); η = 0 if F does not
-    decrease, ``inf`` if it still decreases at 2^64.
+    hard max, or (F_l, F_l') → (value, slope) of a smooth convex aggregate (F_μ). Bisection
+    on the sign of the slope, ``batch`` points per exchange, to a width ``rtol``·max(η, 1).
+    Returns (η, exchanges); η = 0 if F does not decrease, ``inf`` if it still does at 2^64.
 
     Examples
     --------

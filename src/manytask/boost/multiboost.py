@@ -1,14 +1,6 @@
-"""MULTIBOOST (Figure 1 of ``boosting-with-multiple-sources.txt``) as a scikit-learn estimator.
-
-Lives here: :class:`MultiBoostClassifier`, the coordinate descent on the agnostic objective
-F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α) (eq. 4) over Q-ensembles (eq. 3), with the paper's
-options (Φ = exp or logistic, hard max or soft-max μ, restricted mixture set Λ, ℓ1 penalty β,
-the AdaBoost step of Lemma 1 or another step rule, binary or multi-class, early stopping,
-block steps at ties): parameter and input validation, the fit loop with early stopping, and
-prediction (decision function, staged, labels, probabilities, feature importances).
-
-The round is in :mod:`.rounds`, the objective's formulas in :mod:`.objective`, the step rules
-in :mod:`.steps`.
+"""MULTIBOOST (Figure 1 of ``boosting-with-multiple-sources.txt``) as a scikit-learn estimator:
+parameters, the fit loop with early stopping, and prediction. The round is in :mod:`.rounds`,
+the objective in :mod:`.objective`, the step rules in :mod:`.steps`.
 """
 
 from __future__ import annotations
@@ -45,14 +37,10 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     """MULTIBOOST (Figure 1): a Q-ensemble of stumps good on every source domain (or mixture).
 
     Coordinate descent on F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α), F_k(α) = (1/m_k) Σ_{i∈S_k}
-    Φ(−y_i Σ_t α_t Q(k_t|x_i) h_t(x_i)) (eq. 4). Default (Φ = exp, Λ = the simplex, hard max):
-    round t computes the losses F_k and the active set K_t (ties within ``TIE_RTOL``); for
-    k ∈ K_t the distribution D_t(k,·) and the exact best stump h_{k,r} for the weights
-    D_t(k, i) Q(k|x_i), i.e. the least ε_{t,k,r}; the direction (k, r) maximising
-    (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] (line 10); the step η_t = ½ log((1 − ε_{t,k,r})/ε_{t,k,r})
-    of Lemma 1, AdaBoost's step, the closed form §6 ran (``step`` selects other rules).
-    More than two classes (or ``multi_class="mh"``) use the AdaBoost.MH-style Q-ensemble of
-    :mod:`manytask.boost.multiclass` (derivation there).
+    Φ(−y_i Σ_t α_t Q(k_t|x_i) h_t(x_i)) (eq. 4). Round t: the active set K_t (line 5), for
+    k ∈ K_t the best stump for the weights D_t(k, i) Q(k|x_i) (line 10), the direction
+    maximising (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}], and the step η_t = ½ log((1 − ε)/ε) of Lemma 1
+    (§6). More than two classes use :mod:`manytask.boost.multiclass`.
 
     Parameters
     ----------
@@ -60,72 +48,42 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         Number of rounds T (fewer if boosting stops, see Notes).
     domain_classifier : DomainClassifier, fitted classifier with predict_proba, or None
         Q(k|x). None: ``DomainClassifier()`` fitted on (X, domains). A ``DomainClassifier`` is
-        cloned and fitted; any other classifier must be already fitted on the source labels
-        and is wrapped as ``DomainClassifier(estimator=..., prefit=True)``.
+        cloned and fitted; any other classifier must be fitted on the source labels already.
     n_bins : int or None
-        None: exact stump search; an int: histogram-binned search (see :func:`presort`),
-        whose stumps split at bin edges only, in every round and at ties.
+        None: exact stump search; an int: histogram-binned search (:func:`presort`).
     random_state : None, int or Generator
-        Seeds the validation split of early stopping (the boosting itself is deterministic).
+        Seeds the validation split of early stopping (boosting itself is deterministic).
     mu : None or float > 0
-        None: the hard max F = max_k F_k of Figure 1. A float: coordinate descent on the
-        soft-max F_μ(α) = (1/μ) log Σ_k exp(μ F_k(α)) (§3), smooth, with
-        max_k F_k ≤ F_μ ≤ max_k F_k + (log p)/μ. Each round takes the steepest coordinate
-        (q, h) of F_μ, i.e. the largest Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] with the soft-max
-        weights p_k ∝ exp(μ F_k) over all domains (one exact stump search per q with the
-        combined weights of :func:`~.objective.soft_max_stump_weights`), and the step of
-        ``step``: the AdaBoost step of the p-weighted error by default, or with
-        ``"exact_line_search"`` η = argmin F_μ(α + η e_{q,h})
-        (:func:`~.steps.soft_line_search_step`). The F_k start at 1 and shrink, so μ is in
-        units of 1/F: μ F_k ≫ log p makes F_μ close to the max.
+        None: the hard max of Figure 1. A float: the soft-max F_μ = (1/μ) log Σ_k e^{μ F_k}
+        (§3); each round takes the steepest coordinate of F_μ over all domains, with the
+        soft-max weights p_k ∝ e^{μ F_k}.
     loss : {"exponential", "logistic"}
-        Φ(u) = eᵘ (ADABOOST) or log₂(1 + eᵘ) (§3; base 2 so that Φ(−u) ≥ 1{u ≤ 0}). The
-        distributions D_t use Φ'; the logistic step is found by the exact line search.
+        Φ(u) = eᵘ or log₂(1 + eᵘ) (§3); D_t uses Φ'.
     step : {"adaboost", "exact_line_search", "lemma1_bound", "constant_over_sqrt_t"}
-        The step η along the chosen coordinate (:mod:`manytask.boost.steps`).
-        "adaboost" (default, Lemma 1 and §6): η = ½ log((1 − ε)/ε) with ε the weighted error
-        of the chosen direction under the distribution that chose it (D_t(k,·) of Figure 1;
-        the soft-max- or λ-weighted one with ``mu`` or ``mixtures``; over the codes in the
-        multi-class case, AdaBoost.MH's ½ log((1 + r)/(1 − r))); with β the minimiser of
-        N[(1 − ε)e^{−η} + εe^{η}] + βη. Always positive; F may rise at a tie (the next round
-        then works on the source that rose). "exact_line_search": η = argmin_{η≥0}
-        F(α + η e) (+ βη), line 11 solved exactly (§3); at a tie it may be 0, and the round
-        then falls back to other directions (see Notes). "lemma1_bound": the minimiser of
-        Lemma 1's whole bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η} + ε_l e^{η}] (+ βη), closed form
-        where one l attains the max, never increasing F; Φ = exp only. "constant_over_sqrt_t":
-        η_t = ``step_constant``/√t (§6), taken as is. The old names "line_search" and
-        "closed_form" raise a ValueError naming "exact_line_search" and "lemma1_bound".
+        The step rule (:mod:`manytask.boost.steps`): ½ log((1 − ε)/ε) of the chosen direction
+        (Lemma 1, §6; default); argmin_{η≥0} F(α + ηe) (+ βη) (line 11); the minimiser of
+        Lemma 1's whole bound (Φ = exp only); or ``step_constant``/√t (§6). The old names
+        "line_search" and "closed_form" raise a ValueError.
     step_constant : float > 0
         C of the C/√t rule.
     mixtures : None or array-like (v, p)
-        The restricted mixture set Λ given by the vertices of its convex hull (rows on the
-        simplex, columns in ``domains_`` order). F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α) is linear in
-        λ, hence the max over the vertices L_v = Σ_k λ^v_k F_k. None: Λ = the simplex (the max
-        over domains). With the hard max the active set runs over vertices and each active
-        vertex v searches every q with the weights λ^v_{k(i)} D(i) Q(q|x_i) (the steepest
-        coordinate of L_v); with ``mu`` the soft-max runs over the L_v.
+        Vertices of the restricted mixture set Λ (rows on the simplex, columns in
+        ``domains_`` order); F is the max over the vertex losses L_v = Σ_k λ^v_k F_k.
+        None: Λ = the simplex.
     beta : float >= 0
-        ℓ1 penalty of §4: each round minimises F(α + η e) + β(‖α‖₁ + η) over η ≥ 0 (α ≥ 0, so
-        the penalty grows by βη). A direction needs a descent rate > β, and a step that would
-        not decrease F + β‖α‖₁ is not taken (boosting stops). β = 0: the unregularised run.
+        ℓ1 penalty of §4: each round minimises F(α + ηe) + β(‖α‖₁ + η); a direction needs a
+        descent rate > β.
     multi_class : {"auto", "binary", "mh"}
-        "auto": Figure 1's binary algorithm for two classes, the MH-style multi-class variant
-        for more. "binary": two classes required. "mh": the multi-class variant even for two
-        classes (it then reproduces the binary run; see :mod:`manytask.boost.multiclass`).
+        "auto": binary for two classes, the MH-style variant for more; "binary": two classes
+        required; "mh": the multi-class variant always.
     validation_fraction : float in (0, 1)
-        Fraction of every domain held out for early stopping (used with ``n_iter_no_change``).
+        Fraction of every domain held out for early stopping.
     n_iter_no_change : None or int >= 1
-        None: no early stopping. An int: stop when the agnostic loss max_{λ∈Λ} Σ_k λ_k F_k on
-        the held-out points (hard max, no penalty) has not improved for that many rounds, and
-        keep the ensemble of its best round. Q(k|x) is then fitted on the training part.
+        Stop when the held-out agnostic loss has not improved for that many rounds and keep
+        the best round's ensemble. None: no early stopping.
     tie_step : {"coordinate", "block"}
-        What a hard-max round does when several functions are active (a tie). "coordinate"
-        (default, Figure 1): one coordinate, the best active direction that decreases F.
-        "block": one joint step over the best coordinate of every active domain (vertex),
-        η = argmin_{η ≥ 0} F(α + Σ_k η_k e_{k,r_k}) (+ βΣη) by
-        :func:`~manytask.boost.steps.block_step` (an exact minimisation, also with
-        ``step="lemma1_bound"``; ignored with the C/√t rule); the round then adds up to |K_t|
-        stumps. It removes the zig-zag of the coordinate rule at ties (see Notes).
+        At a tie of the hard max: one coordinate (Figure 1, default), or one joint step over
+        the best coordinate of every active function (:func:`~.steps.block_step`).
 
     Attributes
     ----------
@@ -134,54 +92,33 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     domains_ : ndarray (p,)
         Sorted source labels; ``domains_[k]`` is domain k.
     estimators_ : list of (int, Stump or VectorStump)
-        (k_t, h_t) per term (one per round, up to |K_t| in a block round): the ensemble is
-        f(x) = Σ_t α_t Q(k_t|x) h_t(x)  (eq. 3).
+        (k_t, h_t) per term: f(x) = Σ_t α_t Q(k_t|x) h_t(x) (eq. 3).
     estimator_weights_ : ndarray (T',)
         The α_t.
     domain_classifier_ : DomainClassifier
     history_ : list of dict
-        Per round: ``losses`` (F_k(α_{t−1}) per domain), ``objective`` (F or F_μ, plus
-        β‖α‖₁), ``active`` (K_t, domain labels; with ``mixtures``, vertex indices),
-        ``domain``, ``stump``, ``step``, ``rate`` (−F'(α; e) along the direction),
-        ``step_rule`` (the ``step`` parameter, or ``"separating"``), with ``step="adaboost"``
-        also ``error`` (the ε of η = ½ log((1 − ε)/ε)), ``direction_rule`` (``"paper"``,
-        ``"steepest"``, ``"vertex"`` or ``"soft_max"``); with ``tie_step="block"`` a tied round
-        has ``step_rule="block"`` and lists in ``domain``, ``stump``, ``step``, ``rate``; with
-        ``mu`` also ``soft_weights``; with ``mixtures`` ``vertex_losses``. A last entry
-        with ``stump=None`` and ``stop`` gives the reason when boosting stops early; early
-        stopping sets ``stop="early stopping"`` on the last round run (``history_`` keeps
-        every round run, ``estimators_`` only those up to the best validation round).
+        Per round: ``losses`` (F_k(α_{t−1})), ``objective``, ``active`` (K_t), ``domain``,
+        ``stump``, ``step``, ``rate`` (−F'(α; e)), ``step_rule``, ``direction_rule``; with
+        ``step="adaboost"`` also ``error``; with ``mu`` ``soft_weights``; with ``mixtures``
+        ``vertex_losses``. A block round holds lists. A last entry with ``stump=None`` and
+        ``stop`` gives the reason boosting stopped.
     objective_ : float
-        The minimised objective of the returned ensemble on the training data: F(α) (F_μ(α)
-        when ``mu`` is set) plus β‖α‖₁.
+        F(α) (F_μ(α) with ``mu``) plus β‖α‖₁ on the training data.
     validation_losses_ : ndarray or None
         With early stopping, the held-out agnostic loss after each round (entry 0: α = 0).
     feature_importances_ : ndarray (d,)
-        α-weighted share of the rounds whose stump splits on each feature (constant stumps
-        count for no feature); sums to 1 unless every stump is constant.
+        α-weighted share of the rounds whose stump splits on each feature.
 
     Notes
     -----
-    * Ties: at α = 0 every F_k = 1, so all sources are active, and the paper's direction
-      (best for one active F_k) may raise another active F_l, so F, a max, cannot decrease
-      along it (§3 assumes this away). The AdaBoost step takes it anyway: F rises a little,
-      the source that rose leads the next round, and the ensemble improves on every source
-      in turn. The exact line search cannot (its step along such a direction is 0); it tries
-      the other active sources' best stumps, then the steepest coordinate of F itself,
-      argmax_{q,h} min_{l∈K_t} −F_l'(α; e_{q,h}) (:mod:`~manytask.boost.steepest`), stops
-      when no coordinate decreases F (``stop="no coordinate decreases F"``), and at F_0 ≈ F_1
-      it zig-zags: each step ends at the next tie and F stalls. Remedies for that rule: the
-      soft-max ``mu`` (§3) or ``tie_step="block"`` (a joint step over the tied sources' best
-      coordinates).
-    * A stump with y Q h > 0 on every training point makes F → 0 as η → ∞; we take the finite
-      step η = (1 + ‖α‖₁)/min_i Q(k|x_i) (:func:`~.steps.separating_step`), which gives every
-      training point a positive margin, and stop (one domain, t = 1: α = 1, scikit-learn's).
-    * ``predict_proba`` uses the logistic link p(y = classes_[1] | x) = 1/(1 + e^{−2f(x)}):
-      the population minimiser of the exponential loss is f = ½ log(p/(1 − p)) (for the
-      logistic Φ it is a monotone score, not a calibrated probability); multi-class: the
-      one-vs-rest links normalised to sum to one.
-    * A domain whose points all have one class is allowed (its F_k is still defined); the
-      whole sample must have at least two classes.
+    * Ties: at α = 0 every F_k = 1, and the best direction for one active F_k may raise
+      another, so F cannot decrease along it. The AdaBoost step takes it anyway; an exact
+      step is 0 there, so the round tries the other active directions, then the steepest
+      coordinate of F (:mod:`~manytask.boost.steepest`), and stops if none decreases F.
+    * A stump with y Q h > 0 on every training point gives the finite step
+      :func:`~.steps.separating_step`, and boosting stops.
+    * ``predict_proba`` uses the link 1/(1 + e^{−2f(x)}), the population minimiser of the
+      exponential loss; multi-class: one-vs-rest links normalised to sum to one.
 
     Examples
     --------

@@ -1,46 +1,14 @@
 """Multi-class MULTIBOOST: AdaBoost.MH-style codes, vector stumps and their exact search.
 
-The paper's MCMULTIBOOST (its Appendix L) is not in our copy; this is our derivation.
-
-Codes. With K classes, point i carries the K binary labels Y_ic = +1 if y_i = c else −1
-(AdaBoost.MH, Schapire & Singer 1999). The Q-ensemble is vector-valued (eq. 3 per class):
-
-    f_c(x) = Σ_t α_t Q(k_t|x) v_{t,c} φ_t(x),   α_t ≥ 0,
-
-with base functions h_t(x, c) = v_{t,c} φ_t(x): a binary stump φ_t ∈ {−1, +1} and a vote
-vector v_t ∈ {−1, +1}^K (the factorised base learner of Kégl & Busa-Fekete 2009). Prediction
-is argmax_c f_c(x).
-
-Loss. The multi-class exponential loss of point i is (1/K) Σ_c Φ(−Y_ic f_c(x_i)), and domain
-k's loss F_k(α) = Σ_{i∈S_k} c_i (1/K) Σ_c Φ(−Y_ic f_c(x_i)); the objective is the agnostic
-max_k F_k (or over the vertices of Λ, or the soft-max) exactly as in the binary case. If
-argmax_c f_c(x_i) ≠ y_i then f_{y_i}(x_i) ≤ 0 or f_c(x_i) ≥ f_{y_i}(x_i) for some c ≠ y_i,
-and one of those terms has Φ(−Y f) ≥ 1, so K·F_k bounds domain k's training error (the
-constant does not move the argmin nor the max over k).
-
-Coordinate descent. Each (i, c) pair is a "virtual point" with margin Y_ic f_c(x_i) and weight
-c_i/K, so every formula of Figure 1 carries over with sums over i and c: D_t(k, (i, c)) ∝
-c_i Φ'(−Y_ic f_c(x_i)), and the descent rate of F_k along e_{q,(φ,v)} is
-
-    −F_k'(α; e) = Σ_{i∈S_k} Σ_c w_ic Y_ic Q(q|x_i) v_c φ(x_i),   w_ic = (c_i/K) Φ'(−Y_ic f_c),
-
-(the (Z_{t,k}/m_k)[1 − 2ε] of Figure 1 with ε averaged over the K codes). For a fixed φ the
-best votes are v_c = sign(E_c(φ)) with E_c(φ) = Σ_i s_ic φ(x_i), s_ic = w_ic Y_ic Q(q|x_i),
-so the steepest (φ, v) maximises Σ_c |E_c(φ)|; for a stump φ = π·sign(x_f − θ) that is
-Σ_c |T_c − 2P_c(θ)| with P_c the prefix sums of s_·c along the sorted feature and T_c their
-total — the polarity π is absorbed by v. :func:`best_vector_stump` evaluates it exactly over
-all thresholds in O(d·m·K). The line search and the step rules are those of the binary case
-applied to the virtual points (:mod:`.objective`).
-
-Two classes. With K = 2, Y_i1 = −Y_i0 = y_i. If f_0 = −f_1 (true at α = 0) the two codes have
-the same weight, E_0(φ) = −E_1(φ), the best votes are v = (−π, π) and the rate is
-2·(1/2)·|Σ_i w_i y_i Q(q|x_i) φ(x_i)|: the binary rate, for the same stump. The step along
-Q(q|·)(v_0 φ, v_1 φ) keeps f_0 = −f_1, and the loss ½(e^{−y f_1} + e^{y f_0}) = e^{−y f_1} is
-the binary loss. By induction every round chooses the binary algorithm's stump and step:
-f_1 = −f_0 = the binary f with the same α (the constant between the two parametrisations is
-1), and argmax_c f_c = the binary sign. ``predict_proba`` uses the one-vs-rest link
-p_c ∝ 1/(1 + e^{−2 f_c}) (the minimiser of the per-code exponential loss), which for K = 2 is
-the binary 1/(1 + e^{−2f}).
+The paper's MCMULTIBOOST (Appendix L) is not in our copy; this is our derivation. Point i
+carries the codes Y_ic = ±1 (y_i = c or not; Schapire & Singer 1999), and the base functions
+are h(x, c) = v_c φ(x), a stump φ with votes v ∈ {−1, +1}^K (Kégl & Busa-Fekete 2009):
+f_c(x) = Σ_t α_t Q(k_t|x) v_{t,c} φ_t(x) (eq. 3 per class), prediction argmax_c f_c.
+F_k = Σ_{i∈S_k} (c_i/K) Σ_c Φ(−Y_ic f_c(x_i)) (eq. 4 over the K virtual points (i, c)), and K·F_k
+bounds domain k's training error. Every formula of Figure 1 carries over to the virtual points;
+for a fixed φ the best votes are v_c = sign(E_c(φ)), E_c = Σ_i w_ic Y_ic Q(q|x_i) φ(x_i), so the
+steepest (φ, v) maximises Σ_c |E_c(φ)| (:func:`best_vector_stump`). With K = 2 every round
+reproduces the binary algorithm (f_1 = −f_0 = the binary f).
 """
 
 from __future__ import annotations
@@ -173,10 +141,8 @@ def steepest_common_stump(presorted, signed_by_vertex):
     """argmax over stumps φ, votes v of min_j Σ_i Σ_c s^j_ic v_c φ(x_i), votes sign(Σ_j E^j).
 
     ``signed_by_vertex`` (J, m, C) holds s^j_ic = ω^j_{k(i)} w_ic Y_ic Q(q|x_i) for the J
-    active functions L_j of a tie, so the value is min_j −L_j'(α; e_{q,(φ,v)}): the rate at
-    which the max of the tied functions falls along that coordinate (the steepest coordinate
-    descent direction of F at a tie). The votes are the signs of the summed edges Σ_j E^j_c:
-    with C = 1 that is exact whenever the value is positive (all E^j then share the sign).
+    tied functions L_j, so the value is min_j −L_j'(α; e_{q,(φ,v)}), the steepest descent of
+    their max.
 
     Returns (votes (C,) int array, feature, threshold, value); value ≤ 0 means no coordinate
     decreases every tied function.

@@ -1,11 +1,6 @@
-"""The MULTIBOOST objective (§3–4, eq. 4) and the quantities of one round of Figure 1.
-
-One function per formula of ``boosting-with-multiple-sources.txt``: the surrogate Φ (§3:
-exp, or logistic log₂(1 + eᵘ) so that Φ(−u) ≥ 1{u ≤ 0}) and its derivatives; F_k (eq. 4);
-the vertex losses of the restricted mixture set Λ; the active set K_t (line 5); the hard max
-and the soft-max F_μ of §3 with their weights; D_t and Z_{t,k}/m_k (lines 7–9); ε_{t,k,r} and
-the direction score (line 10); F_l along one coordinate with its first two derivatives.
-The step rules are in :mod:`.steps`, the 1-D solver in :mod:`.line_search`.
+"""The MULTIBOOST objective (eq. 4) and the quantities of one round of Figure 1: Φ and its
+derivatives (§3), F_k, Λ's vertex losses, K_t (line 5), the hard and soft max (§3), ε_{t,k,r}
+and the direction score (line 10).
 """
 
 from __future__ import annotations
@@ -22,23 +17,17 @@ __all__ = [
     "agnostic_objective",
     "check_mixtures",
     "direction_score",
-    "domain_losses",
     "mixture_losses",
     "objective_along",
     "phi",
     "phi_derivative",
     "phi_domain_losses",
     "phi_pieces_along",
-    "round_distributions",
-    "scaled_exponential_losses",
-    "soft_max_stump_weights",
     "weighted_error",
 ]
 
 LOSSES = ("exponential", "logistic")
-#: The relative tolerance of every tie: the active set K_t (Figure 1, line 5), the tied
-#: slope of the exact line search, and stumps of equal weighted error, so that rounding never
-#: decides between them.
+#: Relative tolerance of every tie (K_t of Figure 1, line 5; equal slopes; equal errors).
 TIE_RTOL = 1e-9
 _LN2 = np.log(2.0)
 
@@ -77,11 +66,8 @@ def phi_second_derivative(u, loss: str = "exponential"):
 
 
 def phi_domain_losses(margins, domain_index, point_weights, n_domains, loss="exponential"):
-    """F_k(α) = Σ_{i∈S_k} c_i Φ(−y_i f(x_i))  (eq. 4 with Λ = Δ), c_i = 1/m_k by default.
-
-    ``margins`` may be any shape whose first axis runs over the points (multi-class: (m, K),
-    with c_i the weight of every entry of row i).
-    """
+    """F_k(α) = Σ_{i∈S_k} c_i Φ(−y_i f(x_i))  (eq. 4), summed over any trailing axes of
+    ``margins`` (multi-class codes)."""
     margins = np.asarray(margins, dtype=float)
     per_point = phi(-margins, loss).reshape(margins.shape[0], -1).sum(axis=1)
     return np.bincount(domain_index, weights=point_weights * per_point, minlength=n_domains)
@@ -117,11 +103,7 @@ def check_mixtures(mixtures, n_domains: int) -> np.ndarray | None:
 
 
 def mixture_losses(losses, mixtures) -> np.ndarray:
-    """L_v = Σ_k λ^v_k F_k for each hull vertex λ^v of Λ  (eq. 4); F_k itself if Λ = Δ.
-
-    max_{λ∈Λ} Σ_k λ_k F_k is linear in λ, so over the convex hull it is attained at a vertex:
-    F(α) = max_v L_v.
-    """
+    """L_v = Σ_k λ^v_k F_k for each vertex λ^v of Λ, so F = max_v L_v (eq. 4); F_k if Λ = Δ."""
     losses = np.asarray(losses, dtype=float)
     return losses if mixtures is None else mixtures @ losses
 
@@ -170,9 +152,8 @@ def objective_along(step, base_margins, directions, domain_index, point_weights,
 
 
 def aggregate_slope(vertex_losses, vertex_slopes, mu=None, beta=0.0) -> float:
-    """A subgradient of agg_v L_v + βη from the L_v and their slopes: Σ_v ∂F/∂L_v · L_v' + β
-    (the soft-max weights; for the hard max the slope of one maximising L_v, a valid
-    subgradient, non-decreasing in η since the function is convex); ``inf`` on overflow."""
+    """A subgradient of agg_v L_v + βη: Σ_v ∂F/∂L_v · L_v' + β (hard max: the slope of one
+    maximiser); ``inf`` on overflow."""
     if not (np.all(np.isfinite(vertex_losses)) and np.all(np.isfinite(vertex_slopes))):
         return np.inf  # overflow: some F_k → ∞, the objective is increasing there
     if mu is None:
@@ -182,9 +163,7 @@ def aggregate_slope(vertex_losses, vertex_slopes, mu=None, beta=0.0) -> float:
 
 def phi_pieces_along(step, base_margins, directions, domain_index, point_weights, n_domains,
                      loss="exponential"):  # fmt: skip
-    """(F_k, dF_k/dη, d²F_k/dη²) at α + ηe for every domain k, a (3, p) array (eq. 4 along
-    one coordinate): F_k = Σ_{i∈S_k} c_i Σ_c Φ(−(Y_ic f_c + η u_ic)), dF_k/dη = −Σ c_i Σ_c u_ic
-    Φ'(·) and d²F_k/dη² = Σ c_i Σ_c u_ic² Φ''(·)."""
+    """(F_k, dF_k/dη, d²F_k/dη²) at α + ηe as a (3, p) array (eq. 4 along one coordinate)."""
     shifted = base_margins + step * directions
     m = shifted.shape[0]
     rows = (
@@ -199,52 +178,11 @@ def phi_pieces_along(step, base_margins, directions, domain_index, point_weights
     ])  # fmt: skip
 
 
-def domain_losses(margins, domain_index, point_weights, n_domains) -> np.ndarray:
-    """F_k(α) = Σ_{i ∈ S_k} c_i exp(−y_i f(x_i)) for every k  (§3, F = max_k F_k, eq. 4).
-
-    ``margins`` are y_i f(x_i) with f the Q-ensemble of eq. (3); ``point_weights`` c_i are
-    1/m_k (no sample weights) or w_i / Σ_{j ∈ S_k} w_j, so each F_k is a weighted mean.
-
-    Examples
-    --------
-    >>> domain_losses(np.zeros(3), np.array([0, 0, 1]), np.array([0.5, 0.5, 1.0]), 2)
-    array([1., 1.])
-    """
-    return phi_domain_losses(margins, domain_index, point_weights, n_domains, "exponential")
-
-
-def scaled_exponential_losses(margins, point_weights) -> np.ndarray:
-    """a_i = c_i exp(−y_i f(x_i)), the terms of F_k = Σ_{i∈S_k} a_i (eq. 4) and, Φ = exp
-    being its own derivative, the unnormalised D_t(k, i) of Figure 1 (line 9).
-
-    Examples
-    --------
-    >>> scaled_exponential_losses(np.array([0.0, np.log(2.0)]), np.array([0.5, 0.5])).tolist()
-    [0.5, 0.25]
-    """
-    return point_weights * np.exp(-margins)
-
-
-def round_distributions(margins, domain_index, point_weights, n_domains, scaled_losses=None):
-    """D_t(k, i) = c_i Φ'(−y_i f_{t−1}(x_i)) / (Z_{t,k}/m_k) on S_k, Φ = exp  (Figure 1, l. 7–9).
-
-    Returns the (m,) array D (D_t(k, ·) is D restricted to S_k) and the (p,) array
-    Z_{t,k}/m_k, which for Φ = exp equals F_k(α_{t−1}). ``scaled_losses``: the a_i of
-    :func:`scaled_exponential_losses` if already computed.
-    """
-    unnormalised = (
-        scaled_exponential_losses(margins, point_weights) if scaled_losses is None
-        else scaled_losses
-    )  # fmt: skip
-    normalisers = np.bincount(domain_index, weights=unnormalised, minlength=n_domains)
-    return unnormalised / normalisers[domain_index], normalisers
-
-
 def weighted_error(distribution_mass, misclassified_mass):
     """ε_{t,k,r} = ½(1 − E_{i∼D_t(k,·)}[y_i Q(k|x_i) h_{k,r}(x_i)])  (Figure 1, caption).
 
-    With w_i = D_t(k, i) Q(k|x_i): ε = ½(1 − Σ_i w_i) + Σ_i w_i 1{h(x_i) ≠ y_i}; the arguments
-    are Σ w and the :func:`~manytask.boost.stumps.best_stump` error Σ w 1{h ≠ y}.
+    With w_i = D_t(k, i) Q(k|x_i): ε = ½(1 − Σ w) + Σ w 1{h ≠ y}, from Σ w and the
+    :func:`~manytask.boost.stumps.best_stump` error.
     """
     return 0.5 * (1.0 - distribution_mass) + misclassified_mass
 
@@ -252,15 +190,3 @@ def weighted_error(distribution_mass, misclassified_mass):
 def direction_score(normaliser, error):
     """(Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] = −F_k'(α_{t−1}; e_{k,r})  (§3, Figure 1 line 10)."""
     return normaliser * (1.0 - 2.0 * error)
-
-
-def soft_max_stump_weights(scaled_losses, domain_index, Q, domain_weights) -> np.ndarray:
-    """Row q: w^q_i = p_{k(i)} a_i Q(q|x_i), the weights of the steepest stump of F_μ along
-    e_{q,h} (§3), with a_i = c_i e^{−y_i f(x_i)} and p the soft-max weights.
-
-    By the chain rule −F_μ'(α; e_{q,h}) = Σ_k p_k (Z_k/m_k)[1 − 2ε_{k,q,h}] = Σ_i w^q_i y_i h(x_i)
-    = Σ_i w^q_i − 2 Σ_i w^q_i 1{h(x_i) ≠ y_i}: one weighted-error search per q finds the
-    steepest stump (Figure 1's score is the diagonal q = k term).
-    """
-    per_point = domain_weights[domain_index] * scaled_losses
-    return (per_point[:, None] * Q).T

@@ -1,12 +1,7 @@
-"""One round of MULTIBOOST (lines 3–12 of Figure 1), for every option of the estimator.
-
-:class:`Rounds` holds the round that :class:`~manytask.boost.multiboost.MultiBoostClassifier`
-inherits. On the margins Y_ic f_c(x_i) (C = 1 binary, C = K multi-class, :mod:`.multiclass`)
-it computes the losses F_k (eq. 4), the active set K_t (line 5), the distributions D_t
-(line 9) and, per active domain (or vertex of Λ, or every domain for the soft-max of §3),
-the steepest stump (line 10); then the step of the chosen rule (:mod:`.steps`), trying the
-other active directions and the steepest coordinate of the max (:mod:`.steepest`) when an
-exact step is 0 at a tie, or a joint step over the tied functions (``tie_step="block"``).
+"""One round of MULTIBOOST (Figure 1, lines 3–12) for every option of the estimator: the
+losses F_k (eq. 4), the active set K_t (line 5), D_t (line 9), the steepest stump per active
+domain, vertex of Λ or, for the soft-max (§3), every domain (line 10), and the step
+(:mod:`.steps`), with the tie fallbacks of :mod:`.steepest` and ``tie_step="block"``.
 """
 
 from __future__ import annotations
@@ -227,10 +222,7 @@ class Rounds:
         return False
 
     def _steepest_tied_coordinate(self, active, codes, Q, presorted, domain_index, gradients):
-        """(rate, q, stump) maximising min_j −L_j'(α; e_{q,h}) over the tied functions L_j
-        (the active domains, or vertices of Λ): :func:`~manytask.boost.steepest.steepest_coordinate`
-        for binary codes over the simplex, else
-        :func:`~manytask.boost.multiclass.steepest_common_stump`."""
+        """(rate, q, stump) maximising min_j −L_j'(α; e_{q,h}) over the tied functions L_j."""
         mixtures, n_domains = self._mixtures, self.domains_.size
         if codes.shape[1] == 1 and mixtures is None:
             q, stump = steepest_coordinate(
@@ -257,11 +249,8 @@ class Rounds:
 
     def _direction_candidates(self, rows, codes, Q, presorted, domain_index, gradient_weights):
         """[(rate, q, stump, tag, mass)] by decreasing rate: for each row (q, ω, tag) the stump
-        maximising Σ_i Σ_c ω_{k(i)} w_ic Y_ic Q(q|x_i) h(x_i, c) = −(Σ_k ω_k F_k)'(α; e_{q,h}),
-        and the mass Σ_k ω_k Z_k of the weights it was chosen with (ε = ½(1 − rate/mass)).
-
-        Binary: the weights are the row's distribution D(i) = ω_{k(i)} w_i / mass (Figure 1,
-        line 9) times Q(q|x_i), and rate = mass·[1 − 2ε] (line 10)."""
+        maximising −(Σ_k ω_k F_k)'(α; e_{q,h}) (Figure 1, line 10) and the mass Σ_k ω_k Z_k of
+        its weights (ε = ½(1 − rate/mass))."""
         n_domains = self.domains_.size
         domain_masses = np.bincount(
             domain_index, weights=gradient_weights.sum(axis=1), minlength=n_domains

@@ -1,27 +1,13 @@
-"""The steepest coordinate of F = max_l F_l at a tie: MULTIBOOST's fallback when Figure 1's
-directions all fail to lower F (binary codes over the simplex).
-
-At a tie F_k = F_l the paper's direction for one tied domain may raise another, and then no
-step along it lowers the max. The steepest coordinate descent direction of the max is
+"""The steepest coordinate of F = max_l F_l at a tie, MULTIBOOST's fallback when Figure 1's
+directions all fail to lower F (binary codes over the simplex):
 
     argmax_{q, h} min_{l ∈ K_t} −F_l'(α; e_{q,h}),
     −F_l'(α; e_{q,h}) = Σ_{i∈S_l} a_i y_i Q(q|x_i) h(x_i),
 
-with a_i = c_i e^{−y_i f(x_i)}, over every domain q and every stump h the model searches:
-exact thresholds after :func:`~manytask.boost.stumps.presort`, or the bin edges after
-``presort(X, n_bins)`` (the binned model searches the same stumps as its other rounds).
-
-For a stump with polarity π and split s (the points below the threshold), Σ_{i∈S_l} s_i h(x_i)
-= π (T_{q,l} − 2 P_{q,l}(s)) with T_{q,l} the total of s_i = a_i y_i Q(q|x_i) over S_l and
-P_{q,l}(s) its sum below the split: one cumulative sum (exact) or histogram (binned) per
-(q, l) along each feature, O(p·d·|S_{K_t}|) per search.
-
-Lives here: :func:`steepest_coordinate` and its NumPy reference searches (exact and binned);
-the compiled twins are :func:`~manytask.boost.kernels.steepest_splits` and
-:func:`~manytask.boost.kernels.binned_steepest_splits`, which add in the same order (the same
-stumps bit for bit). Does not live here: the round that calls it (:mod:`.rounds`), the
-general path's tie search over Λ's vertices
-(:func:`~manytask.boost.multiclass.steepest_common_stump`).
+with a_i = c_i e^{−y_i f(x_i)}, over the stumps the model searches (exact or binned). For a
+stump of polarity π the sum is π(T_{q,l} − 2P_{q,l}(s)), from one cumulative sum per (q, l).
+The compiled twins are :func:`~manytask.boost.kernels.steepest_splits` and
+:func:`~manytask.boost.kernels.binned_steepest_splits`.
 
 >>> import numpy as np
 >>> from manytask.boost.stumps import presort
@@ -31,8 +17,6 @@ general path's tie search over Λ's vertices
 >>> domain_index, tied = np.array([0, 1, 0, 1]), np.array([0, 1])
 >>> steepest_coordinate(presort(X), y, Q, np.ones(4), domain_index, tied)
 (0, Stump(feature=0, threshold=1.5, polarity=1))
-
-(x > 1.5 is right on every point of both domains: each F_l falls at rate 1.)
 """
 
 from __future__ import annotations
@@ -109,13 +93,8 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
 
 
 def _compiled_splits(presorted, Q, slots, points, signed_losses, total):
-    """:func:`_exact_splits` / :func:`_binned_splits` by the numba kernels, over the view of
-    the tied domains' points (returned too).
-
-    Only those points carry weight, so the kernels run over them alone (a cached view), each
-    point adding to its own slot's sums only, where NumPy adds zeros to the others, in the
-    same order: the same gains.
-    """
+    """:func:`_exact_splits` / :func:`_binned_splits` by the numba kernels over the tied
+    domains' points (a cached view, returned too); the same gains."""
     view = support_view(presorted, slots)
     contributions = np.take(Q.T, points, axis=1)  # (p, n): signed without the zeros
     contributions *= signed_losses
@@ -163,8 +142,8 @@ def _exact_splits(presorted, signed, total):
 def _binned_splits(presorted, signed, domain_index, active, total):
     """:func:`_exact_splits` over the bin edges: split j puts bins 0..j−1 below.
 
-    Per (q, tied domain l) one weighted ``np.bincount`` of l's points over the (feature, bin)
-    cells (in point order, as the compiled histogram adds them), then prefix sums over bins.
+    Per (q, tied domain l) a weighted ``np.bincount`` over (feature, bin) cells, then prefix
+    sums over bins.
     """
     n_domains, n_active, _ = signed.shape
     d, n_bins = presorted.n_features, presorted.n_bins

@@ -1,23 +1,12 @@
-"""The step rules of MULTIBOOST (line 11 of Figure 1): one function per rule.
+"""The step rules of MULTIBOOST (Figure 1, line 11), one function per rule.
 
-- ``"adaboost"`` (the default): η = ½ log((1 − ε_{t,k,r})/ε_{t,k,r}) of the chosen coordinate,
-  Lemma 1's bound for l = k alone and the "closed form solution ... for step size" of §6
-  (:func:`adaboost_step`; with β of §4, :func:`two_exponential_step`). Positive whenever
-  ε < ½; F may rise at a tie.
-- ``"exact_line_search"``: η = argmin_{η ≥ 0} F(α + η e_{k,r}) (+ βη), line 11 solved
-  exactly (§3: "η can be found via a line search"), on the hard max, Λ's vertices or the
-  soft-max F_μ (:func:`penalised_line_search`; from the a_i and u_i of Φ = exp,
-  :func:`soft_line_search_step` and :func:`~manytask.boost.line_search.line_search`).
-- ``"lemma1_bound"``: the minimiser of Lemma 1's whole bound max_l (Z_l/m_l)[(1 − ε_l)e^{−η}
-  + ε_l e^{η}] over every source l (:func:`lemma1_step`); Φ = exp.
-- ``"constant_over_sqrt_t"``: η_t = C/√t (§6, :func:`constant_over_sqrt_t_step`).
+- ``"adaboost"`` (default): η = ½ log((1 − ε)/ε), Lemma 1 for the chosen source alone (§6).
+- ``"exact_line_search"``: η = argmin_{η≥0} F(α + ηe) (+ βη), exactly (§3).
+- ``"lemma1_bound"``: the minimiser of Lemma 1's bound over every source (Φ = exp).
+- ``"constant_over_sqrt_t"``: η_t = C/√t (§6).
 
-Every rule ends in the separating step when the direction has y Q h > 0 on every weighted
-point (:func:`separates`, :func:`separating_step`); ``tie_step="block"`` replaces the single
-coordinate at a tie by :func:`block_step`. The exact searches share one 1-D solver,
-:func:`~manytask.boost.line_search.minimise_max_newton`, and every tie uses :data:`TIE_RTOL`.
-The old names ``"line_search"`` and ``"closed_form"`` raise a ``ValueError`` naming the new
-ones.
+A direction with y Q h > 0 on every weighted point takes :func:`separating_step`;
+``tie_step="block"`` uses :func:`block_step`.
 """
 
 from __future__ import annotations
@@ -50,7 +39,6 @@ __all__ = [
     "penalised_line_search",
     "separates",
     "separating_step",
-    "soft_line_search_step",
     "two_exponential_step",
 ]
 
@@ -59,9 +47,8 @@ RENAMED_STEPS = {"line_search": "exact_line_search", "closed_form": "lemma1_boun
 
 
 def first_best(values, scale, maximise: bool = False) -> int:
-    """The first index whose value is within ``TIE_RTOL · scale`` of the best (least, or
-    greatest with ``maximise``): ties of equally good stumps go to the first in the search
-    order, not to whichever the rounding of its sums favours.
+    """The first index within ``TIE_RTOL · scale`` of the best (least, or greatest with
+    ``maximise``), so that rounding never decides a tie.
 
     Examples
     --------
@@ -89,23 +76,16 @@ def check_step(step, loss: str) -> str:
 
 
 def adaboost_error(rate, normaliser) -> float:
-    """ε = ½(1 − E_{D}[y Q(k|x) h(x)]) from the descent rate and the mass of D (Figure 1).
-
-    ``rate`` = −F_k'(α; e_{k,r}) = (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] (line 10) and ``normaliser`` =
-    Z_{t,k}/m_k, both unnormalised sums over the same weights, so ε = ½(1 − rate/normaliser).
-    With ω-weighted sources (soft-max weights, a vertex of Λ) or several codes (multi-class),
-    D is the correspondingly weighted distribution and ε its weighted error.
-    """
+    """ε = ½(1 − rate/normaliser) from ``rate`` = (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] and
+    ``normaliser`` = Z_{t,k}/m_k (Figure 1, line 10)."""
     return 0.5 * (1.0 - float(rate) / float(normaliser))
 
 
 def adaboost_step(error, beta: float = 0.0, normaliser: float = 1.0) -> float:
     """η = ½ log((1 − ε)/ε), AdaBoost's step (Lemma 1 with l = k; §6's closed form).
 
-    It minimises N[(1 − ε)e^{−η} + ε e^{η}], Lemma 1's bound for the chosen source alone
-    (N = Z_{t,k}/m_k). With the ℓ1 penalty β (§4) it minimises that plus βη: e^η is the
-    positive root of Nε u² + βu − N(1 − ε) = 0 (β = 0 gives the formula above). ``inf`` when
-    ε = 0 (h right on every weighted point); 0 when no step helps (ε ≥ ½, or β too large).
+    The minimiser of N[(1 − ε)e^{−η} + εe^{η}] + βη (N = Z_{t,k}/m_k, β of §4). ``inf`` when
+    ε = 0; 0 when no step helps.
 
     Examples
     --------
@@ -117,11 +97,8 @@ def adaboost_step(error, beta: float = 0.0, normaliser: float = 1.0) -> float:
 
 
 def two_exponential_step(plus, minus, beta: float = 0.0) -> float:
-    """argmin_{η ≥ 0} A e^{−η} + B e^{η} + βη: e^η the positive root of B u² + βu − A = 0.
-
-    β = 0 gives ½ log(A/B), Lemma 1's ½ log((1 − ε)/ε) with A ∝ 1 − ε, B ∝ ε; B = 0 gives
-    ``inf`` (β = 0) or log(A/β).
-    """
+    """argmin_{η ≥ 0} A e^{−η} + B e^{η} + βη: e^η is the positive root of B u² + βu − A
+    (β = 0: ½ log(A/B), Lemma 1); B = 0 gives ``inf`` (β = 0) or log(A/β)."""
     plus, minus, beta = float(plus), float(minus), float(beta)
     if minus <= 0:
         return np.inf if beta == 0 else float(np.log(plus / beta)) if plus > beta else 0.0
@@ -141,12 +118,10 @@ def lemma1_bound(step, normalisers, cross_errors) -> float:
 def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, bool]:
     """η minimising Lemma 1's bound agg_v Σ_k λ^v_k (A_k e^{−η} + B_k e^{η}) + βη over η ≥ 0.
 
-    Φ = exp and |u_i| ≤ 1 give e^{−ηu} ≤ ½(1+u)e^{−η} + ½(1−u)e^{η}, so F_l(α + ηe) ≤
-    A_l e^{−η} + B_l e^{η} with A_l = (Z_l/m_l)(1 − ε_{t,l,k,r}) and B_l = (Z_l/m_l)ε_{t,l,k,r}
-    (Lemma 1); the bound equals F at η = 0, so its minimiser never increases F. Where one
-    term attains the max at its own minimiser (:func:`two_exponential_step`) that is the
-    answer in closed form; otherwise :func:`~.line_search.minimise_max_newton` on the bound.
-    Returns (η, closed form?). With |u_i| = 1 the bound is F itself.
+    A_l = (Z_l/m_l)(1 − ε_{t,l,k,r}), B_l = (Z_l/m_l)ε_{t,l,k,r} (Lemma 1, Φ = exp, |u| ≤ 1);
+    the bound equals F at η = 0, so its minimiser never increases F. Closed form where one
+    term attains the max at its own minimiser, else :func:`~.line_search.minimise_max_newton`.
+    Returns (η, closed form?).
     """
     plus, minus = np.asarray(plus, dtype=float), np.asarray(minus, dtype=float)
     plus_v, minus_v = mixture_losses(plus, mixtures), mixture_losses(minus, mixtures)
@@ -180,8 +155,8 @@ def separates(directions, weighted=None, beta: float = 0.0) -> bool:
 
 
 def separating_step(weights, min_probability: float) -> float:
-    """The finite step η = (1 + ‖α‖₁)/min_x Q(q|x) of a separating direction, which makes
-    every training margin positive (with one domain and t = 1, α = 1); boosting then stops."""
+    """η = (1 + ‖α‖₁)/min_x Q(q|x) for a separating direction: every training margin becomes
+    positive."""
     return (1.0 + float(np.sum(weights))) / float(min_probability)
 
 
@@ -190,12 +165,10 @@ def penalised_line_search(base_margins, directions, domain_index, point_weights,
                           layout=None):  # fmt: skip
     """η = argmin_{η≥0} F(α + η e_{q,r}) + β η, exactly  (Figure 1, line 11; §4 with ℓ1).
 
-    F along a coordinate is convex (a max or log-sum-exp of convex combinations of the convex
-    F_k), so :func:`~.line_search.minimise_max_newton` finds its minimum to rounding from the
-    pieces of :class:`~.line_search.CoordinatePieces` (Φ = exp; ``layout`` as there) or
-    :func:`~.objective.phi_pieces_along`. With Φ = exp and every |u_i| = 1 Lemma 1's bound is F
-    itself and :func:`lemma1_step` solves it, in closed form where it can. ``inf`` if the
-    objective decreases without bound (a separating direction with β = 0).
+    F is convex along a coordinate: :func:`~.line_search.minimise_max_newton` on
+    :class:`~.line_search.CoordinatePieces` (Φ = exp) or :func:`~.objective.phi_pieces_along`;
+    with every |u_i| = 1 Lemma 1's bound is F and :func:`lemma1_step` solves it. ``inf`` if
+    the objective decreases without bound.
     """
     directions = np.asarray(directions, dtype=float)
     weights = np.asarray(point_weights, dtype=float).reshape(-1, *([1] * (directions.ndim - 1)))
@@ -236,29 +209,13 @@ def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
     )  # fmt: skip
 
 
-def soft_line_search_step(scaled_losses, directional_margins, domain_index, n_domains, mu):
-    """η = argmin_{η ≥ 0} F_μ(α + η e_{q,h}) for Φ = exp (§3), exactly.
-
-    F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−η u_i}; ``inf`` if F_μ decreases without bound (u_i > 0 on
-    every weighted point).
-    """
-    scaled_losses = np.asarray(scaled_losses, dtype=float)
-    weighted = scaled_losses > 0
-    if np.any(weighted) and separates(directional_margins, weighted):
-        return np.inf  # checked first: the slope underflows long before F_μ stops falling
-    pieces = CoordinatePieces(scaled_losses, directional_margins, domain_index, n_domains)
-    return minimise_max_newton(aggregate_pieces(pieces, None, float(mu)))
-
-
 def block_step(base_margins, directions, domain_index, point_weights, n_domains,
                loss="exponential", mixtures=None, beta=0.0) -> np.ndarray:  # fmt: skip
     """η ∈ R^J_+ minimising max_v L_v(α + Σ_j η_j e_j) + β Σ_j η_j over a block of J coordinates.
 
-    The tie remedy ``tie_step="block"``: at a tie each active function's best coordinate may
-    raise the others, so one joint step over one coordinate per active function lets all of
-    them decrease together. Solved in epigraph form, min s + βΣη subject to s ≥ L_v(η), by
-    SLSQP with the exact gradients ∂L_v/∂η_j = −Σ_k λ^v_k Σ_{i∈S_k} c_i Σ_c u^j_ic Φ'(·).
-    ``directions`` has shape (J, m, C) or (J, m).
+    ``tie_step="block"``: one joint step over one coordinate per active function. Solved as
+    min s + βΣη s.t. s ≥ L_v(η) by SLSQP with exact gradients. ``directions``: (J, m, C) or
+    (J, m).
     """
     directions = np.asarray(directions, dtype=float)
     n_block, m = directions.shape[0], directions.shape[1]

@@ -1,12 +1,6 @@
-"""Input and parameter checks shared by :class:`~manytask.boost.multiboost.MultiBoostClassifier`
-and :class:`~manytask.boost.adaboost.AdaBoost`.
-
-Lives here: the check of integer parameters, of binary labels, of source labels, of
-``sample_weight`` and its normalisation into the point weights c_i of eq. (4), and the seed
-of the early-stopping split. Every failure is a ``ValueError`` naming the parameter and the
-value. Does not live here: the package-wide checks of reals and seeds
-(:mod:`manytask._validation`, used directly), any boosting math (:mod:`.objective`,
-:mod:`.steps`).
+"""Input and parameter checks of the boosting estimators: integer parameters, labels, source
+labels, ``sample_weight`` and the point weights c_i of eq. (4), the early-stopping seed.
+Every failure is a ``ValueError`` naming the parameter and the value.
 """
 
 from __future__ import annotations
