@@ -1,10 +1,13 @@
 """Fit time of MultiBoost against AdaBoost, scikit-learn, XGBoost and LightGBM stumps.
 
 T = 100 boosting rounds of depth-1 trees on synthetic data with m = 30 000 points, d = 100
-features and 3 sources (issue 5, §4):
+features and 3 sources:
   * ``MultiBoostClassifier(n_estimators=100).fit(X, y, domains=d)``, exact stump search and
     histogram search with ``n_bins=255``, each with the compiled numba kernels (extra
     ``fast``) and with the NumPy kernels (``MANYTASK_KERNELS=numpy``);
+  * the same with the defaults (exact stumps) under ``--plain-python``, the interpreter of an
+    environment where ``pip install manytask`` ran without extras (no numba: the NumPy
+    kernels because nothing else is there);
   * our ``AdaBoost`` on the union (exact stumps);
   * scikit-learn's ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1))`` on the union;
   * XGBoost (``tree_method="hist"``, ``max_depth=1``, 2 threads, and 1 thread for
@@ -19,12 +22,17 @@ quantile sketch for XGBoost and LightGBM). NumPy's BLAS gets ``--blas-threads`` 
 (default 1: the machines these run on are shared, and a waiting OpenBLAS thread pool made the
 domain classifier 10-40× slower there).
 
-Per MultiBoost round the children also time the stump search, the line searches and the
-steepest-coordinate fallback at ties; a numba child first fits a tiny problem to load (or
-compile) the kernels, timed as the first-fit overhead, and one extra child with an empty
-numba cache directory times a cold compilation.
+Per MultiBoost round the children also time where the round goes: the stump search, the
+losses and distributions, the step, the direction and margin update; a numba child first
+fits a tiny problem to load (or compile) the kernels, timed as the first-fit overhead, and
+one extra child with an empty numba cache directory times a cold compilation.
+
+Targets: the plain install's default fit ≥ 5× faster than scikit-learn's AdaBoost; with the
+numba kernels a histogram round (``n_bins=255``) ≤ 1.0× XGBoost's depth-1 histogram round on
+2 threads.
 
 Run: ``python benchmarks/bench_boost.py`` (``--quick``: m = 6000, one repeat;
+``--plain-python /tmp/plainvenv/bin/python``: add the plain-install row, see above;
 ``--line-search-evaluations``: the exact line search's evaluation counts, printed). XGBoost and
 LightGBM come with the ``bench`` extra: ``pip install -e '.[bench]'``; numba with ``fast``.
 """
@@ -58,6 +66,7 @@ METHODS = {
     "multiboost_hist": "MultiBoost, `n_bins=255`, numba",
     "multiboost_numpy": "MultiBoost, exact stumps, NumPy",
     "multiboost_hist_numpy": "MultiBoost, `n_bins=255`, NumPy",
+    "multiboost_plain": "MultiBoost, exact stumps, plain install (no numba)",
     "adaboost": "our AdaBoost (union, exact)",
     "sklearn": "scikit-learn AdaBoost (union)",
     "xgboost": "XGBoost hist, depth 1 (union)",
@@ -71,8 +80,27 @@ PEER_MODULES = {
     "multiboost": "numba",
     "multiboost_hist": "numba",
 }
-MULTIBOOST = ("multiboost", "multiboost_hist", "multiboost_numpy", "multiboost_hist_numpy")
+MULTIBOOST = (
+    "multiboost", "multiboost_hist", "multiboost_numpy", "multiboost_hist_numpy",
+    "multiboost_plain",
+)  # fmt: skip
 TIMED = (*MULTIBOOST, "adaboost")
+# Where a round's wall time goes: key → the functions of manytask.boost.rounds (module
+# functions, or methods of its round classes) timed into it; a name that is not there (the
+# round code is refactored) is skipped, and "round_s" is the whole round.
+ROUND_PARTS = {
+    "search_s": ("best_stump",),
+    "losses_s": ("scaled_exponential_losses", "round_distributions"),
+    "step_s": ("_adaboost_or_separating", "line_search", "steepest_coordinate"),
+    "margins_s": ("predict_presorted", "_take_step"),
+    "round_s": ("_boost_round", "_soft_round", "_general_round"),
+}
+PART_LABELS = {
+    "search_s": "stump search",
+    "losses_s": "losses & distributions",
+    "step_s": "step",
+    "margins_s": "direction & margin update",
+}
 
 
 def synthetic_sources(m: int, d: int = N_FEATURES, n_sources: int = N_SOURCES, seed: int = 0):
@@ -140,9 +168,7 @@ def rounds_fitted(method: str, model) -> int:
 
 
 def _time_parts(seconds: dict):
-    """Make the stump search, the default round's line search and its steepest-coordinate
-    fallback add their run times to ``seconds`` (keys "search_s", "line_search_s",
-    "steepest_s")."""
+    """Make the parts of a round (``ROUND_PARTS``) add their wall times to ``seconds``."""
     from manytask.boost import rounds
 
     def timed(function, key):
@@ -159,8 +185,16 @@ def _time_parts(seconds: dict):
     for name, module in list(sys.modules.items()):
         if name.startswith("manytask.boost") and getattr(module, "best_stump", None) is search:
             module.best_stump = timed(search, "search_s")
-    rounds.line_search = timed(rounds.line_search, "line_search_s")
-    rounds.steepest_coordinate = timed(rounds.steepest_coordinate, "steepest_s")
+    classes = [value for value in vars(rounds).values() if isinstance(value, type)]
+    for key, names in ROUND_PARTS.items():
+        if key == "search_s":
+            continue
+        for name in names:
+            if callable(getattr(rounds, name, None)):
+                setattr(rounds, name, timed(getattr(rounds, name), key))
+            for owner in classes:
+                if name in vars(owner):
+                    setattr(owner, name, timed(vars(owner)[name], key))
 
 
 def run_case(method: str, m: int, blas_threads: int) -> dict:
@@ -170,7 +204,14 @@ def run_case(method: str, m: int, blas_threads: int) -> dict:
     from manytask.boost import kernels
 
     threadpool_limits(blas_threads, user_api="blas")
-    backend = "numba" if method in MULTIBOOST and not method.endswith("_numpy") else "numpy"
+    if method == "multiboost_plain":
+        if kernels.numba_available():
+            raise RuntimeError("multiboost_plain needs an environment without numba")
+        backend = "auto"  # what a plain install runs: the NumPy kernels, nothing else exists
+    elif method in MULTIBOOST and not method.endswith("_numpy"):
+        backend = "numba"
+    else:
+        backend = "numpy"
     with kernels.use_backend(backend):
         return _run_case(method, m, backend)
 
@@ -188,7 +229,7 @@ def _run_case(method: str, m: int, backend: str) -> dict:
         start = time.perf_counter()
         _warm_up_kernels(small_X, small_y, small_domains, (n_bins,))
         result["first_fit_overhead_s"] = time.perf_counter() - start
-    seconds = {"search_s": 0.0, "line_search_s": 0.0, "steepest_s": 0.0}
+    seconds = dict.fromkeys(ROUND_PARTS, 0.0)
     if method in TIMED:
         _time_parts(seconds)
     # The two fits alternate, FITS_PER_CHILD times each (scikit-learn: once); each keeps its
@@ -213,6 +254,7 @@ def _run_case(method: str, m: int, backend: str) -> dict:
         )
     result["train_error"] = float(np.mean(model.predict(X) != y))
     result["peak_rss_mb"] = peak_rss_mb()
+    result["load"] = os.getloadavg()[0]
     return result
 
 
@@ -220,8 +262,8 @@ def summarise(runs: list[dict]) -> dict:
     """Medians over one method's children; per round: the median over the children of each
     child's (fit − set-up) / (extra rounds), both fits timed in the same process."""
     case = dict(runs[0])
-    keys = ("fit_s", "setup_s", "fit_cpu_s", "setup_cpu_s", "search_s", "line_search_s",
-            "steepest_s", "domain_classifier_s", "first_fit_overhead_s")  # fmt: skip
+    keys = ("fit_s", "setup_s", "fit_cpu_s", "setup_cpu_s", *ROUND_PARTS,
+            "domain_classifier_s", "first_fit_overhead_s")  # fmt: skip
     for key in keys:
         if key in case:
             case[key] = float(np.median([run[key] for run in runs]))
@@ -236,6 +278,7 @@ def summarise(runs: list[dict]) -> dict:
         np.median([(run["fit_cpu_s"] - run["setup_cpu_s"]) / extra_rounds for run in runs])
     )
     case["repeats"] = len(runs)
+    case["loads"] = [run["load"] for run in runs]
     case["fit_range_s"] = (min(run["fit_s"] for run in runs), max(run["fit_s"] for run in runs))
     return case
 
@@ -247,17 +290,26 @@ def _verdict(value: float, target: float, at_least: bool) -> str:
 
 
 def _per_round_ms(case, key) -> str:
-    value = case.get(key)
-    return "—" if value is None else f"{value / case['fit_rounds'] * 1e3:.1f}"
+    if not case.get("round_s"):  # not a MultiBoost round: at most the stump search
+        value = case.get(key) if key == "search_s" else None
+        return "—" if value is None else _ms(value, case)
+    if key == "rest_s":  # the round minus its timed parts
+        return _ms(case["round_s"] - sum(case[part] for part in PART_LABELS), case)
+    return _ms(case[key], case)
+
+
+def _ms(value, case) -> str:
+    return f"{value / case['fit_rounds'] * 1e3:.2f}"
 
 
 def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> str:
     by_method = {case["method"]: case for case in cases}
+    run_loads = [load for case in cases for load in case["loads"]]
     sk, xgb, xgb_1 = (by_method.get(name) for name in ("sklearn", "xgboost", "xgboost_1"))
     header = [
         "method", "runs", "rounds", "fit (s)", "fit range (s)", "set-up (s)", "per round (ms)",
-        "per round, CPU (ms)", "stump search (ms/round)", "line search (ms/round)",
-        "steepest at ties (ms/round)", "sklearn / this", "this / XGBoost 2 thr. per round",
+        "per round, CPU (ms)", *(f"{label} (ms/round)" for label in PART_LABELS.values()),
+        "rest of round (ms/round)", "sklearn / this", "this / XGBoost 2 thr. per round",
         "this / XGBoost 1 thr. per round", "train error", "peak RSS (MiB)", "above data (MiB)",
     ]  # fmt: skip
     rows = []
@@ -274,8 +326,7 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
                 case["per_round_s"] * 1e3, *(1e3 * value for value in case["per_round_range_s"])
             ),
             f"{case['per_round_cpu_s'] * 1e3:.1f}",
-            _per_round_ms(case, "search_s"), _per_round_ms(case, "line_search_s"),
-            _per_round_ms(case, "steepest_s"), speedup, *ratios,
+            *(_per_round_ms(case, key) for key in (*PART_LABELS, "rest_s")), speedup, *ratios,
             f"{case['train_error']:.3f}", f"{case['peak_rss_mb']:.0f}",
             f"{case['peak_rss_mb'] - case['data_rss_mb']:.0f}",
         ])  # fmt: skip
@@ -284,10 +335,12 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         f"{N_SOURCES} sources",
         "",
         f"Measured {machine()}, on a machine shared with other jobs (1-minute load average "
-        f"{loads[0]:.1f} at the start, {loads[1]:.1f} at the end). `python "
-        "benchmarks/bench_boost.py"
-        + ("`" if m == 30000 else " --quick`")
-        + f", {wall_s / 60:.1f} min in all.",
+        f"{loads[0]:.1f} at the start, {loads[1]:.1f} at the end; at the end of each run "
+        f"median {np.median(run_loads):.1f}, range {min(run_loads):.1f}–{max(run_loads):.1f}, "
+        f"on {os.cpu_count()} cores). `python benchmarks/bench_boost.py"
+        + ("" if m == 30000 else " --quick")
+        + (" --plain-python …" if "multiboost_plain" in by_method else "")
+        + f"`, {wall_s / 60:.1f} min in all.",
         "",
         "Synthetic data (`bench_boost.synthetic_sources`): source k has inputs N(μ_k, I) and",
         "labels 1{x·(w + v_k) + noise > 0}; every feature is continuous. MultiBoost gets the",
@@ -299,13 +352,17 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         "run with one fit of each, a fit takes minutes).",
         "*per round* = (fit − set-up) / (rounds − 1) of each run, wall time, the median over",
         "the runs (their range in brackets); *CPU*: the same in process",
-        "CPU time (all threads); *stump search*, *line search*, *steepest at ties*: wall time",
-        "inside `best_stump`, the default round's line searches and its steepest-coordinate",
-        "fallback, per round of the T-round fit (the rest of a round: losses, distributions,",
-        "directional margins, margin update). *numba* rows use the compiled kernels of",
-        "`manytask.boost.kernels` (extra `fast`, numba's threads over the features); *NumPy*",
-        "rows the NumPy reference path (`MANYTASK_KERNELS=numpy`); both give the same stumps",
-        "and steps. *sklearn / this*: ratio of fit times; *this / XGBoost*: of per-round",
+        "CPU time (all threads). Where a MultiBoost round goes, wall time per round of the",
+        "T-round fit: *stump search* (`best_stump`, for our AdaBoost too), *losses &",
+        "distributions* (a_i = c_i e^{−y_i f(x_i)}, F_k, D_t), *step* (η_t; with the default",
+        '`step="adaboost"` ½ log((1 − ε)/ε)), *direction & margin update* (u = yQ(k|x)h(x),',
+        "f += ηu), *rest of round* (the stump weights D_t Q, the directions' scores, Python).",
+        "*numba* rows use the compiled kernels of `manytask.boost.kernels` (extra `fast`,",
+        "numba's threads over the features); *NumPy* rows the NumPy reference path",
+        "(`MANYTASK_KERNELS=numpy`) in the same environment; *plain install* runs in an",
+        "environment where `pip install manytask` ran with no extras, so numba is absent;",
+        "all give the same stumps and steps. *sklearn / this*: ratio of fit times; *this /",
+        "XGBoost*: of per-round",
         f"times. XGBoost and LightGBM use {THREADS} threads (XGBoost also 1) and 255/256 bins;",
         "scikit-learn's AdaBoost has no `n_jobs`; NumPy's BLAS is held to",
         f"{blas_threads} thread(s)",
@@ -316,18 +373,21 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
         "",
         markdown_table(header, rows),
     ]
+    # The issue's two targets: the plain install (the NumPy path: measured without numba if
+    # --plain-python ran, else with MANYTASK_KERNELS=numpy) against scikit-learn's fit, and
+    # the compiled histogram round against XGBoost's on 2 threads.
     targets = []
-    if "multiboost" in by_method and sk is not None:
-        ratio = sk["fit_s"] / by_method["multiboost"]["fit_s"]
-        targets.append(f"scikit-learn / MultiBoost fit time {_verdict(ratio, 5, True)}")
-    # Like for like first: MultiBoost's histogram search (255 bins) against XGBoost's.
-    for method in ("multiboost_hist", *(name for name in MULTIBOOST if name != "multiboost_hist")):
-        for peer in ("xgboost", "xgboost_1"):
-            if method in by_method and peer in by_method:
-                ratio = by_method[method]["per_round_s"] / by_method[peer]["per_round_s"]
-                targets.append(
-                    f"{METHODS[method]} / {METHODS[peer]} per round {_verdict(ratio, 2, False)}"
-                )
+    plain = "multiboost_plain" if "multiboost_plain" in by_method else "multiboost_numpy"
+    if plain in by_method and sk is not None:
+        ratio = sk["fit_s"] / by_method[plain]["fit_s"]
+        targets.append(f"scikit-learn / {METHODS[plain]} fit time {_verdict(ratio, 5, True)}")
+    for peer, target in (("xgboost", 1.0), ("xgboost_1", None)):
+        if "multiboost_hist" in by_method and peer in by_method:
+            ratio = by_method["multiboost_hist"]["per_round_s"] / by_method[peer]["per_round_s"]
+            verdict = (
+                f"{ratio:.2f} (for reference)" if target is None else _verdict(ratio, target, False)
+            )
+            targets.append(f"{METHODS['multiboost_hist']} / {METHODS[peer]} per round {verdict}")
     if "multiboost" in by_method:
         lines += [
             "",
@@ -354,15 +414,19 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
             + ".",
         ]
     if targets:
-        lines += ["", "Targets (issue 5): " + "; ".join(targets) + "."]
         lines += [
+            "",
+            "Targets (issue 13, item 5): the plain install (no extras: numba absent, the NumPy",
+            "kernels) fits ≥ 5× faster than scikit-learn's AdaBoost with stumps; with the numba",
+            "kernels a histogram round (`n_bins=255`) takes ≤ 1.0× XGBoost's depth-1 histogram",
+            "round on 2 threads. Measured: " + "; ".join(targets) + ".",
             "",
             "The per-round target names XGBoost's histogram stumps: the like-for-like row is",
             "MultiBoost with `n_bins=255` (a histogram search over 255 bins, as XGBoost's); the",
             "exact rows search every midpoint, a different and costlier search, and are listed",
-            "for reference. The target names XGBoost with 2 threads; on this shared machine its",
-            "runs vary most (see *fit range*), so the single-thread run, a steadier figure for",
-            "XGBoost's own speed, is compared as well.",
+            "for reference. On this shared machine the threaded runs (numba's and XGBoost's",
+            "OpenMP threads) vary most when another job holds a core (see *fit range*), so the",
+            "single-thread XGBoost run, a steadier figure, is compared as well.",
         ]
     if missing:
         lines += ["", f"Not installed, rows skipped: {', '.join(missing)} (`pip install "
@@ -370,6 +434,13 @@ def report(cases, m, wall_s, missing, failed, loads, blas_threads, cold_jit) -> 
     for method, message in failed.items():
         lines += ["", f"{METHODS[method]}: the run failed ({' '.join(message)})."]
     return "\n".join(lines)
+
+
+def _run_plain_child(python: str, m: int, blas_threads: int) -> dict:
+    """The plain-install run in a fresh process of ``python`` (an environment without numba)."""
+    command = [python, __file__, "--case", "multiboost_plain", str(m), str(blas_threads)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
 
 
 def _cold_first_fit(m: int, blas_threads: int) -> float | None:
@@ -450,6 +521,11 @@ def main(argv=None):
     parser.add_argument("--case", nargs=3, metavar=("METHOD", "M", "BLAS_THREADS"))
     parser.add_argument("--no-cold-jit", action="store_true", help="skip the cold-compile run")
     parser.add_argument(
+        "--plain-python", metavar="PYTHON",
+        help="interpreter of an environment with manytask installed without extras (no "
+        "numba): adds the plain-install row",
+    )  # fmt: skip
+    parser.add_argument(
         "--line-search-evaluations", action="store_true",
         help="print the exact line search's evaluation counts and exit",
     )  # fmt: skip
@@ -473,7 +549,10 @@ def main(argv=None):
     methods, missing, failed = [], [], {}
     for method in METHODS:
         module = PEER_MODULES.get(method)
-        if module is not None and importlib.util.find_spec(module) is None:
+        if method == "multiboost_plain":
+            if args.plain_python:
+                methods.append(method)
+        elif module is not None and importlib.util.find_spec(module) is None:
             if module not in missing:
                 missing.append(module)
         else:
@@ -486,7 +565,10 @@ def main(argv=None):
             if method in failed or (method == "sklearn" and repeat > 0):
                 continue
             try:
-                run = run_child(__file__, method, m, args.blas_threads)
+                if method == "multiboost_plain":
+                    run = _run_plain_child(args.plain_python, m, args.blas_threads)
+                else:
+                    run = run_child(__file__, method, m, args.blas_threads)
             except subprocess.CalledProcessError as error:
                 failed[method] = (error.stderr or "").strip().splitlines()[-1:]
                 print(f"{method:16s} FAILED: {failed[method]}", flush=True)

@@ -103,6 +103,23 @@ def test_numba_search_equals_numpy_search_and_brute_force(seed, n_bins):
 
 
 @numba_only
+@pytest.mark.parametrize("n_features", [4, 9])
+def test_binned_search_in_feature_blocks_equals_numpy(n_features):
+    """The binned kernel fills the histograms of four features per pass over the points: with
+    d = 4 one full block, with d = 9 two full blocks and a remainder of one feature; every
+    feature's sums, and so its errors, splits and stump, are NumPy's bit for bit."""
+    X, y, weights = _problem(11, m=70, d=n_features)
+    presorted = presort(X, n_bins=5)
+    with kernels.use_backend("numpy"):
+        reference = best_stump(presorted, y, weights)
+    with kernels.use_backend("numba"):
+        compiled = best_stump(presorted, y, weights)
+    for numpy_result, numba_result in zip(reference, compiled):
+        assert (numba_result.stump, numba_result.error) == (numpy_result.stump, numpy_result.error)
+        np.testing.assert_array_equal(numba_result.feature_errors, numpy_result.feature_errors)
+
+
+@numba_only
 @pytest.mark.parametrize("n_bins", [None, 4])
 def test_numba_breaks_exact_ties_like_the_ordered_brute_force(n_bins):
     # Integer weights and few values: sums are exact, so ties between stumps are exact ties
