@@ -90,10 +90,10 @@ TIMED = (*MULTIBOOST, "adaboost")
 # round code is refactored) is skipped, and "round_s" is the whole round.
 ROUND_PARTS = {
     "search_s": ("best_stump",),
-    "losses_s": ("scaled_exponential_losses", "round_distributions"),
-    "step_s": ("_adaboost_or_separating", "line_search", "steepest_coordinate"),
+    "losses_s": ("phi_domain_losses",),
+    "step_s": ("adaboost_step", "separating_step", "penalised_line_search", "steepest_coordinate"),
     "margins_s": ("predict_presorted", "_take_step"),
-    "round_s": ("_boost_round", "_soft_round", "_general_round"),
+    "round_s": ("_boost_round",),
 }
 PART_LABELS = {
     "search_s": "stump search",
@@ -490,7 +490,7 @@ def line_search_evaluations() -> dict:
     """Evaluations of (F_l, F_l', F_l'') the exact line search (``step="exact_line_search"``)
     needs: random coordinates (300 points, 3 sources; ``scale`` 400 makes e^{−ηu} overflow
     inside the bracket) and crossings of two large sources (40 000 points), 8 and 6 seeds."""
-    from manytask.boost import figure1
+    from manytask.boost.line_search import CoordinatePieces, minimise_max_newton
 
     # The problems of tests/boost/test_multiboost_round_cost.py, which checks the steps.
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -505,8 +505,8 @@ def line_search_evaluations() -> dict:
     for name, cases in problems.items():
         counts[name] = []
         for case in cases:
-            pieces = figure1._CoordinatePieces(*case)
-            figure1.minimise_max_newton(pieces)
+            pieces = CoordinatePieces(*case)
+            minimise_max_newton(pieces)
             counts[name].append(pieces.evaluations)
     return counts
 
