@@ -2,7 +2,7 @@
 
 (a) MultiBoost on m = 120 000 points × d = 100 features from 3 sources
 (``bench_boost.synthetic_sources``), the rows in 4 chunks on a ``LocalCluster`` of 4 worker
-processes (1 thread each): ``MultiBoostClassifier(...).fit(X_dask, y, domains)``, i.e. the
+processes (1 thread each): ``DaskMultiBoostClassifier(...).fit(X_dask, y, domains)``, i.e. the
 federated protocol with each chunk's sources as clients (12 clients), against one process:
   * the central ``MultiBoostClassifier(n_bins=256)`` (histogram stump search),
   * the same protocol over the in-process transport, on the same 12 clients.
@@ -152,16 +152,16 @@ def run_dask(X, y, domains, q, thresholds, n_rounds, chunk, mode="actors"):
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    from manytask.boost import MultiBoostClassifier
-    from manytask.boost.federated.dask_backend import fit_on_dask
+    from manytask.boost.federated.dask import DaskMultiBoostClassifier
 
     with LocalCluster(n_workers=N_WORKERS, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:  # fmt: skip
         start = time.perf_counter()
         X_dask = client.persist(da.from_array(X, chunks=(chunk, X.shape[1])))
         client.wait_for_workers(N_WORKERS)
-        model = MultiBoostClassifier(n_estimators=n_rounds, domain_classifier=q)
-        fit_on_dask(model, X_dask, y, domains, client=client, thresholds=thresholds, mode=mode)
+        model = DaskMultiBoostClassifier(n_estimators=n_rounds, domain_classifier=q,
+                                         thresholds=thresholds, mode=mode)  # fmt: skip
+        model.fit(X_dask, y, domains, client=client)
         total = time.perf_counter() - start
     rounds = [record["seconds"] for record in model.federated_run_.history]
     return model, rounds, total - sum(rounds)

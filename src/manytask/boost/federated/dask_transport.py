@@ -35,8 +35,7 @@ def import_distributed():
         import distributed
     except ImportError as error:  # pragma: no cover - the extra is installed in the test env
         raise ImportError(
-            "fitting MultiBoostClassifier on dask arrays needs dask.distributed: "
-            "pip install manytask[dist]"
+            "DaskMultiBoostClassifier needs dask.distributed: pip install manytask[dist]"
         ) from error
     return distributed
 
