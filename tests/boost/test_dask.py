@@ -421,3 +421,42 @@ def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch):
     assert any(a.ndim == 2 and a.shape[1] == 12 for a in arrays)  # it saw the edge messages
     assert not [a for a in arrays if isinstance(a, ClientShard)]
     assert max(a.size for a in arrays) < smallest  # no chunk, no client's rows, no column
+
+
+def test_payload_arrays_reach_an_actor_once_and_resolve_to_the_same_values():
+    import pickle
+
+    from manytask.boost.federated.dask_transport import (
+        _CACHED_ARRAYS,
+        CachedArray,
+        SentArrays,
+        WorkerClients,
+    )
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=10_000) for _ in range(_CACHED_ARRAYS + 4)]  # 80 kB each
+    sent, actor = SentArrays(), WorkerClients({})
+    # repeats, more distinct arrays than either side keeps, a payload shared by two clients
+    order = [0, 1, 0, *range(2, _CACHED_ARRAYS + 4), 0, 5, 1, 1]
+    carried = []
+    for i in order:
+        shared = {"asked": arrays[i], "small": np.arange(3), "n": 7}
+        batch = {0: shared, 1: shared, 2: {"asked": arrays[i].copy()}}
+        encoded = sent.encode(batch)
+        payloads = {id(p): p for p in encoded.values()}.values()  # each pickled once
+        values = [v for p in payloads for v in p.values() if isinstance(v, CachedArray)]
+        assert len(values) == 2 and sum(v.value is not None for v in values) <= 1
+        carried.append(any(v.value is not None for v in values))
+        assert encoded[0] is encoded[1] and encoded[0]["small"] is shared["small"]
+        received = pickle.loads(pickle.dumps(encoded))  # what the worker unpickles
+        resolved = actor._resolve(received)
+        for client in batch:
+            assert resolved[client].keys() == batch[client].keys()
+            for name, value in batch[client].items():
+                np.testing.assert_array_equal(resolved[client][name], value)
+        assert list(actor.arrays) == list(sent.held)  # the two records stay in step
+    assert len(actor.arrays) == _CACHED_ARRAYS
+    # 0 and 1 are sent, 0 comes from the cache, 2..19 are sent, then 0 again (evicted by the
+    # 16 since), 5 from the cache, 1 again (evicted), then 1 from the cache
+    assert carried == [True, True, False, *[True] * (_CACHED_ARRAYS + 2), True, False, True,
+                       False]  # fmt: skip
