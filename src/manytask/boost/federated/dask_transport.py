@@ -9,13 +9,17 @@ building the shards and the fit (:mod:`.dask_backend`), the protocol (:mod:`.pro
 The clients of a worker live in one dask actor (:class:`WorkerClients`, made by
 ``client.submit(WorkerClients, {client: shard_future}, actor=True)`` on the worker that holds
 the shards): it keeps the shards and what :func:`respond` returns to keep, and a request batch
-is one direct call per worker, not through the scheduler. ``mode="tasks"`` runs each client's
-request as a task instead, the kept state chained from call to call as a future; it gives the
-same numbers, but each request costs two scheduled tasks (measured on 2 shared cores, 12
-clients: 0.11–0.2 s per request batch against 0.013–0.018 s with actors; a round makes 15–20
-batches). A client that answers after the driver gave up on it (timeout) still keeps what the
-answer keeps; :func:`respond` is deterministic, so a retry of the same request computes the
-same numbers.
+is one direct call per worker, not through the scheduler. A payload shared by several clients
+is pickled once per call, and its arrays of 64 kB or more (the candidate table an ``edges``
+request repeats every round) reach each actor once per run: afterwards a
+:class:`CachedArray` key stands for them (:class:`SentArrays` on the driver keeps the record
+in step with the actor's). The answers are the clients' own messages, not summed on the
+worker: the driver counts, logs and drops clients one by one, and a message is at most
+(active sources × candidates) numbers. ``mode="tasks"`` runs each client's request as a task
+instead, the kept state chained from call to call as a future; it gives the same numbers, but
+each request costs two scheduled tasks (benchmarks/RESULTS.md). A client that answers after
+the driver gave up on it (timeout) still keeps what the answer keeps; :func:`respond` is
+deterministic, so a retry of the same request computes the same numbers.
 """
 
 from __future__ import annotations
