@@ -75,8 +75,8 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
 
     Attributes
     ----------
-    classes_, domains_, estimators_, estimator_weights_, domain_classifier_, history_,
-    n_features_in_ : as :class:`~manytask.boost.MultiBoostClassifier`
+    classes_, domains_, estimators_, estimator_weights_ : as in MultiBoostClassifier
+    domain_classifier_, history_, n_features_in_ : as in MultiBoostClassifier
     objective_ : float
         F (F_μ with ``mu``) of the ensemble on the training data, from the clients' losses.
     federated_run_ : FederatedRun
