@@ -1,29 +1,29 @@
 """Per-round time of MultiBoost on Dask workers against one process; Flower's overhead.
 
-(a) MultiBoost on m = 120 000 points × d = 100 features from 3 sources
-(``bench_boost.synthetic_sources``), the rows in 4 chunks on a ``LocalCluster`` of 4 worker
-processes (1 thread each): ``MultiBoostClassifier(...).fit(X_dask, y, domains)``, i.e. the
-federated protocol with each chunk's sources as clients (12 clients), against one process:
+(a) MultiBoost on m = 1 200 000 points × d = 100 features from 3 sources (the model of
+``bench_boost.synthetic_sources``, generated chunk by chunk), the rows in 4 chunks generated
+on the 4 worker processes (1 thread each) of a ``LocalCluster`` that hold them:
+``DaskMultiBoostClassifier(...).fit(X_dask, y_dask, domains_dask)``, i.e. the federated
+protocol with each chunk's sources as clients (12 clients), against one process:
   * the central ``MultiBoostClassifier(n_bins=256)`` (histogram stump search),
   * the same protocol over the in-process transport, on the same 12 clients.
-All three get the same Q (fitted once) and the same candidate stumps: the single-process
-binned thresholds (255 per feature) plus the constant stump. Exact candidates (every midpoint,
-12 million here) would make each client return 12 million edges per active source and round.
-Per round: the run's round wall times (median); the central fit has none, so its per-round
-time is (fit with T rounds − fit with 1 round)/(T − 1), as in bench_boost.py. Where the time
-goes: per phase, the driver's wall time, the clients' compute time on their workers (summed,
-and on the busiest worker) and the rest (scheduling, transfer, waiting); the server's own
-work is the round time minus the phases.
+All three get the same Q (fitted once on 20 000 rows) and the same candidate stumps: the
+single-process binned thresholds (255 per feature) plus the constant stump.
+Per round: the median of the run's round wall times (the central fit's rounds are timed
+inside the fit). Where the time goes: per phase, the driver's wall time, the clients'
+compute time on their workers (summed, and on the busiest worker) and the rest (pickling,
+transfer, waiting); the server's own work is the round time minus the phases. Written to
+its own block of RESULTS.md (``bench_fed_dask``).
 
 (b) Flower on loopback: ``flower.run_local_federation`` (SuperLink and SuperNodes, each
 with its long-running ClientApp process, as local processes) against ``simulate`` with the
 same arguments, 3 and 10 clients of one source, small data (the compute is negligible):
 start-up, per-round time and per request batch (the ServerApp's push-to-last-reply time).
 
-Run: ``python benchmarks/bench_fed.py`` (``--quick``: m = 30 000, fewer rounds, Flower with 3
-clients only and 60 s to finish; ``--flower-only``: part (b) alone, written over part (b) of
-RESULTS.md). Needs the ``dist`` extra (Dask) and, for (b), the ``fed`` extra (Flower); each
-Flower federation runs in a child process, stopped after 400 s (60 s with --quick).
+Run: ``python benchmarks/bench_fed.py`` (``--quick``: m = 120 000, fewer rounds, Flower with 3
+clients only and 60 s to finish; ``--skip-dask``, ``--skip-flower``: leave a part out).
+Needs the ``dist`` extra (Dask) and, for (b), the ``fed`` extra (Flower); each Flower
+federation runs in a child process, stopped after 400 s (60 s with --quick).
 """
 
 from __future__ import annotations
@@ -45,12 +45,29 @@ import numpy as np  # noqa: E402
 
 from bench_boost import synthetic_sources  # noqa: E402
 
-from _common import RESULTS, machine, markdown_table, write_section  # noqa: E402
+from _common import machine, markdown_table, write_section  # noqa: E402
 
 N_FEATURES = 100
 N_WORKERS = 4
 N_BINS = 256
-PHASES = ("losses", "edges", "line_search")
+SETUP_PHASES = ("setup", "candidates")  # the transport's set-up requests, not per round
+Q_ROWS = 20_000
+
+
+def source_chunk(chunk, rows, d=N_FEATURES, n_sources=3):
+    """(X, y, domains) of one chunk: ``bench_boost.synthetic_sources``'s model (means, shared
+    and own weights drawn from seed 0, the same in every chunk), the points from seed
+    (1, chunk), so a worker generates its chunk where it will stay."""
+    model = np.random.default_rng(0)
+    means = model.normal(size=(n_sources, d)) * (np.arange(d) < 10)
+    informative = np.arange(d) < 20
+    shared = model.normal(size=d) * informative
+    own = 0.7 * model.normal(size=(n_sources, d)) * informative
+    rng = np.random.default_rng([1, chunk])
+    domains = rng.integers(0, n_sources, size=rows)
+    X = rng.normal(size=(rows, d)) + means[domains]
+    score = np.einsum("ij,ij->i", X, shared + own[domains]) + rng.normal(size=rows)
+    return X, (score > 0).astype(int), domains
 
 
 def candidates(X):
@@ -65,7 +82,7 @@ def candidates(X):
 
 
 def chunk_shards(X, y, domains, probabilities, chunk):
-    """The Dask backend's clients, built in this process: each chunk's rows of each source."""
+    """The Dask clients, built in this process: each chunk's rows of each source."""
     from manytask.boost.federated import ClientShard
 
     shards, by_domain = [], [[] for _ in np.unique(domains)]
@@ -81,7 +98,7 @@ def chunk_shards(X, y, domains, probabilities, chunk):
 
 def run_in_process(X, y, domains, q, thresholds, n_rounds, chunk):
     """The protocol on the in-process transport: (weights, round seconds, {"wall" | "cpu":
-    {phase: seconds}})."""
+    {phase: seconds}}, set-up seconds)."""
     from manytask.boost.federated import (
         FederatedServer,
         InProcessTransport,
@@ -98,14 +115,16 @@ def run_in_process(X, y, domains, q, thresholds, n_rounds, chunk):
                 self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - start
                 self.cpu[phase] = self.cpu.get(phase, 0.0) + time.process_time() - cpu_start
 
+    start = time.perf_counter()
     shards, by_domain = chunk_shards(X, y, domains, q.predict_proba(X), chunk)
     transport = TimedTransport(shards)
     transport.seconds, transport.cpu = {}, {}
     features, flat, _ = setup_candidates(transport, range(len(shards)), X.shape[1], thresholds)
     server = FederatedServer(len(by_domain), features, flat)
+    setup = time.perf_counter() - start
     history = run_rounds(server, transport, by_domain, n_rounds)
     phases = {"wall": transport.seconds, "cpu": transport.cpu}
-    return server.state.steps, [record["seconds"] for record in history], phases
+    return server.state.steps, [record["seconds"] for record in history], phases, setup
 
 
 def run_central(X, y, domains, q, n_rounds):
@@ -120,13 +139,10 @@ def run_central(X, y, domains, q, n_rounds):
         return MultiBoostClassifier(n_estimators=rounds, n_bins=N_BINS,
                                     domain_classifier=q.estimator_)  # fmt: skip
 
-    seconds = {}
-    for rounds in (1, 1):  # the first fit warms up (compiled kernels, caches)
-        start = time.perf_counter()
-        make(rounds).fit(X, y, domains)
-        seconds[rounds] = time.perf_counter() - start
+    warm = slice(0, min(X.shape[0], 20_000))  # warm-up (compiled kernels, caches)
+    make(2).fit(X[warm], y[warm], domains[warm])
     model, round_seconds = make(n_rounds), []
-    boost_round = model._boost_round
+    boost_round = getattr(model, "_boost_round", None)
 
     def timed(*args, **kwargs):
         start = time.perf_counter()
@@ -135,36 +151,57 @@ def run_central(X, y, domains, q, n_rounds):
         finally:
             round_seconds.append(time.perf_counter() - start)
 
-    model._boost_round = timed
+    if boost_round is not None:
+        model._boost_round = timed
     start = time.perf_counter()
     model.fit(X, y, domains)
-    seconds[n_rounds] = time.perf_counter() - start
-    del model._boost_round
+    total = time.perf_counter() - start
+    if boost_round is not None:
+        del model._boost_round
     if round_seconds:
-        per_round = float(np.median(round_seconds))
-    else:
-        per_round = (seconds[n_rounds] - seconds[1]) / max(len(model.estimators_) - 1, 1)
-    return model, per_round, seconds[n_rounds] - sum(round_seconds)
+        return model, float(np.median(round_seconds)), total - sum(round_seconds)
+    start = time.perf_counter()
+    make(1).fit(X, y, domains)
+    one = time.perf_counter() - start
+    per_round = (total - one) / max(len(model.estimators_) - 1, 1)
+    return model, per_round, one - per_round
 
 
-def run_dask(X, y, domains, q, thresholds, n_rounds, chunk, mode="actors"):
-    """The Dask fit on a fresh LocalCluster: (weights, round seconds, timings, set-up s)."""
+def run_dask(q, thresholds, n_rounds, chunk, d, mode="actors"):
+    """On a fresh LocalCluster, each worker generates one chunk (``source_chunk``) and keeps
+    it; the Dask fit: (model, round seconds, set-up seconds, cluster start seconds)."""
+    import operator
+
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    from manytask.boost import MultiBoostClassifier
-    from manytask.boost.federated.dask_backend import fit_on_dask
+    from manytask.boost.federated.dask import DaskMultiBoostClassifier
 
+    start = time.perf_counter()
     with LocalCluster(n_workers=N_WORKERS, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:  # fmt: skip
-        start = time.perf_counter()
-        X_dask = client.persist(da.from_array(X, chunks=(chunk, X.shape[1])))
         client.wait_for_workers(N_WORKERS)
-        model = MultiBoostClassifier(n_estimators=n_rounds, domain_classifier=q)
-        fit_on_dask(model, X_dask, y, domains, client=client, thresholds=thresholds, mode=mode)
+        started = time.perf_counter() - start
+        start = time.perf_counter()
+        workers = sorted(client.scheduler_info()["workers"])
+        columns = [[], [], []]
+        for c, worker in enumerate(workers):
+            made = client.submit(source_chunk, c, chunk, d, workers=[worker], pure=False)
+            for position, shape, dtype in ((0, (chunk, d), float), (1, (chunk,), int),
+                                           (2, (chunk,), int)):  # fmt: skip
+                part = client.submit(operator.itemgetter(position), made, workers=[worker])
+                columns[position].append(da.from_delayed(part, shape, dtype))
+        X_dask, y_dask, domains_dask = (da.concatenate(parts) for parts in columns)
+        model = DaskMultiBoostClassifier(n_estimators=n_rounds, domain_classifier=q,
+                                         thresholds=thresholds, mode=mode)  # fmt: skip
+        model.fit(X_dask, y_dask, domains_dask, client=client)
         total = time.perf_counter() - start
     rounds = [record["seconds"] for record in model.federated_run_.history]
-    return model, rounds, total - sum(rounds)
+    return model, rounds, total - sum(rounds), started
+
+
+def round_phases(phase_seconds):
+    return sorted(phase for phase in phase_seconds if phase not in SETUP_PHASES)
 
 
 def phase_table(dask_model, dask_rounds, process_phases, process_rounds):
@@ -172,10 +209,11 @@ def phase_table(dask_model, dask_rounds, process_phases, process_rounds):
     CPU (all), the busiest worker's time answering, and the rest of the driver's wall."""
     timings = dask_model.dask_timings_  # the set-up and the rounds, not the final F
     n_dask, n_process = len(dask_rounds), len(process_rounds)
-    walls = {phase: timings["phase_seconds"].get(phase, 0.0) / n_dask for phase in PHASES}
+    phases = round_phases({**timings["phase_seconds"], **process_phases["wall"]})
+    walls = {phase: timings["phase_seconds"].get(phase, 0.0) / n_dask for phase in phases}
     workers = timings["compute_seconds"].values()  # per worker {"wall"|"cpu": {phase: s}}
     rows = []
-    for phase in PHASES:
+    for phase in phases:
         cpu = sum(worker["cpu"].get(phase, 0.0) for worker in workers) / n_dask
         busiest = max(worker["wall"].get(phase, 0.0) for worker in workers) / n_dask
         rows.append([
@@ -186,7 +224,7 @@ def phase_table(dask_model, dask_rounds, process_phases, process_rounds):
         ])  # fmt: skip
     server_dask = np.mean(dask_rounds) - sum(walls.values())
     server_process = np.mean(process_rounds) - sum(
-        process_phases["wall"].get(phase, 0.0) / n_process for phase in PHASES
+        process_phases["wall"].get(phase, 0.0) / n_process for phase in phases
     )
     rows.append(["server (rest of the round)", f"{server_process * 1e3:.0f}", "—",
                  f"{server_dask * 1e3:.0f}", "—", "—", "—"])  # fmt: skip
@@ -209,62 +247,84 @@ def first_difference(model, weights):
 def section_dask(m, n_rounds):
     from manytask.boost import DomainClassifier
 
-    X, y, domains = synthetic_sources(m, N_FEATURES)
     chunk = -(-m // N_WORKERS)
+    parts = [source_chunk(c, chunk) for c in range(N_WORKERS)]  # the same rows, in process
+    X, y, domains = (np.concatenate(column) for column in zip(*parts))
+    del parts
     start = time.perf_counter()
-    q = DomainClassifier().fit(X, domains)
+    sample = np.random.default_rng(0).choice(X.shape[0], Q_ROWS, replace=False)
+    q = DomainClassifier().fit(X[sample], domains[sample])
     q_seconds = time.perf_counter() - start
+    start = time.perf_counter()
     thresholds = candidates(X)
+    candidate_seconds = time.perf_counter() - start
+    load = [os.getloadavg()[0]]
     central, central_round, central_setup = run_central(X, y, domains, q, n_rounds)
     central_weights = central.estimator_weights_
     print(f"central: {central_round * 1e3:.0f} ms/round", flush=True)
-    process_weights, process_rounds, process_phases = run_in_process(
+    load.append(os.getloadavg()[0])
+    process_weights, process_rounds, process_phases, process_setup = run_in_process(
         X, y, domains, q, thresholds, n_rounds, chunk
     )
-    print(f"in-process protocol: {np.median(process_rounds) * 1e3:.0f} ms/round", flush=True)
-    model, dask_rounds, dask_setup = run_dask(X, y, domains, q, thresholds, n_rounds, chunk)
-    print(f"dask: {np.median(dask_rounds) * 1e3:.0f} ms/round", flush=True)
+    process_round = float(np.median(process_rounds))
+    print(f"in-process protocol: {process_round * 1e3:.0f} ms/round", flush=True)
+    load.append(os.getloadavg()[0])
+    del X, y, domains  # the Dask run generates its chunks on the workers
+    model, dask_rounds, dask_setup, cluster_start = run_dask(
+        q, thresholds, n_rounds, chunk, N_FEATURES
+    )
+    dask_round = float(np.median(dask_rounds))
+    print(f"dask: {dask_round * 1e3:.0f} ms/round", flush=True)
+    load.append(os.getloadavg()[0])
     dask_weights = model.estimator_weights_
     n_common = min(len(dask_weights), len(central_weights))
     rows = [
-        ["central `MultiBoostClassifier(n_bins=256)`", f"{central_round * 1e3:.0f}", "1.00",
-         f"{central_setup:.1f}", len(central_weights)],
-        ["federated protocol, in-process transport (1 process)",
-         f"{np.median(process_rounds) * 1e3:.0f}",
-         f"{central_round / np.median(process_rounds):.2f}", "—", len(process_weights)],
-        [f"federated protocol on Dask, {N_WORKERS} workers (actors)",
-         f"{np.median(dask_rounds) * 1e3:.0f}",
-         f"{central_round / np.median(dask_rounds):.2f}", f"{dask_setup:.1f}", len(dask_weights)],
+        ["central `MultiBoostClassifier(n_bins=256)`, 1 process", f"{central_round * 1e3:.0f}",
+         f"{dask_round / central_round:.2f}", f"{central_setup:.1f}", len(central_weights)],
+        ["federated protocol, in-process transport, 1 process", f"{process_round * 1e3:.0f}",
+         f"{dask_round / process_round:.2f}", f"{process_setup:.1f}", len(process_weights)],
+        [f"federated protocol on Dask, {N_WORKERS} worker processes (actors)",
+         f"{dask_round * 1e3:.0f}", "1.00", f"{dask_setup:.1f}", len(dask_weights)],
     ]  # fmt: skip
     same_process = np.array_equal(dask_weights, process_weights)
     gap = float(np.max(np.abs(dask_weights[:n_common] - central_weights[:n_common])))
-    header = ["run", "per round (ms, median)", "speed-up vs central", "set-up (s)", "rounds"]
+    header = ["run", "per round (ms, median)", "Dask round ÷ this round", "set-up (s)", "rounds"]
     phase_header = ["phase (per round)", "in-process wall (ms)", "in-process CPU (ms)",
                     "Dask: driver wall (ms)", "Dask: CPU, all workers (ms)",
                     "Dask: busiest worker answering (ms)",
                     "Dask: rest = wall − busiest (ms)"]  # fmt: skip
+    received = sum(record["numbers_from_clients"] for record in model.federated_run_.history)
     lines = [
-        f"### (a) MultiBoost on Dask: {m} × {N_FEATURES}, 3 sources, T = {n_rounds}",
+        f"### MultiBoost on Dask: {m} × {N_FEATURES}, 3 sources, T = {n_rounds}",
         "",
-        f"**This machine has {os.cpu_count()} cores**, shared with other jobs: the "
+        f"**This machine has {os.cpu_count()} cores**, shared with other jobs (1-minute load "
+        f"average {' → '.join(f'{value:.1f}' for value in load)} before the central, "
+        "in-process and Dask runs and at the end): the "
         f"{N_WORKERS} Dask workers (1 thread each) and the driver share them, so at most a "
-        f"{min(os.cpu_count(), N_WORKERS)}× speed-up of the clients' compute is possible here; "
-        "the figures measure overhead more than scaling.",
+        f"{min(os.cpu_count(), N_WORKERS)}× speed-up of the clients' compute is possible here "
+        "and 4 workers cannot scale; the comparison measures the overhead of the distributed "
+        "round, not scaling.",
         "",
-        f"X in {N_WORKERS} row chunks of {chunk} on a `LocalCluster({N_WORKERS} worker "
-        "processes, 1 thread)`; each chunk holds points of all 3 sources, so the protocol has "
-        f"{3 * N_WORKERS} clients. Same Q (fitted once, {q_seconds:.1f} s) and the same "
-        "candidates for all runs: the central binned thresholds (≤ 255 per feature) + the "
-        "constant stump. *set-up*: central = the fit minus its rounds (presort); Dask = "
-        "persist the chunks, build the shards and their edge indices, actors, candidates.",
+        f"Each of the {N_WORKERS} worker processes (`LocalCluster`, 1 thread each) generates "
+        f"its chunk of {chunk} rows and keeps it (the driver never holds the Dask run's data); "
+        f"each chunk holds points of all 3 sources, so the protocol has {3 * N_WORKERS} "
+        f"clients. The in-process runs use the same rows, generated in this process. Same Q "
+        f"(fitted once on {Q_ROWS} rows, {q_seconds:.1f} s) and the same candidates for all "
+        "runs: the central binned thresholds (≤ 255 per feature, computed in "
+        f"{candidate_seconds:.1f} s) + the constant stump. *set-up*: central = the fit minus "
+        "its rounds (Q's predictions, presort); in-process = build the 12 shards, their edge "
+        "indices and the candidates; Dask = generate and persist the chunks, build the shards "
+        f"and their edge indices, actors, candidates (the cluster itself started in "
+        f"{cluster_start:.1f} s, not counted).",
         "",
         markdown_table(header, rows),
         "",
         f"Same ensemble: Dask = in-process transport bit for bit: {same_process}; "
         f"max |Δα| Dask vs central over the first {n_common} rounds: {gap:.1e}; first "
-        f"differing round: {first_difference(central, dask_weights)}. Where that rule is "
-        "`steepest`, the central tie fallback, it searched exact stumps, outside the shared "
-        "candidates; the rounds before agree to rounding.",
+        f"differing round: {first_difference(central, dask_weights)}. Numbers the driver "
+        f"received from the clients in all {len(dask_rounds)} rounds: {received} "
+        f"(the data: {m * N_FEATURES})."
+        "",
         "",
         "Where a round's time goes (per round, mean over the run):",
         "",
@@ -275,9 +335,8 @@ def section_dask(m, n_rounds):
         "*CPU*: CPU time of the answering threads (immune to waiting for a core); *busiest "
         "worker answering*: the wall time one worker's actor spent in `protocol.respond` "
         "(waits for a core included); *rest*: the driver's wall time of the phase minus "
-        "that = sending, pickling, scheduling the actor call, collecting. A line search "
-        "makes 15–20 request batches a round. Means over the rounds (the set-up's requests "
-        "are in other phases).",
+        "that = pickling, sending, the actor call, collecting. Means over the rounds (the "
+        "set-up's requests are in other phases).",
     ]
     return "\n".join(lines)
 
@@ -412,24 +471,29 @@ def section_flower(n_rounds, timeout, client_counts):
     ])  # fmt: skip
 
 
-def _write_flower_subsection(section: str) -> None:
-    """Replace part (b) inside the bench_fed block of RESULTS.md (``--flower-only``)."""
-    text = RESULTS.read_text()
-    start, end = text.index("<!-- bench_fed:start -->"), text.index("<!-- bench_fed:end -->")
-    block = text[start:end]
-    first = block.index("### (b)")
-    rest = block.find("\n### ", first + 1)
-    after = block[rest + 1 :] if rest >= 0 else ""
-    block = block[:first] + section.rstrip() + "\n" + (after and "\n" + after)
-    RESULTS.write_text(text[:start] + block + text[end:])
+def write_dask_section(m, n_rounds, quick):
+    """Part (a), written to its own block of RESULTS.md."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Q clipping notes, Dask's large-graph notes
+        section = section_dask(m, n_rounds)
+    text = "\n".join([
+        "## Federated MultiBoost on Dask: workers against one process",
+        "",
+        f"Measured {machine()}. `python benchmarks/bench_fed.py --skip-flower"
+        + (" --quick`" if quick else "`") + f", {(time.perf_counter() - start) / 60:.1f} min.",
+        "",
+        section,
+    ])  # fmt: skip
+    write_section("bench_fed_dask", text)
+    print(text)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="m = 30 000, fewer rounds")
-    parser.add_argument("--skip-flower", action="store_true", help="only part (a)")
-    parser.add_argument("--flower-only", action="store_true",
-                        help="only part (b), written over part (b) of RESULTS.md")  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help="m = 120 000, fewer rounds")
+    parser.add_argument("--skip-flower", action="store_true", help="no part (b)")
+    parser.add_argument("--skip-dask", action="store_true", help="no part (a)")
     parser.add_argument("--flower-case", nargs=2, type=int, metavar=("CLIENTS", "ROUNDS"))
     args = parser.parse_args(argv)
     if args.flower_case:
@@ -437,21 +501,19 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             print(json.dumps(flower_case(*args.flower_case)))
         return 0
-    if args.flower_only:
-        section = section_flower(10, 400.0, (3, 10))
-        _write_flower_subsection(section)
-        print(section)
-        return 0
     from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
     threadpool_limits(1, user_api="blas")
     m, n_rounds, flower_rounds, flower_timeout, flower_clients = (
-        (30_000, 4, 3, 60.0, (3,)) if args.quick else (120_000, 10, 10, 400.0, (3, 10))
+        (120_000, 4, 3, 60.0, (3,)) if args.quick else (1_200_000, 6, 10, 400.0, (3, 10))
     )
+    if not args.skip_dask:
+        write_dask_section(m, n_rounds, args.quick)
+    if args.skip_flower:
+        return 0
     start, load = time.perf_counter(), os.getloadavg()[0]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Q clipping notes, Dask's large-graph notes
-        dask_section = section_dask(m, n_rounds)
+        warnings.simplefilter("ignore")
         flower_section = (
             "### (b) Flower's per-round overhead\n\nnot run: --skip-flower"
             if args.skip_flower
@@ -459,13 +521,12 @@ def main(argv=None):
         )
     wall = time.perf_counter() - start
     text = "\n".join([
-        "## Federated MultiBoost: Dask workers against one process, Flower's overhead",
+        "## Federated MultiBoost: Flower's overhead",
         "",
         f"Measured {machine()}; 1-minute load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end. `python benchmarks/bench_fed.py"
-        + (" --quick`" if args.quick else "`") + f", {wall / 60:.1f} min in all.",
-        "",
-        dask_section,
+        f"{os.getloadavg()[0]:.1f} at the end. `python benchmarks/bench_fed.py --skip-dask"
+        + (" --quick`" if args.quick else "`") + f", {wall / 60:.1f} min in all. Dask: the "
+        "section *Federated MultiBoost on Dask* (block `bench_fed_dask`).",
         "",
         flower_section,
     ])  # fmt: skip

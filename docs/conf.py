@@ -84,6 +84,7 @@ API_MODULES = [
     ("manytask.bo.metrics", "Regret and Pareto metrics"),
     ("manytask.boost", "Multi-source boosting"),
     ("manytask.boost.federated", "Federated boosting"),
+    ("manytask.boost.federated.dask", "Federated boosting on Dask"),
     ("manytask.itl", "Infinite task learning"),
     ("manytask.datasets", "Data sets"),
 ]

@@ -1,10 +1,16 @@
-"""Tests of MULTIBOOST on Dask (:mod:`manytask.boost.federated.dask_backend`) and of the
-clients' edge statistics at scale (:func:`~manytask.boost.federated.client_edges`).
+"""Tests of MULTIBOOST on Dask (:class:`~manytask.boost.federated.dask.DaskMultiBoostClassifier`),
+of the estimator built from a fitted ensemble, and of the clients' edge statistics at scale
+(:func:`~manytask.boost.federated.client_edges`).
 
 The references are independent: the single-process ``MultiBoostClassifier`` (its own exact
 or binned stump search), the in-process transport on shards built here in NumPy, and for the
 edges a dense (m × n) matrix of stump values and a brute-force loop.
 """
+
+import ast
+import inspect
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -21,6 +27,7 @@ from manytask.boost.federated import (
     setup_candidates,
 )
 from manytask.boost.federated.client import EdgeIndex
+from manytask.boost.federated.dask import DaskMultiBoostClassifier
 from manytask.boost.stumps import candidate_thresholds, presort
 
 N_PER_DOMAIN = 40
@@ -95,16 +102,85 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
 
 @pytest.mark.parametrize(
     "options, name",
-    [({"loss": "logistic"}, "loss"), ({"beta": 0.1}, "beta"),
-     ({"mixtures": [[0.5, 0.5]]}, "mixtures"), ({"tie_step": "block"}, "tie_step"),
-     ({"multi_class": "mh"}, "multi_class"), ({"step": "lemma1_bound"}, "step"),
-     ({"n_iter_no_change": 2}, "n_iter_no_change"), ({"n_bins": 1}, "n_bins")],
+    [({"step": "lemma1_bound"}, "step"), ({"n_bins": 1}, "n_bins"), ({"mu": -1.0}, "mu"),
+     ({"thresholds": "x"}, "thresholds"), ({"mode": "x"}, "mode"), ({"retries": -1}, "retries"),
+     ({"timeout": 0}, "timeout"), ({"q_sample_size": 0}, "q_sample_size"),
+     ({"n_estimators": 0}, "n_estimators")],
 )  # fmt: skip
-def test_unsupported_options_raise_naming_them(options, name):
+def test_bad_parameters_raise_naming_them_before_touching_the_cluster(options, name):
     da = pytest.importorskip("dask.array")
     X, y, domains = three_domains(10)
-    with pytest.raises(ValueError, match=f"^{name}(=.* is not supported on dask| must be)"):
-        MultiBoostClassifier(**options).fit(da.from_array(X, chunks=(10, 3)), y, domains)
+    with pytest.raises(ValueError, match=f"^{name}"):
+        DaskMultiBoostClassifier(**options).fit(da.from_array(X, chunks=(10, 3)), y, domains)
+
+
+def test_in_memory_estimator_refuses_a_dask_array_and_names_the_dask_estimator():
+    da = pytest.importorskip("dask.array")
+    X, y, domains = three_domains(10)
+    clf = MultiBoostClassifier(n_estimators=2)
+    with pytest.raises(ValueError, match="^X must be an in-memory array.*DaskMultiBoostClassifier"):
+        clf.fit(da.from_array(X, chunks=(10, 3)), y, domains)
+    assert not hasattr(clf, "estimators_")  # nothing half-fitted
+
+
+def test_multiboost_imports_no_dask_module_and_no_federated_code():
+    # The estimator module names nothing of the federated package (no import circle) ...
+    from manytask.boost import multiboost
+
+    imported = [
+        node.module or ""
+        for node in ast.walk(ast.parse(inspect.getsource(multiboost)))
+        if isinstance(node, ast.ImportFrom)
+    ] + [
+        alias.name
+        for node in ast.walk(ast.parse(inspect.getsource(multiboost)))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
+    assert not [name for name in imported if "federated" in name or "dask" in name]
+    # ... and importing and fitting it in a fresh interpreter loads no Dask module.
+    code = (
+        "import sys, numpy as np\n"
+        "from manytask.boost.multiboost import MultiBoostClassifier\n"
+        "X = np.random.default_rng(0).normal(size=(40, 2))\n"
+        "MultiBoostClassifier(n_estimators=2).fit(X, X[:, 0] > 0, np.repeat([0, 1], 20))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')\n"
+        "             or m.startswith('manytask.boost.federated.dask')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    assert out.stdout.strip() == "[]"
+
+
+def test_from_ensemble_rebuilds_a_fitted_estimator_and_checks_its_input():
+    X, y, domains = three_domains(30)
+    fitted = MultiBoostClassifier(n_estimators=6).fit(X, y, domains)
+    rebuilt = MultiBoostClassifier.from_ensemble(
+        fitted.estimators_, fitted.estimator_weights_, classes=fitted.classes_,
+        domains=fitted.domains_, domain_classifier=fitted.domain_classifier_, n_features_in=3,
+        mu=None,
+    )  # fmt: skip
+    assert rebuilt.n_estimators == len(fitted.estimators_)
+    assert rebuilt.domain_classifier is fitted.domain_classifier_
+    # f(x) = Σ α_t Q(k_t|x) h_t(x) by hand, independently of the estimator's prediction code
+    Q = fitted.domain_classifier_.predict_proba(X)
+    by_hand = sum(
+        step * Q[:, k] * stump.polarity * np.where(X[:, stump.feature] > stump.threshold, 1, -1)
+        for (k, stump), step in zip(fitted.estimators_, fitted.estimator_weights_)
+    )
+    np.testing.assert_allclose(rebuilt.decision_function(X), by_hand, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(rebuilt.predict(X), fitted.predict(X))
+    common = dict(classes=fitted.classes_, domains=fitted.domains_, n_features_in=3,
+                  domain_classifier=fitted.domain_classifier_)  # fmt: skip
+    with pytest.raises(ValueError, match="^estimator_weights must have shape"):
+        MultiBoostClassifier.from_ensemble(fitted.estimators_, [1.0], **common)
+    with pytest.raises(ValueError, match="^domain_classifier.classes_ must equal domains"):
+        MultiBoostClassifier.from_ensemble(
+            fitted.estimators_, fitted.estimator_weights_,
+            **{**common, "domains": np.array([0, 1, 5])},
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="^classes must hold two labels"):
+        MultiBoostClassifier.from_ensemble([], [], **{**common, "classes": np.arange(3)})
 
 
 # ----------------------------------------------------------------------- on a LocalCluster
@@ -141,7 +217,8 @@ def test_dask_fit_equals_single_process_fit_with_the_same_q(dask_client):
     X, y, domains, X_dask = data()
     q = DomainClassifier().fit(X, domains)
     central = MultiBoostClassifier(n_estimators=8, domain_classifier=q).fit(X, y, domains)
-    fitted = MultiBoostClassifier(n_estimators=8, domain_classifier=q).fit(X_dask, y, domains)
+    fitted = DaskMultiBoostClassifier(n_estimators=8, domain_classifier=q).fit(X_dask, y, domains)
+    assert isinstance(fitted, MultiBoostClassifier)
     assert fitted.domain_classifier_ is q  # a fitted Q is used as is
     assert_same_ensemble(fitted, central)
     np.testing.assert_allclose(
@@ -158,19 +235,18 @@ def test_soft_max_mu_is_passed_to_the_server_and_equals_single_process_fit(dask_
     q = DomainClassifier().fit(X, domains)
     options = dict(n_estimators=5, mu=20.0, domain_classifier=q)
     central = MultiBoostClassifier(**options).fit(X, y, domains)
-    fitted = MultiBoostClassifier(**options).fit(X_dask, y, domains)
+    fitted = DaskMultiBoostClassifier(**options).fit(X_dask, y, domains)
     assert_same_ensemble(fitted, central)
     assert fitted.objective_ == pytest.approx(central.objective_, rel=1e-9)  # F_μ
 
 
 def test_default_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_client):
-    from manytask.boost.federated.dask_backend import fit_on_dask
-
     X, y, domains, X_dask = data(seed=1)
     y_dask = X_dask[:, 0] * 0 + y  # a dask y with X's row chunks
     central = MultiBoostClassifier(n_estimators=3).fit(X, y, domains)
-    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=3), X_dask, y_dask, domains,
-                         client=dask_client, mode="tasks")  # fmt: skip
+    fitted = DaskMultiBoostClassifier(n_estimators=3, mode="tasks").fit(
+        X_dask, y_dask, domains, client=dask_client
+    )
     np.testing.assert_allclose(
         fitted.domain_classifier_.predict_proba(X), central.domain_classifier_.predict_proba(X)
     )
@@ -180,8 +256,6 @@ def test_default_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_cl
 def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(dask_client):
     # Not compared with MultiBoostClassifier(n_bins=8): its tie fallback (the steepest
     # coordinate) searches exact stumps, outside the binned candidates.
-    from manytask.boost.federated.dask_backend import fit_on_dask
-
     X, y, domains, X_dask = data(seed=2)
     q = DomainClassifier().fit(X, domains)
     binned = presort(X, n_bins=8)
@@ -189,8 +263,9 @@ def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(das
         np.concatenate([[-np.inf], binned.thresholds[j, : binned.n_thresholds[j]]])
         for j in range(X.shape[1])
     ]
-    fitted = fit_on_dask(MultiBoostClassifier(n_estimators=6, domain_classifier=q), X_dask, y,
-                         domains, thresholds=thresholds)  # fmt: skip
+    fitted = DaskMultiBoostClassifier(
+        n_estimators=6, domain_classifier=q, thresholds=thresholds
+    ).fit(X_dask, y, domains)
     shards, by_domain = numpy_shards(X, y, domains, q)
     transport = InProcessTransport(shards)
     features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds)
@@ -206,7 +281,7 @@ def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(das
 
 def test_quantile_candidates_are_the_merged_sketches_of_chunk_sources(dask_client):
     X, y, domains, X_dask = data(seed=3)
-    fitted = MultiBoostClassifier(n_estimators=4, n_bins=5).fit(X_dask, y, domains)
+    fitted = DaskMultiBoostClassifier(n_estimators=4, n_bins=5).fit(X_dask, y, domains)
     levels = np.linspace(0.0, 1.0, 6)[1:-1]
     weights, quantiles = [], []
     for start in range(0, X.shape[0], CHUNK):  # the clients: each chunk's sources, in NumPy
@@ -251,13 +326,12 @@ def failing(client, phase, round_number):
 
 
 def test_failing_worker_client_is_dropped_like_in_process(dask_client):
-    from manytask.boost.federated.dask_backend import fit_on_dask
-
     X, y, domains, X_dask = data(seed=4)
     q = DomainClassifier().fit(X, domains)
     fault = failing(3, "line_search", 2)  # the exact line search's phase
-    estimator = MultiBoostClassifier(n_estimators=4, domain_classifier=q, step="exact_line_search")
-    fitted = fit_on_dask(estimator, X_dask, y, domains, fault=fault, retries=1)
+    estimator = DaskMultiBoostClassifier(n_estimators=4, domain_classifier=q,
+                                         step="exact_line_search", retries=1)  # fmt: skip
+    fitted = estimator.fit(X_dask, y, domains, fault=fault)
     # the same protocol in process, on the same clients, with the same fault
     shards, by_domain = numpy_shards(X, y, domains, q)
     transport = InProcessTransport(shards, retries=1, fault=fault)
@@ -279,14 +353,110 @@ def test_bad_inputs_raise_naming_them(dask_client):
     with pytest.raises(ValueError, match="^X must not contain NaN"):
         bad = X.copy()
         bad[5, 1] = np.nan
-        MultiBoostClassifier(n_estimators=2).fit(da.from_array(bad, chunks=(CHUNK, 3)), y, domains)
+        DaskMultiBoostClassifier(n_estimators=2).fit(da.from_array(bad, chunks=(CHUNK, 3)), y,
+                                                     domains)  # fmt: skip
     with pytest.raises(ValueError, match="^y must contain exactly two classes on dask"):
-        MultiBoostClassifier(n_estimators=2).fit(X_dask, y + (domains == 2), domains)
+        DaskMultiBoostClassifier(n_estimators=2).fit(X_dask, y + (domains == 2), domains)
     with pytest.raises(ValueError, match=r"^y must have shape \(120,\)"):
-        MultiBoostClassifier(n_estimators=2).fit(X_dask, y[:-1], domains)
+        DaskMultiBoostClassifier(n_estimators=2).fit(X_dask, y[:-1], domains)
     with pytest.raises(ValueError, match="^X has unknown chunk sizes"):
-        MultiBoostClassifier(n_estimators=2).fit(X_dask[X_dask[:, 0] > 0], y, domains)
-    with pytest.raises(ValueError, match="^thresholds must be 'auto'"):
-        from manytask.boost.federated.dask_backend import fit_on_dask
+        DaskMultiBoostClassifier(n_estimators=2).fit(X_dask[X_dask[:, 0] > 0], y, domains)
+    with pytest.raises(ValueError, match="^sample_weight must be None"):
+        DaskMultiBoostClassifier(n_estimators=2).fit(X_dask, y, domains, np.ones(y.size))
 
-        fit_on_dask(MultiBoostClassifier(n_estimators=2), X_dask, y, domains, thresholds="x")
+
+def received_arrays(value):
+    """Every array (and ClientShard) inside a received object: dicts, lists, tuples walked."""
+    if isinstance(value, ClientShard):
+        return [value]
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, dict):
+        return [a for item in value.values() for a in received_arrays(item)]
+    if isinstance(value, (list, tuple)):
+        return [a for item in value for a in received_arrays(item)]
+    return []
+
+
+def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch):
+    import dask.array as da
+    import distributed
+    from distributed.actor import ActorFuture
+
+    # 4 chunks of 150 rows, sources at random: 12 clients of about 50 rows each; 4 candidate
+    # thresholds per feature (3 quantiles and −inf), so a message holds at most 3 × 12 edges.
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 3))
+    domains = rng.integers(0, 3, size=600)
+    X[:, 2] += domains
+    y = (X[:, 0] + 0.5 * rng.normal(size=600) > 0).astype(int)
+    sizes = [np.bincount(domains[i : i + 150], minlength=3) for i in range(0, 600, 150)]
+    smallest = int(np.min(sizes))
+    assert smallest > 3 * 12  # a message cannot be mistaken for a client's rows
+    received = []
+    gather = distributed.Client._gather
+
+    async def recording_gather(self, futures, *args, **kwargs):
+        result = await gather(self, futures, *args, **kwargs)
+        received.append(result)
+        return result
+
+    actor_result = ActorFuture.result
+
+    def recording_result(self, *args, **kwargs):
+        result = actor_result(self, *args, **kwargs)
+        received.append(result)
+        return result
+
+    monkeypatch.setattr(distributed.Client, "_gather", recording_gather)
+    monkeypatch.setattr(ActorFuture, "result", recording_result)
+    q = DomainClassifier().fit(X, domains)  # given fitted: no rows drawn for Q
+    fitted = DaskMultiBoostClassifier(n_estimators=5, domain_classifier=q, n_bins=4).fit(
+        da.from_array(X, chunks=(150, 3)), y, domains
+    )
+    monkeypatch.undo()
+    assert fitted.federated_run_.setup["n_clients"] == 12
+    assert fitted.score(X, y) > 0.7
+    arrays = [array for value in received for array in received_arrays(value)]
+    assert any(a.ndim == 2 and a.shape[1] == 12 for a in arrays)  # it saw the edge messages
+    assert not [a for a in arrays if isinstance(a, ClientShard)]
+    assert max(a.size for a in arrays) < smallest  # no chunk, no client's rows, no column
+
+
+def test_payload_arrays_reach_an_actor_once_and_resolve_to_the_same_values():
+    import pickle
+
+    from manytask.boost.federated.dask_transport import (
+        _CACHED_ARRAYS,
+        CachedArray,
+        SentArrays,
+        WorkerClients,
+    )
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=10_000) for _ in range(_CACHED_ARRAYS + 4)]  # 80 kB each
+    sent, actor = SentArrays(), WorkerClients({})
+    # repeats, more distinct arrays than either side keeps, a payload shared by two clients
+    order = [0, 1, 0, *range(2, _CACHED_ARRAYS + 4), 0, 5, 1, 1]
+    carried = []
+    for i in order:
+        shared = {"asked": arrays[i], "small": np.arange(3), "n": 7}
+        batch = {0: shared, 1: shared, 2: {"asked": arrays[i].copy()}}
+        encoded = sent.encode(batch)
+        payloads = {id(p): p for p in encoded.values()}.values()  # each pickled once
+        values = [v for p in payloads for v in p.values() if isinstance(v, CachedArray)]
+        assert len(values) == 2 and sum(v.value is not None for v in values) <= 1
+        carried.append(any(v.value is not None for v in values))
+        assert encoded[0] is encoded[1] and encoded[0]["small"] is shared["small"]
+        received = pickle.loads(pickle.dumps(encoded))  # what the worker unpickles
+        resolved = actor._resolve(received)
+        for client in batch:
+            assert resolved[client].keys() == batch[client].keys()
+            for name, value in batch[client].items():
+                np.testing.assert_array_equal(resolved[client][name], value)
+        assert list(actor.arrays) == list(sent.held)  # the two records stay in step
+    assert len(actor.arrays) == _CACHED_ARRAYS
+    # 0 and 1 are sent, 0 comes from the cache, 2..19 are sent, then 0 again (evicted by the
+    # 16 since), 5 from the cache, 1 again (evicted), then 1 from the cache
+    assert carried == [True, True, False, *[True] * (_CACHED_ARRAYS + 2), True, False, True,
+                       False]  # fmt: skip

@@ -211,14 +211,16 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
 
         Notes
         -----
-        A dask array X (rows in chunks, on a ``dask.distributed`` cluster) is fitted where it
-        lies, each chunk's sources as clients of the federated protocol
-        (:func:`~manytask.boost.federated.dask_backend.fit_on_dask`, extra ``dist``).
+        Data partitioned across a ``dask.distributed`` cluster are fitted where they lie by
+        :class:`~manytask.boost.federated.dask.DaskMultiBoostClassifier` (extra ``dist``);
+        a dask array here raises ``ValueError`` rather than being gathered.
         """
-        if hasattr(X, "__dask_graph__"):  # a dask collection: fit on its cluster
-            from .federated.dask_backend import fit_on_dask
-
-            return fit_on_dask(self, X, y, domains, sample_weight)
+        if hasattr(X, "__dask_graph__"):
+            raise ValueError(
+                f"X must be an in-memory array, got a dask collection ({type(X).__name__}): fit "
+                "data on a dask cluster with manytask.boost.federated.dask."
+                "DaskMultiBoostClassifier (extra dist), which never gathers them"
+            )
         self._check_params()
         X, y = check_X_y(X, y)
         check_classification_targets(y)
@@ -273,6 +275,63 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
                 else (X[validation], codes[validation], domain_index[validation])
             ),
         )  # fmt: skip
+        return self
+
+    @classmethod
+    def from_ensemble(cls, estimators, estimator_weights, *, classes, domains,
+                      domain_classifier, n_features_in, history=None, objective=None,
+                      **params):  # fmt: skip
+        """A fitted binary estimator holding an ensemble f = Σ_t α_t Q(k_t|·) h_t (eq. 3)
+        fitted elsewhere (e.g. by the federated protocol, Figure 2).
+
+        Parameters
+        ----------
+        estimators : list of (int, Stump)
+            (k_t, h_t) per term, k_t the index of the source in ``domains``.
+        estimator_weights : array-like (T,)
+            The α_t.
+        classes : array-like (2,)
+            ``classes[1]`` is the positive class.
+        domains : array-like (p,)
+            The sorted source labels, in the order of Q's columns.
+        domain_classifier : fitted DomainClassifier
+            Q(k|x), its ``classes_`` equal to ``domains``.
+        n_features_in : int
+        history, objective : optional ``history_`` and ``objective_`` (default ``[]``, None)
+        **params
+            Constructor parameters (default ``n_estimators`` = max(T, 1) and
+            ``domain_classifier`` the given Q).
+        """
+        params = {"n_estimators": max(len(estimators), 1), "domain_classifier": domain_classifier,
+                  **params}  # fmt: skip
+        fitted = (estimators, estimator_weights, classes, domains, domain_classifier)
+        return cls(**params)._set_ensemble(*fitted, n_features_in, history, objective)
+
+    def _set_ensemble(self, estimators, estimator_weights, classes, domains, domain_classifier,
+                      n_features_in, history=None, objective=None):  # fmt: skip
+        """The fitted state of :meth:`from_ensemble`, set on this estimator; returns it."""
+        estimators = [(int(k), stump) for k, stump in estimators]
+        weights = np.asarray(estimator_weights, dtype=float)
+        classes, domains = np.asarray(classes), np.asarray(domains)
+        if weights.shape != (len(estimators),):
+            raise ValueError(
+                f"estimator_weights must have shape ({len(estimators)},), got {weights.shape}"
+            )
+        if classes.shape != (2,):
+            raise ValueError(f"classes must hold two labels, got {classes.tolist()}")
+        if not np.array_equal(np.asarray(domain_classifier.classes_), domains):
+            raise ValueError(
+                f"domain_classifier.classes_ must equal domains {domains.tolist()}, got "
+                f"{np.asarray(domain_classifier.classes_).tolist()}"
+            )
+        if any(not 0 <= k < domains.size for k, _ in estimators):
+            raise ValueError(f"estimators' domain indices must be in [0, {domains.size})")
+        self.classes_, self.domains_, self.n_features_in_ = classes, domains, int(n_features_in)
+        self.domain_classifier_ = domain_classifier
+        self.estimators_, self.estimator_weights_ = estimators, weights
+        self.history_ = [] if history is None else list(history)
+        self.objective_, self.validation_losses_ = objective, None
+        self._multiclass = False
         return self
 
     def _fit_domain_classifier(self, X, domains):

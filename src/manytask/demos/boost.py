@@ -200,7 +200,8 @@ centrally on the pooled inputs.
                (a SuperLink and one SuperNode per client as local processes; the module
                manytask.boost.federated.flower.apps says how to deploy on several machines)
   Dask:        pip install 'manytask[dist]'
-               MultiBoostClassifier().fit(X, y, domains=d) with X, y, d dask arrays on a
+               from manytask.boost.federated.dask import DaskMultiBoostClassifier
+               DaskMultiBoostClassifier().fit(X, y, d) with X, y, d dask arrays on a
                dask.distributed cluster: each chunk's sources are clients, fitted where they lie
   real data:   manytask reproduce fedboost --quick   (Fashion-MNIST and CPS1988, ~10 clients
                per source, against centralised MultiBoost; numbers communicated per round)"""
@@ -361,8 +362,9 @@ def boost_section(
             + federation.summary()
             + " The same protocol runs on Flower (`pip install manytask[fed]`, "
             "`manytask.boost.federated.flower.run_local_federation`) and on a dask.distributed "
-            "cluster (`pip install manytask[dist]`, `MultiBoostClassifier.fit` on dask "
-            "arrays); `manytask reproduce fedboost` compares it with centralised MultiBoost on "
+            "cluster (`pip install manytask[dist]`, `DaskMultiBoostClassifier` of "
+            "`manytask.boost.federated.dask` on dask arrays); `manytask reproduce fedboost` "
+            "compares it with centralised MultiBoost on "
             "Fashion-MNIST and CPS1988."
         )
     return section

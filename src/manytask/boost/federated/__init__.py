@@ -17,9 +17,9 @@ The algorithm is separate from the transport:
 Two more transports, each behind an extra and imported only when used:
 :mod:`manytask.boost.federated.flower` (``manytask[fed]``: a Flower ServerApp/ClientApp pair on
 Flower's deployment runtime, and ``run_local_federation`` that starts a SuperLink and one SuperNode
-per client on loopback) and :mod:`manytask.boost.federated.dask_backend` (``manytask[dist]``:
-``MultiBoostClassifier.fit`` on dask arrays, each row chunk's sources served as clients by the
-worker that holds them).
+per client on loopback) and :mod:`manytask.boost.federated.dask` (``manytask[dist]``:
+:class:`~manytask.boost.federated.dask.DaskMultiBoostClassifier`, fitted on dask arrays, each
+row chunk's sources served as clients by the worker that holds them).
 
 Q is fitted centrally by the simulation (the paper assumes Q given to the server); its K′
 numbers are paid at set-up only.

@@ -1,43 +1,22 @@
-"""MULTIBOOST on data partitioned across a ``dask.distributed`` cluster (extra ``dist``).
+"""The machinery of :class:`~.dask.DaskMultiBoostClassifier`: MULTIBOOST's federated fit
+on data partitioned across a ``dask.distributed`` cluster.
 
-Lives here: :func:`fit_on_dask` (what ``MultiBoostClassifier.fit`` runs when X is a dask
-array) and the worker-side functions that check the chunks and build the clients. Each row
-chunk of X is split by source into clients (one
-:class:`~.client.ClientShard` per chunk and source present in it), built on the worker that
-holds the chunk and never gathered; every request runs :func:`~.protocol.respond` there and
-only the aggregates of the protocol come back. The loop is the one of every transport
-(:func:`~.driver.setup_candidates`, :class:`~.server.FederatedServer` with all clients and
-all candidates, :func:`~.driver.run_rounds`, :func:`~.driver.fill_estimator`), so with the same
-Q and the same candidate stumps the fit equals the single-process one (every α to rounding).
-Not here: the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
+Lives here: :func:`federate_on_dask` (what the estimator's ``fit`` runs) and the worker-side
+functions that check the chunks and build the clients. Each row chunk of X is split by source
+into clients (one :class:`~.client.ClientShard` per chunk and source present in it), built on
+the worker that holds the chunk and never gathered; every request runs
+:func:`~.protocol.respond` there and only the aggregates of the protocol come back. The loop is
+the one of every transport (:func:`~.driver.setup_candidates`,
+:class:`~.server.FederatedServer` with all clients and all candidates,
+:func:`~.driver.run_rounds`), so with the same Q and the same candidate stumps the fit equals
+the single-process one (every α to rounding). Not here: the estimator and its parameters
+(:mod:`.dask`), the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
 :mod:`.client`), the server (:mod:`.server`).
 
-Choices:
-
-- Requests reach the clients through :class:`~.dask_transport.DaskTransport`: one actor
-  per worker holding that worker's clients (default), or one task per request
-  (``mode="tasks"``).
-- Q(k|x): a fitted :class:`~manytask.boost.DomainClassifier` given as ``domain_classifier``
-  is used as is; otherwise Q is fitted on at most ``q_sample_size`` rows gathered from the
-  partitions (all of them, in order, when the data are no larger: then Q is exactly the
-  single-process one), drawn without replacement with ``random_state`` when they are.
-- Candidate thresholds: ``"exact"`` = −inf and every midpoint between consecutive distinct
-  values of each feature (what the exact search of :func:`~manytask.boost.stumps.presort`
-  scans, computed the same way), merged from per-partition ``np.unique``; ``"quantiles"`` =
-  −inf and the merged per-feature quantile sketches of the clients
-  (:func:`~.server.merge_quantiles`) at ``n_bins − 1`` levels (255 if ``n_bins`` is None).
-  The default follows the estimator: ``n_bins=None`` means exact (the result then equals the
-  single-process fit); an int ``n_bins`` means the sketch. Exact candidates number up to the
-  points times the features and every client returns an edge per candidate and active
-  domain each round, so on large continuous data set ``n_bins`` (e.g. 256); the sketch's
-  thresholds lie within one quantile spacing of the pooled quantiles that the single-process
-  binned search takes, they are not the same. A list of arrays (one per feature, e.g. the
-  single-process binned thresholds) is used as given.
-- Options the protocol does not carry raise ``ValueError`` naming them: more than two classes
-  or ``multi_class="mh"``, ``loss="logistic"``, ``mixtures``, ``beta > 0``, ``step`` other
-  than the AdaBoost step or the exact line search, ``tie_step="block"``, early stopping,
-  ``sample_weight``. ``mu`` and ``step`` are
-  passed to the federated server.
+What reaches the driver: per chunk its row count, whether it is finite and its class and
+source labels; the protocol's aggregates; with ``thresholds="exact"`` every client's distinct
+values per feature (once); when Q is not given fitted, the rows drawn to fit it. With a fitted
+Q and quantile or given thresholds no row and no feature value of the data does.
 """
 
 from __future__ import annotations
@@ -48,14 +27,14 @@ from sklearn.base import clone
 from ..domain import DomainClassifier
 from ..objective import agnostic_objective
 from ..stumps import candidate_thresholds
-from ..validation import check_domains, check_positive_int
+from ..validation import check_domains
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
-from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, ensemble_terms, run_rounds, setup_candidates
 from .protocol import state_to_payload
-from .server import FEDERATED_STEPS, FederatedServer, merge_quantiles
+from .server import FederatedServer, merge_quantiles
 
-__all__ = ["fit_on_dask"]
+__all__ = ["federate_on_dask"]
 
 
 def _block_summary(X, y, domains) -> dict:
@@ -88,33 +67,6 @@ def _block_shard(X, y, domains, label, k, positive, q) -> ClientShard:
 
 
 # ----------------------------------------------------------------------- the fit
-
-
-def _check_supported(estimator, sample_weight):
-    estimator._check_params()
-    unsupported = {
-        "multi_class": estimator.multi_class == "mh",
-        "loss": estimator.loss != "exponential",
-        "mixtures": estimator.mixtures is not None,
-        "beta": float(estimator.beta) != 0.0,
-        "step": estimator.step not in FEDERATED_STEPS,
-        "tie_step": estimator.tie_step != "coordinate",
-        "n_iter_no_change": estimator.n_iter_no_change is not None,
-    }
-    for name, bad in unsupported.items():
-        if bad:
-            raise ValueError(
-                f"{name}={getattr(estimator, name)!r} is not supported on dask arrays (the "
-                "federated protocol is binary, exponential loss, simplex, no penalty, AdaBoost or "
-                "exact coordinate steps); fit on a NumPy array instead"
-            )
-    n_bins = estimator.n_bins
-    if n_bins is not None and (
-        isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2
-    ):
-        raise ValueError(f"n_bins must be None or an int >= 2, got {n_bins!r}")
-    if sample_weight is not None:
-        raise ValueError("sample_weight is not supported on dask arrays, got an array")
 
 
 def _row_chunked(X, y, domains):
@@ -153,8 +105,9 @@ def _blocks(distributed, client, arrays):
     return list(zip(*columns))
 
 
-def _domain_classifier(estimator, client, blocks, summaries, labels, sample_size, seed):
-    q = estimator.domain_classifier
+def _domain_classifier(model, client, blocks, summaries, labels):
+    """Q: ``model.domain_classifier`` if fitted, else fitted on rows drawn to the driver."""
+    q, sample_size, seed = model.domain_classifier, model.q_sample_size, model.random_state
     if isinstance(q, DomainClassifier) and hasattr(q, "classes_"):
         if not np.array_equal(np.asarray(q.classes_), labels):
             raise ValueError(
@@ -201,67 +154,16 @@ def _sketch_thresholds(transport, clients, n_levels):
     return [np.concatenate([[-np.inf], t[np.isfinite(t)]]) for t in merged], counts
 
 
-def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=None,
-                thresholds="auto", q_sample_size=20_000, line_search_batch=15, mode="actors",
-                retries=0, timeout=None, fault=None, record_messages=False):  # fmt: skip
-    """Fit ``estimator`` (a :class:`~manytask.boost.MultiBoostClassifier`) on dask arrays.
+def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
+                     record_messages=False) -> dict:  # fmt: skip
+    """FEDMULTIBOOST on the cluster holding X, with the parameters of ``model`` (a
+    :class:`~.dask.DaskMultiBoostClassifier`, checked by it).
 
-    Parameters
-    ----------
-    estimator : MultiBoostClassifier
-        Its parameters are used (``n_estimators``, ``domain_classifier``, ``n_bins``,
-        ``random_state``, ``mu``); unsupported options raise ``ValueError`` (module notes).
-    X : dask array (N, d), chunked by rows
-    y, domains : dask arrays with X's row chunks (rechunked if not), or NumPy arrays
-        Two classes; ``domains`` None means one source.
-    sample_weight : None
-        Not supported (``ValueError`` otherwise).
-    client : None or distributed.Client
-        None: the current client (``distributed.get_client()``).
-    thresholds : "auto", "exact", "quantiles" or list of arrays
-        Candidate thresholds (module notes); "auto": exact if ``estimator.n_bins`` is None,
-        else quantile sketches at ``n_bins − 1`` levels.
-    q_sample_size : int >= 1
-        Rows gathered to fit Q when it is not given fitted.
-    line_search_batch : int >= 1
-        Trial steps per line-search exchange.
-    mode : {"actors", "tasks"}
-        How requests reach the clients (:class:`DaskTransport`).
-    retries, timeout, fault, record_messages
-        As in :func:`~manytask.boost.federated.simulate`.
-
-    Returns
-    -------
-    estimator
-        Fitted: ``estimators_``, ``estimator_weights_``, ``domain_classifier_``, ``history_``,
-        ``objective_`` (F of the final ensemble on the training data) and ``federated_run_``
-        (per round the numbers sent each way and the wall time); ``dask_timings_``, set-up
-        and rounds: the driver's wall time per phase (``phase_seconds``) and, with actors,
-        the time each worker's clients spent answering per phase (``compute_seconds``:
-        {worker address: {"wall" | "cpu": {phase: seconds}}}).
-
-    Examples
-    --------
-    >>> import dask.array as da
-    >>> from distributed import Client, LocalCluster
-    >>> from manytask.boost import MultiBoostClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(60, 2))
-    >>> y, domains = (X[:, 0] > 0).astype(int), np.repeat([0, 1], 30)
-    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
-    ...     with Client(cluster) as client:
-    ...         clf = MultiBoostClassifier(n_estimators=3).fit(
-    ...             da.from_array(X, chunks=(20, 2)), y, domains)
-    >>> float(clf.score(X, y))
-    1.0
+    Returns {"ensemble": (estimators, weights, classes, domain labels, Q, n_features,
+    history), "objective": F of the ensemble from the clients' final losses, "run": the
+    :class:`~.driver.FederatedRun`, "timings": the transport's per-phase times}.
     """
     distributed = import_distributed()
-    _check_supported(estimator, sample_weight)
-    if mode not in ("actors", "tasks"):
-        raise ValueError(f"mode must be 'actors' or 'tasks', got {mode!r}")
-    for name, value in (("q_sample_size", q_sample_size),
-                        ("line_search_batch", line_search_batch)):  # fmt: skip
-        check_positive_int(value, name)
     if client is None:
         try:
             client = distributed.get_client()
@@ -282,8 +184,7 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
             f"{classes[:5].tolist()}"
         )
     labels = np.unique(np.concatenate([summary["domains"] for summary in summaries]))
-    q = _domain_classifier(estimator, client, blocks, summaries, labels, q_sample_size,
-                           estimator.random_state)  # fmt: skip
+    q = _domain_classifier(model, client, blocks, summaries, labels)
     q_future = client.scatter(q, broadcast=True, hash=False)
     shards, clients_by_domain = [], [[] for _ in labels]
     for block, summary in zip(blocks, summaries):
@@ -292,10 +193,11 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
             clients_by_domain[k].append(len(shards))
             shards.append(client.submit(_block_shard, *block, label, k, classes[1], q_future,
                                         pure=False))  # fmt: skip
-    transport = DaskTransport(client, shards, mode, retries, timeout, fault, record_messages)
+    del blocks  # the shards hold what the clients need
+    transport = DaskTransport(client, shards, model.mode, model.retries, model.timeout, fault,
+                              record_messages)  # fmt: skip
     try:
-        run, server = _federate(estimator, transport, clients_by_domain, n_features,
-                                thresholds, line_search_batch)  # fmt: skip
+        run, server = _federate(model, transport, clients_by_domain, n_features)
         timings = {"phase_seconds": dict(transport.phase_seconds),
                    "compute_seconds": transport.compute_seconds()}  # fmt: skip
         final = transport.request("losses", {c: state_to_payload(server.state)
@@ -306,40 +208,37 @@ def fit_on_dask(estimator, X, y, domains=None, sample_weight=None, *, client=Non
         sum(final[c]["loss_sum"] for c in ids) / sum(final[c]["n_points"] for c in ids)
         for ids in clients_by_domain
     ])  # fmt: skip
-    fill_estimator(estimator, server.state, q, classes, labels, n_features, run)
-    estimator._multiclass = False
-    estimator.validation_losses_ = None
-    estimator.objective_ = float(agnostic_objective(losses, estimator.mu))
-    estimator.dask_timings_ = timings
-    return estimator
+    estimators, weights, history = ensemble_terms(server.state, run, labels)
+    return {
+        "ensemble": (estimators, weights, classes, labels, q, n_features, history),
+        "objective": float(agnostic_objective(losses, model.mu)),
+        "run": run,
+        "timings": timings,
+    }
 
 
-def _federate(estimator, transport, clients_by_domain, n_features, thresholds, batch):
+def _federate(model, transport, clients_by_domain, n_features):
     """Candidates, then the rounds: the :class:`~.driver.FederatedRun` and the server."""
     clients = list(range(len(transport.shards)))
-    choice = thresholds
-    if isinstance(thresholds, str):
-        if thresholds not in ("auto", "exact", "quantiles"):
-            raise ValueError(
-                f"thresholds must be 'auto', 'exact', 'quantiles' or a list of arrays, got "
-                f"{thresholds!r}"
-            )
-        if thresholds == "auto":
-            choice = "exact" if estimator.n_bins is None else "quantiles"
+    thresholds = choice = model.thresholds
+    if isinstance(thresholds, str) and thresholds == "auto":
+        choice = "exact" if model.n_bins is None else "quantiles"
     sketch_counts = None
     if choice == "exact":
         thresholds = _exact_thresholds(transport.client, transport.shards, n_features)
     elif choice == "quantiles":
-        n_levels = 255 if estimator.n_bins is None else int(estimator.n_bins) - 1
+        n_levels = 255 if model.n_bins is None else int(model.n_bins) - 1
         thresholds, sketch_counts = _sketch_thresholds(transport, clients, n_levels)
     features, flat, setup = setup_candidates(transport, clients, n_features, thresholds)
     setup["thresholds"] = choice if isinstance(choice, str) else "given"
     if sketch_counts is not None:
         for key, value in sketch_counts.items():
             setup[key] += value
-    mu = {} if estimator.mu is None else {"mu": estimator.mu}
-    server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=estimator.step)
+    mu = {} if model.mu is None else {"mu": model.mu}
+    server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=model.step)
     run = FederatedRun(setup=setup)
-    run.history = run_rounds(server, transport, clients_by_domain, estimator.n_estimators, batch)
+    run.history = run_rounds(
+        server, transport, clients_by_domain, model.n_estimators, model.line_search_batch
+    )
     run.messages = transport.log
     return run, server

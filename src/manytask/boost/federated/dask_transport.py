@@ -9,24 +9,34 @@ building the shards and the fit (:mod:`.dask_backend`), the protocol (:mod:`.pro
 The clients of a worker live in one dask actor (:class:`WorkerClients`, made by
 ``client.submit(WorkerClients, {client: shard_future}, actor=True)`` on the worker that holds
 the shards): it keeps the shards and what :func:`respond` returns to keep, and a request batch
-is one direct call per worker, not through the scheduler. ``mode="tasks"`` runs each client's
-request as a task instead, the kept state chained from call to call as a future; it gives the
-same numbers, but each request costs two scheduled tasks (measured on 2 shared cores, 12
-clients: 0.11–0.2 s per request batch against 0.013–0.018 s with actors; a round makes 15–20
-batches). A client that answers after the driver gave up on it (timeout) still keeps what the
-answer keeps; :func:`respond` is deterministic, so a retry of the same request computes the
-same numbers.
+is one direct call per worker, not through the scheduler. A payload shared by several clients
+is pickled once per call, and its arrays of 64 kB or more (the candidate table an ``edges``
+request repeats every round) reach each actor once per run: afterwards a
+:class:`CachedArray` key stands for them (:class:`SentArrays` on the driver keeps the record
+in step with the actor's). The answers are the clients' own messages, not summed on the
+worker: the driver counts, logs and drops clients one by one, and a message is at most
+(active sources × candidates) numbers. ``mode="tasks"`` runs each client's request as a task
+instead, the kept state chained from call to call as a future; it gives the same numbers, but
+each request costs two scheduled tasks (benchmarks/RESULTS.md). A client that answers after
+the driver gave up on it (timeout) still keeps what the answer keeps; :func:`respond` is
+deterministic, so a retry of the same request computes the same numbers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
+from dataclasses import dataclass
+
+import numpy as np
 
 from .protocol import Transport, count_numbers, respond
 
-__all__ = ["DaskTransport", "WorkerClients"]
+__all__ = ["CachedArray", "DaskTransport", "SentArrays", "WorkerClients", "array_key"]
 
 _SCATTER_NUMBERS = 100_000  # payloads larger than this are scattered once, not sent per client
+_CACHE_BYTES = 1 << 16  # actors: payload arrays from this size are sent once per worker
+_CACHED_ARRAYS = 16  # arrays an actor keeps (least recently used dropped first)
 
 
 def import_distributed():
@@ -35,8 +45,7 @@ def import_distributed():
         import distributed
     except ImportError as error:  # pragma: no cover - the extra is installed in the test env
         raise ImportError(
-            "fitting MultiBoostClassifier on dask arrays needs dask.distributed: "
-            "pip install manytask[dist]"
+            "DaskMultiBoostClassifier needs dask.distributed: pip install manytask[dist]"
         ) from error
     return distributed
 
@@ -44,19 +53,87 @@ def import_distributed():
 # ----------------------------------------------------------------------- on the workers
 
 
+@dataclass(frozen=True)
+class CachedArray:
+    """A payload array sent to a worker once: ``value`` on first sending (the worker keeps
+    it under ``key``), None afterwards (the worker takes its copy)."""
+
+    key: tuple
+    value: np.ndarray | None = None
+
+
+def array_key(value: np.ndarray) -> tuple:
+    """(dtype, shape, 128-bit BLAKE2b digest of the bytes): equal keys, equal arrays."""
+    value = np.ascontiguousarray(value)
+    return (value.dtype.str, value.shape, hashlib.blake2b(value.data, digest_size=16).digest())
+
+
+class SentArrays:
+    """The driver's record of the payload arrays one actor holds, kept in step with the
+    actor's (:meth:`WorkerClients.respond`): the same least-recently-used order and size."""
+
+    def __init__(self):
+        self.held = {}
+
+    def encode(self, batch: dict) -> dict:
+        """``batch`` ({client: payload}) with each array of ``_CACHE_BYTES`` or more replaced
+        by a :class:`CachedArray`, holding the value only if the actor does not yet."""
+        done, encoded = {}, {}
+        for client, payload in batch.items():
+            if id(payload) not in done:
+                done[id(payload)] = {name: self._encode(value)
+                                     for name, value in payload.items()}  # fmt: skip
+            encoded[client] = done[id(payload)]
+        return encoded
+
+    def _encode(self, value):
+        if not isinstance(value, np.ndarray) or value.nbytes < _CACHE_BYTES:
+            return value
+        key = array_key(value)
+        if key in self.held:
+            self.held[key] = self.held.pop(key)  # most recently used last, as on the actor
+            return CachedArray(key)
+        self.held[key] = None
+        while len(self.held) > _CACHED_ARRAYS:
+            self.held.pop(next(iter(self.held)))
+        return CachedArray(key, value)
+
+
 class WorkerClients:
     """The clients held by one worker, as one dask actor: their shards, what each keeps
-    between requests, and the compute time per phase."""
+    between requests, the payload arrays sent once (:class:`CachedArray`) and the compute
+    time per phase."""
 
     def __init__(self, shards: dict):
         self.shards = shards
         self.kept = {client: {} for client in shards}
         self.seconds = {"wall": {}, "cpu": {}}
+        self.arrays = {}  # CachedArray key -> array, the last _CACHED_ARRAYS kept
+
+    def _resolve(self, payloads):
+        """The payloads with every :class:`CachedArray` replaced by its array."""
+        resolved, done = {}, {}
+        for client, payload in payloads.items():
+            if id(payload) not in done:
+                done[id(payload)] = {name: self._array(value) if isinstance(value, CachedArray)
+                                     else value for name, value in payload.items()}  # fmt: skip
+            resolved[client] = done[id(payload)]
+        return resolved
+
+    def _array(self, cached):
+        if cached.value is not None:
+            self.arrays[cached.key] = cached.value
+            while len(self.arrays) > _CACHED_ARRAYS:
+                self.arrays.pop(next(iter(self.arrays)))
+        value = self.arrays.pop(cached.key)  # KeyError: the driver's record is wrong
+        self.arrays[cached.key] = value  # most recently used last
+        return value
 
     def respond(self, phase, payloads, fault=None, round_number=0):
         """{client: message, or the exception it raised}; ``kept`` changes only on success."""
         start, cpu_start = time.perf_counter(), time.thread_time()
         messages = {}
+        payloads = self._resolve(payloads)
         for client, payload in payloads.items():
             try:
                 if fault is not None:
@@ -132,7 +209,7 @@ class DaskTransport(Transport):
         who_has = client.who_has(self.shards)
         self.workers = [sorted(who_has[shard.key])[:1] or None for shard in self.shards]
         self.kept = [None] * len(self.shards)
-        self.actors, self._actor_futures, self._by_worker = {}, [], {}
+        self.actors, self._actor_futures, self._by_worker, self._sent = {}, [], {}, {}
         if mode == "actors":  # one actor per worker, holding that worker's clients
             by_worker = {}
             for client_id, (shard, workers) in enumerate(zip(self.shards, self.workers)):
@@ -163,15 +240,17 @@ class DaskTransport(Transport):
 
     def _send_to_actors(self, phase, payloads, start):
         """One call per worker with its clients' payloads (a payload shared by several
-        clients is pickled once per call)."""
+        clients is pickled once per call; its large arrays once per worker and run)."""
         calls, results = {}, {}
         for client, payload in payloads.items():
             calls.setdefault(id(self.actors[client]), (self.actors[client], {}))[1][client] = (
                 payload
             )
-        pending = [(actor.respond(phase, batch, self.fault, self.round), batch)
-                   for actor, batch in calls.values()]  # fmt: skip
-        for future, batch in pending:
+        pending = []
+        for key, (actor, batch) in calls.items():
+            sent = self._sent.setdefault(key, SentArrays()).encode(batch)
+            pending.append((actor.respond(phase, sent, self.fault, self.round), key, batch))
+        for future, key, batch in pending:
             remaining = None
             if self.timeout is not None:
                 remaining = max(self.timeout - (time.perf_counter() - start), 1e-3)
@@ -179,6 +258,7 @@ class DaskTransport(Transport):
                 results.update(future.result(timeout=remaining))
             except Exception as error:  # the worker failed or timed out: all its clients
                 results.update({client: error for client in batch})
+                self._sent.pop(key, None)  # it may not hold the arrays: send them again
         return results
 
     def _submit_tasks(self, phase, payloads):

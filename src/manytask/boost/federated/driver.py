@@ -4,9 +4,10 @@ Lives here: :class:`FederatedRun` (what a run did), :func:`setup_candidates` (ca
 from the clients' quantile reports, then sent to every client), :func:`run_round` (one round
 of Figure 2 with the hard max, or on the soft-max F_μ of §3 when the server has ``mu``;
 nothing reaches the model unless it completes), :func:`run_rounds` (the loop, dropping failing
-clients and restarting their round) and :func:`fill_estimator` (a
-:class:`~manytask.boost.MultiBoostClassifier` given the fitted ensemble; this module does
-not import it). The in-process, Flower and Dask transports all
+clients and restarting their round), :func:`ensemble_terms` (the fitted ensemble as
+:meth:`~manytask.boost.MultiBoostClassifier.from_ensemble` takes it) and
+:func:`fill_estimator` (an estimator built by that classmethod; this module does not import
+the estimator). The in-process, Flower and Dask transports all
 run these same functions, so ``FederatedServer(..., mu=μ)`` is all a transport needs for the
 soft-max. Not here: the client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic
 (:mod:`.server`).
@@ -25,7 +26,14 @@ from ..stumps import Stump
 from .protocol import ClientFailure, state_to_payload
 from .server import merge_quantiles, section_search, soft_max_aggregate
 
-__all__ = ["FederatedRun", "fill_estimator", "run_round", "run_rounds", "setup_candidates"]
+__all__ = [
+    "FederatedRun",
+    "ensemble_terms",
+    "fill_estimator",
+    "run_round",
+    "run_rounds",
+    "setup_candidates",
+]
 
 # Stops that end the run (a skipped round, "a domain has no client", does not).
 _FINAL_STOPS = (
@@ -271,17 +279,14 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     return history
 
 
-def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
-    """Give ``clf`` (a :class:`~manytask.boost.MultiBoostClassifier`, its parameters those of
-    the run) the fitted state of the federated ensemble; returns it."""
-    clf.classes_, clf.domains_, clf.n_features_in_ = classes, domain_labels, n_features
-    clf.domain_classifier_ = q
-    clf.estimators_ = [
+def ensemble_terms(state, run, domain_labels):
+    """The federated ensemble as :meth:`~manytask.boost.MultiBoostClassifier.from_ensemble`
+    takes it: (estimators (k, Stump) per term, weights α, ``history_`` entries per round)."""
+    estimators = [
         (int(k), Stump(feature=int(j), threshold=float(t), polarity=int(p)))
         for k, j, t, p in zip(state.domains, state.features, state.thresholds, state.polarities)
     ]
-    clf.estimator_weights_ = state.steps.copy()
-    clf.history_, terms = [], iter(clf.estimators_)
+    history, terms = [], iter(estimators)
     for record in run.history:
         entry = {"losses": record.get("losses"), "active": record.get("active"),
                  "step": record["step"], "domain": None, "stump": None}  # fmt: skip
@@ -290,6 +295,21 @@ def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
         for key in ("objective", "soft_weights", "error", "stop"):  # not in every round
             if key in record:
                 entry[key] = record[key]
-        clf.history_.append(entry)
-    clf.federated_run_ = run
-    return clf
+        history.append(entry)
+    return estimators, state.steps.copy(), history
+
+
+def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
+    """A fitted estimator of ``clf``'s class and parameters (e.g. a
+    :class:`~manytask.boost.MultiBoostClassifier`) holding the federated ensemble, built by its
+    ``from_ensemble``, with ``federated_run_`` = ``run``. Returns a new object; ``clf`` is
+    left unfitted."""
+    estimators, weights, history = ensemble_terms(state, run, domain_labels)
+    params = clf.get_params(deep=False)
+    params.pop("domain_classifier", None)  # the fitted Q
+    fitted = type(clf).from_ensemble(
+        estimators, weights, classes=classes, domains=domain_labels, domain_classifier=q,
+        n_features_in=n_features, history=history, **params,
+    )  # fmt: skip
+    fitted.federated_run_ = run
+    return fitted
