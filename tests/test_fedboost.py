@@ -210,8 +210,10 @@ def test_pooled_baseline_is_adaboost_on_the_union_over_the_same_candidates():
 def test_every_budget_has_a_hard_a_soft_and_a_pooled_run():
     keys = [run.key for run in plan_runs(TINY)]
     assert [key for key in keys if key.startswith("fed-soft")] == [
-        "fed-soft-all-all", "fed-soft-1-3"
+        "fed-soft-all-all", "fed-soft-1-3", "fed-soft-all-all-central-q"
     ]  # fmt: skip
+    # the first budget once more with the central Q, to isolate what the federated Q changes
+    assert [run.q for run in plan_runs(TINY) if run.key.endswith("central-q")] == ["central"] * 2
     assert [key for key in keys if key.startswith("fed-pooled")] == [
         "fed-pooled-all-all", "fed-pooled-1-3"
     ]  # fmt: skip
