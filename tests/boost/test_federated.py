@@ -802,3 +802,19 @@ def test_bad_domain_classifier_raises_naming_it(value):
     X, y, domains = three_domains(10)
     with pytest.raises(ValueError, match="^domain_classifier must be one of"):
         simulate(X, y, domains, 2, domain_classifier=value)
+
+
+def test_a_client_back_after_a_failure_is_sent_every_term():
+    X, y, domains = three_domains(seed=19)
+    thresholds = public_thresholds(X)
+    n = sum(len(t) for t in thresholds)
+    clean = simulate(X, y, domains, 2, n_rounds=5, random_state=0, thresholds=thresholds)
+    faulty = simulate(X, y, domains, 2, n_rounds=5, random_state=0, thresholds=thresholds,
+                      fault=fail(3, 1, "round", once=True))  # fmt: skip
+    history = faulty.federated_run_.history
+    assert history[2]["restarts"] == 1 and 1 not in sum(history[2]["participants"], [])
+    # round 4: the 5 others get the one term of round 3, client 1 all three terms from 0
+    assert history[3]["numbers_to_clients"] == 5 * (1 + 5 + 1 + n) + (1 + 5 * 3 + 1 + n)
+    assert history[4]["numbers_to_clients"] == 6 * (1 + 5 + 1 + n)
+    assert len(faulty.estimators_) == 5
+    np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])

@@ -245,7 +245,8 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     """Figure 2's loop: ``n_rounds`` rounds (fewer if no coordinate decreases F).
 
     A client that fails (after the transport's retries) is dropped from its round, which then
-    runs again from scratch with the others (nothing of the failed attempt reaches the model);
+    runs again from scratch with the others (nothing of the failed attempt reaches the model),
+    and is sent the whole state the next time it takes part (it may have lost what it kept);
     a round in which a domain has no client left is skipped. ``progress``: None or a callable
     (round record) → None, called after each round. Returns the list of round records.
     """
@@ -266,6 +267,7 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
                 break
             except ClientFailure as failure:
                 participants = [[c for c in ids if c != failure.client] for ids in participants]
+                server.known.pop(failure.client, None)  # resend it every term when it is back
                 restarts += 1
         if record["direction"] is not None:
             server.commit(record["direction"], record["step"])
