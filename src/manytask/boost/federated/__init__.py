@@ -5,7 +5,8 @@ The algorithm is separate from the transport:
 - the client is one pure function, :func:`respond` (phase, shard, payload, what it kept →
   message, what it keeps), built on the client functions of :mod:`.client`
   (:func:`client_quantiles`, :func:`client_statistics`, :func:`client_edges`,
-  :func:`client_losses_along`) and of :mod:`.domain` (Q's moments, loss and gradient sums):
+  :func:`client_losses_along`) and of :mod:`.domain_client` (Q's moments, loss and gradient
+  sums):
   model state + local shard → aggregate numbers only;
 - the server is :class:`FederatedServer` (state α, selection of r clients and s candidate stumps
   per domain, direction and step from the aggregates; :func:`merge_quantiles`,
@@ -79,7 +80,8 @@ from .client import (
     client_scaled_losses,
     client_statistics,
 )
-from .domain import SoftmaxDomainModel, fit_domain_classifier
+from .domain import fit_domain_classifier
+from .domain_client import SoftmaxDomainModel
 from .driver import FederatedRun, fill_estimator, run_round, run_rounds, setup_candidates
 from .protocol import (
     ClientFailure,

@@ -20,96 +20,21 @@ over a :class:`~.protocol.Transport`, the inputs never leaving their clients:
    Q(·|x_i) (clipped as :func:`~manytask.boost.clip_probabilities`) and returns how many
    entries were clipped.
 
-Lives here: the client side of the three phases (:func:`client_moments`,
-:func:`client_loss`, :func:`client_install`), :class:`SoftmaxDomainModel` (the fitted Q) and
-the server side :func:`fit_domain_classifier`. Not here: the transport (:mod:`.protocol`).
+Lives here: the server side, :func:`fit_domain_classifier` (with :func:`merge_moments`) and
+:func:`as_domain_classifier`. Not here: the clients' answers and the fitted model
+:class:`~.domain_client.SoftmaxDomainModel` (:mod:`.domain_client`, NumPy only), the
+transport (:mod:`.protocol`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import logsumexp
 
-from ..domain import DomainClassifier, clip_probabilities
-from .client import ClientShard
+from ..domain import DomainClassifier
+from .domain_client import SoftmaxDomainModel
 
-__all__ = [
-    "SoftmaxDomainModel",
-    "client_install",
-    "client_loss",
-    "client_moments",
-    "fit_domain_classifier",
-    "merge_moments",
-]
-
-
-class SoftmaxDomainModel:
-    """Q(k|x) = softmax(z)_k with z = coef·x + intercept (one row per domain, or for two
-    domains z = (0, coef·x + intercept)): the fitted logistic regression in input space.
-
-    Examples
-    --------
-    >>> model = SoftmaxDomainModel(np.array([[2.0]]), np.array([0.0]), np.array(["a", "b"]))
-    >>> model.predict_proba(np.array([[0.0]])).tolist()
-    [[0.5, 0.5]]
-    """
-
-    def __init__(self, coef, intercept, classes):
-        self.coef = np.atleast_2d(np.asarray(coef, dtype=float))
-        self.intercept = np.asarray(intercept, dtype=float).ravel()
-        self.classes_ = np.asarray(classes)
-        self.n_features_in_ = self.coef.shape[1]
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Q(·|x) for every row of ``X``, shape (N, p), columns in the order of ``classes_``."""
-        logits = _logits(np.asarray(X, dtype=float), self.coef, self.intercept)
-        return np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
-
-
-def _logits(X, coef, intercept) -> np.ndarray:
-    """z_i = coef·x_i + intercept, with the column 0 of the binary model (R = 1) prepended."""
-    z = X @ np.atleast_2d(coef).T + np.ravel(intercept)
-    return np.column_stack([np.zeros(X.shape[0]), z]) if z.shape[1] == 1 else z
-
-
-def client_moments(shard: ClientShard, payload, kept):
-    """``domain_moments``: (m_c, mean, Σ_i (x_i − mean)²) of the shard, 2d + 1 numbers."""
-    mean = shard.X.mean(axis=0)
-    message = {"n_points": shard.X.shape[0], "mean": mean,
-               "m2": ((shard.X - mean) ** 2).sum(axis=0)}  # fmt: skip
-    return message, kept
-
-
-def client_loss(shard: ClientShard, payload, kept):
-    """``domain_loss``: Σ_i −log Q(k_c|x_i) and its gradient sums at the sent parameters.
-
-    With z the logits (:func:`_logits`), ∂(−log softmax(z)_k)/∂z = softmax(z) − e_k; for the
-    binary model only the column of domain 1 has a parameter row.
-    """
-    coef = np.atleast_2d(np.asarray(payload["coef"], dtype=float))
-    intercept = np.asarray(payload["intercept"], dtype=float).ravel()
-    logits = _logits(shard.X, coef, intercept)
-    log_q = logits - logsumexp(logits, axis=1, keepdims=True)
-    residuals = np.exp(log_q)
-    residuals[:, shard.domain] -= 1.0
-    if coef.shape[0] == 1:
-        residuals = residuals[:, 1:]
-    message = {
-        "n_points": shard.X.shape[0],
-        "loss_sum": float(-log_q[:, shard.domain].sum()),
-        "coef_grad": residuals.T @ shard.X,
-        "intercept_grad": residuals.sum(axis=0),
-    }
-    return message, kept
-
-
-def client_install(shard: ClientShard, payload, kept):
-    """``domain_model``: keep Q(·|x_i) of the fitted model (clipped), return #entries clipped."""
-    logits = _logits(shard.X, np.asarray(payload["coef"], dtype=float), payload["intercept"])
-    probabilities = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
-    clipped, n_clipped = clip_probabilities(probabilities, float(np.asarray(payload["clip"])))
-    return {"n_clipped": n_clipped}, {**kept, "domain_probabilities": clipped}
+__all__ = ["as_domain_classifier", "fit_domain_classifier", "merge_moments"]
 
 
 def merge_moments(reports) -> tuple[int, np.ndarray, np.ndarray]:

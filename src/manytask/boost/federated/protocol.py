@@ -29,7 +29,10 @@ if p = 2 else p rows of Q's parameters):
 - ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4), ``steps`` (b) →
   ``loss_sums``, ``slope_sums`` (b each).
 - ``separating``: ``domain`` (1) → ``min_probability`` (a client whose set-up report is
-  missing); ``losses``: a whole state → ``n_points``, ``loss_sum`` (F at that state).
+  missing).
+- ``losses`` (a whole state → ``n_points``, ``loss_sum``, e.g. the final objective) and
+  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): a round in two requests,
+  as before ``round``; the driver no longer asks for them.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import domain
+from . import domain_client
 from .client import (
     ClientShard,
     EdgeIndex,
@@ -48,6 +51,7 @@ from .client import (
     advance_margins,
     client_edges,
     client_losses_along,
+    client_margins,
     client_min_probability,
     client_quantiles,
     client_statistics,
@@ -105,8 +109,24 @@ def _candidates(shard, payload, kept):
 
 
 def _losses(shard, payload, kept):
-    """F's sums at a whole state (e.g. the final objective); the client keeps nothing."""
-    return client_statistics(state_from_payload(payload), shard), kept
+    """Φ and Z at a whole state; the client keeps the state, its margins and a_i, so that
+    ``edges`` and ``line_search`` (or a ``round``) may follow."""
+    state = state_from_payload(payload)
+    margins = client_margins(state, shard)
+    scaled = np.exp(-margins)
+    message = client_statistics(state, shard, scaled)
+    return message, {**kept, "state": state, "margins": margins, "scaled": scaled}
+
+
+def _edges(shard, payload, kept):
+    """The edges of the asked candidates at the state of the last ``losses`` request."""
+    asked = np.asarray(payload["asked"], dtype=int)
+    message = client_edges(
+        kept["state"], shard, np.asarray(payload["domains"], dtype=int),
+        kept["features"][asked], kept["thresholds"][asked], index=kept.get("edge_index"),
+        scaled=kept["scaled"],
+    )  # fmt: skip
+    return message, kept
 
 
 def _round(shard, payload, kept):
@@ -141,13 +161,14 @@ def _separating(shard, payload, kept):
 
 
 PHASES = {
-    "domain_moments": domain.client_moments,
-    "domain_loss": domain.client_loss,
-    "domain_model": domain.client_install,
+    "domain_moments": domain_client.client_moments,
+    "domain_loss": domain_client.client_loss,
+    "domain_model": domain_client.client_install,
     "setup": _setup,
     "candidates": _candidates,
     "round": _round,
     "losses": _losses,
+    "edges": _edges,
     "line_search": _line_search,
     "separating": _separating,
 }
