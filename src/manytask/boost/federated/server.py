@@ -3,9 +3,10 @@
 Lives here: :func:`merge_quantiles` (candidate thresholds from the clients' quantile reports),
 :func:`section_search` (the exact line search from batched (F_l, F_l') aggregates, for the
 hard max or, with :func:`soft_max_aggregate`, the soft-max F_μ of §3) and
-:class:`FederatedServer` (state α, SELECTCLIENT / SELECTBASECLASSIFIER, the hard-max directions
-of Figure 2 or the steepest coordinate of F_μ, commit). Not here: the client functions
-(:mod:`.client`), the round loop (:mod:`.driver`), the transport (:mod:`.simulation`).
+:class:`FederatedServer` (state α and which terms each client holds, SELECTCLIENT /
+SELECTBASECLASSIFIER, each round's requests, the hard-max directions of Figure 2 or the
+steepest coordinate of F_μ, commit). Not here: the client functions (:mod:`.client`), the
+round loop (:mod:`.driver`), the transport (:mod:`.protocol`), Q's training (:mod:`.domain`).
 """
 
 from __future__ import annotations
@@ -275,8 +276,10 @@ class FederatedServer:
         argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l,
         over every asked domain k.
         """
-        rows = {int(k): 0 for k in active} if asked is None else {int(k): q for q, k in
-                                                                     enumerate(asked)}  # fmt: skip
+        if asked is None:  # Figure 2's message: one row, the client's own domain
+            rows = {int(k): 0 for k in active}
+        else:
+            rows = {int(k): q for q, k in enumerate(asked)}
         pooled = {int(l): self.pooled(edge_reports[l], "edge_sums", n_points[l]) for l in active}
         best = []
         for k in active:
