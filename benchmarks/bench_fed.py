@@ -489,13 +489,120 @@ def write_dask_section(m, n_rounds, quick):
     print(text)
 
 
+# ----------------------------------------------- (c) communication per round (the paper's round)
+
+
+def communication_case(X, y, domains, clients_per_domain, r, s, mu, step, n_rounds):
+    """One ``simulate`` run: per client and round the numbers each way, request batches."""
+    from manytask.boost.federated import simulate
+
+    model = simulate(X, y, domains, clients_per_domain, r=r, s=s, n_rounds=n_rounds,
+                     random_state=0, mu=mu, step=step, domain_classifier="central",
+                     record_messages=True)  # fmt: skip
+    history = model.federated_run_.history
+    taking_part = np.array([sum(len(ids) for ids in h["participants"]) for h in history])
+    return {
+        "to": float(np.mean([h["numbers_to_clients"] for h in history] / taking_part)),
+        "from": float(np.mean([h["numbers_from_clients"] for h in history] / taking_part)),
+        "most_from": max(
+            sum(np.size(value) for value in message.values())
+            for round_number, _, _, message in model.federated_run_.messages
+            if round_number > 0
+        ),  # fmt: skip
+        "batches": float(np.mean([h["batches"] for h in history])),
+        "rounds": len(history),
+        "candidates": model.federated_run_.setup["n_candidates"],
+    }
+
+
+def section_communication(quick=False):
+    """Numbers per client and round against Figure 2's message, 4·p·(s + 2) and §5's O(p·s);
+    request batches per round; the federated Q against the central one."""
+    from sklearn.metrics import log_loss
+
+    from manytask.boost import DomainClassifier
+    from manytask.boost.federated import federated_domain_classifier
+
+    m, d, clients, n_rounds = (3_000, 10, 10, 10) if quick else (30_000, 20, 10, 30)
+    p = 3
+    X, y, domains = synthetic_sources(m, d, p)
+    rows = []
+    for r, s in ((None, 10), (5, 10), (5, 50)):
+        for mu in (None, 10.0):
+            for step in ("adaboost", "exact_line_search"):
+                case = communication_case(X, y, domains, clients, r, s, mu, step, n_rounds)
+                s_used = min(s, case["candidates"])
+                figure2 = s_used + 2 if mu is None else p * s_used + 2
+                rows.append([
+                    "all" if r is None else r, s_used, "hard max" if mu is None else f"μ = {mu:g}",
+                    step, f"{case['to']:.0f}", f"{case['from']:.0f}", case["most_from"], figure2,
+                    4 * p * (s_used + 2), (clients if r is None else r) * p * (s_used + 2),
+                    f"{case['batches']:.1f}",
+                ])  # fmt: skip
+                print(f"communication r={r} s={s} mu={mu} {step}: {rows[-1]}", flush=True)
+    start = time.perf_counter()
+    central = DomainClassifier().fit(X, domains)
+    central_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    federated, record = federated_domain_classifier(X, domains, clients, random_state=0)
+    federated_seconds = time.perf_counter() - start
+    losses = [log_loss(domains, q.predict_proba(X)) for q in (central, federated)]
+    gap = float(np.max(np.abs(central.predict_proba(X) - federated.predict_proba(X))))
+    header = ["r", "s", "objective", "step", "to each client (mean)", "from each client (mean)",
+              "from a client (max)", "Figure 2's message s + 2 (soft-max p·s + 2)",
+              "bound 4·p·(s + 2)", "§5: r·p·(s + 2), all clients",
+              "request batches / round"]  # fmt: skip
+    return "\n".join([
+        f"### (c) Communication per round: {m} × {d}, p = {p} sources × {clients} clients, "
+        f"T = {n_rounds}",
+        "",
+        "`simulate` (in process) with r clients and s candidate stumps sampled per source and "
+        "round, the clients' 16-level quantile thresholds, the central Q (the same for every "
+        "row). Numbers per selected client and round, means over the rounds (the set-up, "
+        "paid once, is left out); *from a client (max)*: the largest message of the run. "
+        "With the AdaBoost step a round is one request batch and a client sends s + 2 "
+        "numbers (its Φ_c, Z_c and β_(c,r) for its own source's s candidates; the soft-max "
+        "needs every source's row: p·s + 2); §5's O(p·s) is the sum over a round's clients. "
+        "The exact line search adds its batches of trial steps.",
+        "",
+        markdown_table(header, rows),
+        "",
+        f"Q(k|x) trained federated (L-BFGS on the clients' summed gradients, "
+        f"{record['iterations']} iterations, {record['batches']} request batches, "
+        f"{record['numbers_to_clients']} numbers to and {record['numbers_from_clients']} from "
+        f"the clients in all, {federated_seconds:.1f} s in process) against the central default "
+        f"({central_seconds:.1f} s): training log loss {losses[1]:.6f} vs {losses[0]:.6f}; "
+        f"max |ΔQ| {gap:.1e} over the training points.",
+    ])  # fmt: skip
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="m = 120 000, fewer rounds")
     parser.add_argument("--skip-flower", action="store_true", help="no part (b)")
     parser.add_argument("--skip-dask", action="store_true", help="no part (a)")
     parser.add_argument("--flower-case", nargs=2, type=int, metavar=("CLIENTS", "ROUNDS"))
+    parser.add_argument("--communication-only", action="store_true",
+                        help="only part (c), written to its own section of RESULTS.md")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.communication_only:
+        start, load = time.perf_counter(), os.getloadavg()[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            section = section_communication(args.quick)
+        text = "\n".join([
+            "## Federated MultiBoost: numbers and request batches per round",
+            "",
+            f"Measured {machine()}; 1-minute load average {load:.1f} at the start. "
+            "`python benchmarks/bench_fed.py --communication-only"
+            + (" --quick`" if args.quick else "`")
+            + f", {(time.perf_counter() - start) / 60:.1f} min.",
+            "",
+            section,
+        ])  # fmt: skip
+        write_section("bench_fed_communication", text)
+        print(text)
+        return 0
     if args.flower_case:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

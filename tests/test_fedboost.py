@@ -156,9 +156,8 @@ def test_curve_errors_match_the_truncated_ensembles_by_brute_force():
 def test_federated_hard_max_with_all_clients_equals_centralised_on_the_same_candidates():
     # Integer features: the exact search's candidates are the midpoints between distinct
     # values plus the constant stump, exactly the table candidate_thresholds gives the server.
-    # Two sources, so the steepest-coordinate fallback at ties ranges over the same domains
-    # in both implementations (with three, MultiBoostClassifier also tries the Q(q|x) of
-    # inactive q, the federated server only the active ones).
+    # The "central Q" run: the federated server uses the centralised run's Q (the default
+    # runs use the federated Q, equal to it only within L-BFGS's tolerance).
     # Integer features also make stumps tie (two stumps splitting the chosen source's points
     # alike, equal in ε up to the order of the sums): the implementations may keep different
     # ones, so each round is compared by its source, ε, η and the stump's values on that
@@ -166,11 +165,17 @@ def test_federated_hard_max_with_all_clients_equals_centralised_on_the_same_cand
     X, y, domains = integer_two_sources(seed=0)
     settings = Settings(n_folds=4, n_rounds=8, clients_per_domain=3, budgets=((None, None),),
                         candidates="exact")  # fmt: skip
-    runs = [run for run in plan_runs(settings) if run.key in ("fed-hard-all-all", "central-hard")]
+    federated_key = "fed-hard-all-all-central-q"
+    runs = [run for run in plan_runs(settings) if run.key in (federated_key, "central-hard")]
     models = {}
     fold_of = source_folds(domains, 4, 0)
     _, curves = run_fold(X, y, domains, fold_of, 0, settings, runs, models=models)
-    federated, centralised = models["fed-hard-all-all"], models["central-hard"]
+    federated, centralised = models[federated_key], models["central-hard"]
+    assert federated.domain_classifier_.estimator_ is not None
+    np.testing.assert_array_equal(
+        federated.domain_classifier_.predict_proba(X),
+        centralised.domain_classifier_.predict_proba(X),
+    )
     assert len(federated.estimators_) == len(centralised.estimators_) == 8
     np.testing.assert_allclose(federated.estimator_weights_, centralised.estimator_weights_,
                                rtol=1e-8)  # fmt: skip
@@ -184,7 +189,7 @@ def test_federated_hard_max_with_all_clients_equals_centralised_on_the_same_cand
         on_source = X[train & (domains == centralised.domains_[k])]
         np.testing.assert_array_equal(stump.predict(on_source), stump_c.predict(on_source))
     assert np.all(centralised.estimator_weights_ > NULL_STEP)  # every round made progress
-    fed_curve = [point["error_agnostic"] for point in curves["fed-hard-all-all"]]
+    fed_curve = [point["error_agnostic"] for point in curves[federated_key]]
     assert len(set(fed_curve)) > 1  # the curve moves: the equality is not of two flat lines
 
 
@@ -210,8 +215,10 @@ def test_pooled_baseline_is_adaboost_on_the_union_over_the_same_candidates():
 def test_every_budget_has_a_hard_a_soft_and_a_pooled_run():
     keys = [run.key for run in plan_runs(TINY)]
     assert [key for key in keys if key.startswith("fed-soft")] == [
-        "fed-soft-all-all", "fed-soft-1-3"
+        "fed-soft-all-all", "fed-soft-1-3", "fed-soft-all-all-central-q"
     ]  # fmt: skip
+    # the first budget once more with the central Q, to isolate what the federated Q changes
+    assert [run.q for run in plan_runs(TINY) if run.key.endswith("central-q")] == ["central"] * 2
     assert [key for key in keys if key.startswith("fed-pooled")] == [
         "fed-pooled-all-all", "fed-pooled-1-3"
     ]  # fmt: skip
@@ -280,3 +287,20 @@ def test_quick_run_reproduces_the_committed_cps1988_errors_within_two_test_point
     }
     assert {row["n_test"] for row in rows} == {300}  # 100 test points per source
     assert_errors_within(rows, committed, "run", atol=0.02)
+
+
+def test_federated_runs_pay_for_the_federated_q_and_report_its_log_loss(tiny):
+    out, _ = tiny
+    rows = read_csv(out / "results.csv")
+    for row in rows:
+        if row["kind"] == "federated" and row["q"] == "federated":
+            assert 0 < int(row["numbers_q"]) < int(row["numbers_setup"])
+        elif row["kind"] == "federated":  # central Q: nothing trained over the clients
+            assert int(row["numbers_q"]) == 0
+        if row["q"]:
+            assert 0 < float(row["q_log_loss_train"]) < np.log(3)  # better than uniform
+    fed = {row["q_log_loss_train"] for row in rows if row["q"] == "federated"}
+    central = {row["q_log_loss_train"] for row in rows if row["q"] == "central"}
+    assert len(fed) == len(central) == 1  # one Q of each kind per fold, shared by the runs
+    assert float(fed.pop()) == pytest.approx(float(central.pop()), rel=1e-3)
+    assert "Q(k|x): federated" in (out / "results.md").read_text()

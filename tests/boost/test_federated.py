@@ -5,10 +5,16 @@ stumps (``MultiBoostClassifier`` searches every threshold and cannot be restrict
 set): margins, F_k, K_t and the edges are computed on all points at once, not per client.
 """
 
+import time
+
 import numpy as np
 import pytest
 from scipy.optimize import brentq
 from scipy.special import logsumexp
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
 from manytask.boost.federated import (
@@ -16,12 +22,17 @@ from manytask.boost.federated import (
     ModelState,
     client_edges,
     client_losses_along,
+    client_margins,
     client_statistics,
+    federated_domain_classifier,
     merge_quantiles,
+    respond,
     section_search,
     simulate,
+    state_to_payload,
 )
 from manytask.boost.federated.server import soft_max_aggregate
+from manytask.boost.stumps import candidate_thresholds
 
 ACTIVE_RTOL = 1e-9  # K_t tolerance of Figure 1's implementation (objective.ACTIVE_RTOL)
 
@@ -202,11 +213,17 @@ def test_client_messages_have_no_per_example_values(step):
                 assert np.ndim(value) <= 2
                 seen.setdefault((phase, key), set()).add(np.size(value))
         sizes[n_per_domain] = seen
-    # numbers per message: m_c and Φ-sum, s edges, 2 per trial step, d·L quantiles
+    # numbers per message: m_c and Φ-sum, s edges (p·s with the line search's tie fallback),
+    # 2 per trial step, d·L quantiles, Q's 2d + 1 moments and R(d + 1) + 2 loss and gradient
+    # sums (R = p = 3 rows), p minima of Q at set-up
     assert sizes[30] == sizes[300]
-    assert sizes[30][("losses", "loss_sum")] == {1}
-    assert sizes[30][("edges", "edge_sums")] <= {5, 10, 15}  # s per active domain
+    assert sizes[30][("round", "loss_sum")] == {1}
+    assert sizes[30][("round", "edge_sums")] == ({5} if step == "adaboost" else {15})
     assert sizes[30][("setup", "quantiles")] == {3 * 4}
+    assert sizes[30][("domain_moments", "m2")] == {3}
+    assert sizes[30][("domain_loss", "coef_grad")] == {3 * 3}
+    assert sizes[30][("domain_loss", "intercept_grad")] == {3}
+    assert sizes[30][("candidates", "min_probabilities")] == {3}
     if step == "adaboost":  # the step comes from the edges: no line-search exchange
         assert not any(phase == "line_search" for phase, _ in sizes[30])
     else:
@@ -221,8 +238,8 @@ def test_sampling_r_clients_and_s_candidates_is_reproducible():
     np.testing.assert_array_equal(first.estimator_weights_, second.estimator_weights_)
     for record in first.federated_run_.history:
         assert [len(ids) for ids in record["participants"]] == [2, 2, 2]
-    edges = [m for _, phase, _, m in first.federated_run_.messages if phase == "edges"]
-    assert edges and all(m["edge_sums"].shape[1] == 4 for m in edges)
+    edges = [m for _, phase, _, m in first.federated_run_.messages if phase == "round"]
+    assert edges and all(m["edge_sums"].shape == (1, 4) for m in edges)
     other = simulate(X, y, domains, 4, **{**kwargs, "random_state": 8})
     assert first.federated_run_.history[0]["participants"] != other.federated_run_.history[0][
         "participants"
@@ -251,14 +268,15 @@ def test_transient_failure_is_retried_and_changes_nothing(mu):
     X, y, domains = three_domains(seed=6)
     clean = simulate(X, y, domains, 3, n_rounds=5, random_state=0, mu=mu)
     retried = simulate(X, y, domains, 3, n_rounds=5, random_state=0, retries=1, mu=mu,
-                       fault=fail(3, 7, "edges", once=True))  # fmt: skip
+                       fault=fail(3, 7, "round", once=True))  # fmt: skip
     np.testing.assert_array_equal(clean.estimator_weights_, retried.estimator_weights_)
     failures = retried.federated_run_.history[2]["failures"]
-    assert [(f["client"], f["phase"], f["attempt"]) for f in failures] == [(7, "edges", 0)]
+    assert [(f["client"], f["phase"], f["attempt"]) for f in failures] == [(7, "round", 0)]
+    assert retried.federated_run_.history[2]["batches"] == 2  # the round and its retry
     assert retried.federated_run_.history[2]["restarts"] == 0
 
 
-@pytest.mark.parametrize("phase", ["losses", "line_search"])
+@pytest.mark.parametrize("phase", ["round", "line_search"])
 def test_dropped_client_round_equals_dense_round_without_it(phase):
     X, y, domains = three_domains(seed=7)
     kwargs = dict(n_rounds=5, random_state=0, step="exact_line_search")  # has a line_search phase
@@ -291,7 +309,7 @@ def test_dropped_client_round_equals_dense_round_without_it(phase):
 
 def test_domain_without_any_client_skips_the_round_and_reports_it():
     X, y, domains = three_domains(seed=8)
-    faulty = simulate(X, y, domains, 1, n_rounds=3, random_state=0, fault=fail(2, 0, "losses"))
+    faulty = simulate(X, y, domains, 1, n_rounds=3, random_state=0, fault=fail(2, 0, "round"))
     history = faulty.federated_run_.history
     assert history[1]["stop"] == "a domain has no client" and history[1]["step"] == 0.0
     assert [len(ids) for ids in history[1]["participants"]] == [0, 1, 1]
@@ -351,9 +369,14 @@ def test_bad_parameters_raise_naming_them(kwargs, name):
 def test_timed_out_clients_leave_the_model_untouched_and_are_reported():
     X, y, domains = three_domains(20, seed=11)
     thresholds = public_thresholds(X)
-    # no real answer arrives within 1e-12 s: every call counts as a timeout
-    clf = simulate(X, y, domains, 2, n_rounds=2, random_state=0, thresholds=thresholds,
-                   timeout=1e-12, retries=1)  # fmt: skip
+
+    def slow_rounds(round_number, client, phase):  # set-up answers in time, rounds too late
+        if phase == "round":
+            time.sleep(0.2)
+
+    clf = simulate(X, y, domains, 1, n_rounds=2, random_state=0, thresholds=thresholds,
+                   timeout=0.1, retries=1, fault=slow_rounds)  # fmt: skip
+    assert clf.federated_run_.setup["failures"] == []
     assert len(clf.estimators_) == 0 and clf.estimator_weights_.size == 0
     for record in clf.federated_run_.history:
         assert record["stop"] == "a domain has no client"
@@ -450,16 +473,15 @@ def test_soft_max_edges_ask_every_domain_and_wire_counts_add_up():
     n_clients = len(run.client_points)
     for record in run.history:
         t = record["round"]
-        edges = [m for rnd, ph, _, m in run.messages if (rnd, ph) == (t, "edges")]
-        assert len(edges) == n_clients  # every client of every domain answers
-        assert all(m["edge_sums"].shape == (p, s) for m in edges)
-        trials = [m["loss_sums"].size for rnd, ph, c, m in run.messages
-                  if (rnd, ph, c) == (t, "line_search", 0)]  # fmt: skip
-        assert len(trials) == record["exchanges"]
-        # out: state 5(t−1), domains p + asked p·s, each exchange direction 4 + its steps
-        expected_to = n_clients * (5 * (t - 1) + p + p * s + sum(4 + b for b in trials))
-        # back: m_c and Φ-sum, p·s edges, 2 numbers per trial step
-        expected_from = n_clients * (2 + p * s + 2 * sum(trials))
+        answers = [m for rnd, ph, _, m in run.messages if (rnd, ph) == (t, "round")]
+        assert len(answers) == n_clients  # every client of every domain answers
+        assert all(m["edge_sums"].shape == (p, s) for m in answers)
+        assert record["batches"] == 1 and record["exchanges"] == 0  # the AdaBoost step
+        # out: state_start and the term committed last round (5, none in round 1), the rows'
+        # domains p and the asked candidates p·s
+        expected_to = n_clients * (1 + 5 * (t > 1) + p + p * s)
+        # back: m_c and Φ-sum, p·s edges
+        expected_from = n_clients * (2 + p * s)
         assert (record["numbers_to_clients"], record["numbers_from_clients"]) == (
             expected_to,
             expected_from,
@@ -537,7 +559,7 @@ def test_soft_max_dropped_client_round_equals_dense_soft_round_without_it():
     kwargs = dict(n_rounds=4, random_state=0, thresholds=thresholds, mu=10.0,
                   step="exact_line_search")  # fmt: skip
     clean = simulate(X, y, domains, 3, **kwargs)
-    faulty = simulate(X, y, domains, 3, fault=fail(3, 1, "edges"), **kwargs)
+    faulty = simulate(X, y, domains, 3, fault=fail(3, 1, "round"), **kwargs)
     run = faulty.federated_run_
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
     assert run.history[2]["restarts"] == 1 and run.history[2]["failures"][0]["client"] == 1
@@ -610,3 +632,189 @@ def test_bad_soft_max_and_pooled_parameters_raise_naming_them(kwargs, name):
     X, y, domains = three_domains(10)
     with pytest.raises(ValueError, match=f"^{name} must"):
         simulate(X, y, domains, 2, **kwargs)
+
+
+# ------------------------------------------------- the paper's round: one batch, O(p·s) numbers
+
+
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_a_round_is_one_request_batch_of_at_most_4p_s_plus_2_numbers_per_client(mu):
+    X, y, domains = three_domains(30, seed=3)
+    p, s = 3, 4
+    clf = simulate(X, y, domains, 3, r=2, s=s, n_rounds=6, random_state=1, n_quantiles=6,
+                   mu=mu, record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    rows = 1 if mu is None else p  # Figure 2's own row, or every domain's for F_μ's direction
+    for record in run.history:
+        assert record["batches"] == 1 and record["exchanges"] == 0
+        messages = [m for rnd, _, _, m in run.messages if rnd == record["round"]]
+        participants = sum(record["participants"], [])
+        assert len(messages) == len(participants)  # one answer per participant, no other
+        for message in messages:
+            numbers = sum(np.size(value) for value in message.values())
+            assert numbers == 2 + rows * s <= 4 * p * (s + 2)
+        assert record["numbers_from_clients"] == len(participants) * (2 + rows * s)
+
+
+def test_each_client_receives_the_terms_it_has_not_seen_and_rounds_equal_dense_rounds():
+    # r = 1 of 3 clients per domain: a client sampled again after k rounds away receives
+    # the k terms committed meanwhile (5 numbers each); every round equals Figure 1's round
+    # on the participants' points from the same state (so no client used a stale f).
+    X, y, domains = three_domains(seed=9)
+    thresholds = public_thresholds(X)
+    features = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)])
+    flat = np.concatenate(thresholds)
+    clf = simulate(X, y, domains, 3, r=1, n_rounds=8, random_state=2, thresholds=thresholds)
+    run = clf.federated_run_
+    Q = clf.domain_classifier_.predict_proba(X)
+    signs = np.where(y == 1, 1.0, -1.0)
+    terms = [(k, stump.feature, stump.threshold, stump.polarity, step) for (k, stump), step
+             in zip(clf.estimators_, clf.estimator_weights_)]  # fmt: skip
+    known, resent = {}, 0
+    for t, record in enumerate(run.history):
+        participants = sum(record["participants"], [])
+        missing = [t - known.get(c, 0) for c in participants]
+        resent += sum(m > 1 for m in missing)
+        # per participant: state_start, 5 per missing term, its domain and s candidate indices
+        assert record["numbers_to_clients"] == sum(1 + 5 * m + 1 + flat.size for m in missing)
+        known.update({c: t for c in participants})  # answered on the t terms of round t
+        keep = np.sort(np.concatenate([run.client_points[c] for c in participants]))
+        direction, step = dense_round(terms[:t], X[keep], signs[keep], domains[keep], Q[keep],
+                                      features, flat)  # fmt: skip
+        assert direction == terms[t][:4]
+        assert abs(step - terms[t][4]) <= 1e-9 * max(1.0, step)
+    assert resent > 0  # some client did miss rounds
+
+
+def test_a_client_that_kept_more_terms_than_acknowledged_drops_them():
+    # its last answer was lost: the server resends from the last term it knows the client
+    # holds; the client's margins equal those recomputed from scratch
+    rng = np.random.default_rng(15)
+    X, y = rng.normal(size=(9, 2)), rng.choice([-1.0, 1.0], 9)
+    shard = ClientShard(X, y, 0, rng.dirichlet([1.0, 1.0], size=9))
+    _, kept = respond("candidates", shard, {"features": [0, 1], "thresholds": [0.0, 0.3]}, {})
+    state = ModelState().with_term(0, 0, 0.0, 1, 0.4).with_term(1, 1, 0.3, -1, 0.2)
+    request = {"state_start": 0, **state_to_payload(state), "domains": [0], "asked": [[0, 1]]}
+    _, kept = respond("round", shard, request, kept)  # the answer "lost"
+    other = state.head(1).with_term(1, 0, 0.0, -1, 0.7)
+    request = {"state_start": 1, **state_to_payload(other.tail(1)), "domains": [0],
+               "asked": [[0, 1]]}  # fmt: skip
+    message, kept = respond("round", shard, request, kept)
+    np.testing.assert_allclose(kept["margins"], client_margins(other, shard), rtol=1e-15)
+    fresh, _ = respond("round", shard, {**request, "state_start": 0,
+                                        **state_to_payload(other)}, {**kept, "state": ModelState(),
+                                                                     "margins": None})  # fmt: skip
+    assert message["loss_sum"] == pytest.approx(fresh["loss_sum"], rel=1e-15)
+    with pytest.raises(ValueError, match="state_start must be <= the 2 terms"):
+        respond("round", shard, {**request, "state_start": 3}, kept)
+
+
+def with_duplicate_feature(X):
+    """X and a copy of its column 0 last: each stump on feature 0 ties exactly with its copy."""
+    return np.column_stack([X, X[:, 0]])
+
+
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+def test_all_clients_and_the_exact_candidates_equal_multiboost_round_by_round(step):
+    # The server's table is the exact search's (candidate_thresholds), Q the same central
+    # one; ties by construction: every F_k = 1 in round 1 (all domains active) and each
+    # stump on feature 0 ties with its copy on feature 3, so both keep feature 0's.
+    X, y, domains = three_domains(25, seed=0)
+    X = with_duplicate_feature(X)
+    thresholds = candidate_thresholds(X.T)
+    fed = simulate(X, y, domains, 3, n_rounds=10, random_state=0, thresholds=thresholds,
+                   step=step, domain_classifier="central")  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=10, step=step).fit(X, y, domains=domains)
+    assert len(fed.history_[0]["active"]) == 3 == len(central.history_[0]["active"])
+    assert len(fed.estimators_) == len(central.estimators_) == 10
+    assert all(stump.feature != 3 for _, stump in fed.estimators_)
+    assert_same_ensemble(
+        fed.estimators_, fed.estimator_weights_, central.estimators_, central.estimator_weights_
+    )
+    for entry, entry_c in zip(fed.history_, central.history_, strict=True):
+        assert entry["domain"] == entry_c["domain"]
+        assert entry["step"] == pytest.approx(entry_c["step"], rel=1e-9)
+        if step == "adaboost":
+            assert entry["error"] == pytest.approx(entry_c["error"], rel=1e-9)
+    if step == "adaboost":
+        assert fed.federated_run_.history[-1]["batches"] == 1
+
+
+# ------------------------------------------------------------------ Q(k|x) without pooling
+
+
+@pytest.mark.parametrize("n_domains", [2, 3])
+def test_federated_q_equals_logistic_regression_on_the_pooled_inputs(n_domains):
+    X, _, domains = three_domains(40, seed=16)
+    keep = domains < n_domains
+    X, domains = X[keep] * [1.0, 3.0, 0.5] + [0.0, 2.0, -1.0], domains[keep]  # unequal scales
+    q, record = federated_domain_classifier(X, domains, 3, random_state=0, tol=1e-10)
+    assert record["converged"]
+    pooled = make_pipeline(StandardScaler(), LogisticRegression(tol=1e-10, max_iter=1000))
+    pooled.fit(X, domains)  # scikit-learn on the pooled inputs, the same penalty (C = 1)
+    reference = pooled.predict_proba(X)
+    np.testing.assert_allclose(q.predict_proba(X), reference, atol=1e-7)
+    assert record["log_loss"] == pytest.approx(log_loss(domains, reference), rel=1e-9)
+    scaler, regression = pooled[0], pooled[1]
+    model = q.estimator_  # input-space parameters: coef = W/σ, intercept = b − coef·μ
+    np.testing.assert_allclose(model.coef * scaler.scale_, regression.coef_, atol=1e-6)
+    np.testing.assert_allclose(model.intercept + model.coef @ scaler.mean_,
+                               regression.intercept_, atol=1e-6)  # fmt: skip
+
+
+def test_federated_q_messages_carry_sums_only_and_simulate_uses_it_by_default():
+    sizes = {}
+    for n_per_domain in (20, 200):
+        X, y, domains = three_domains(n_per_domain, seed=17)
+        clf = simulate(X, y, domains, 2, n_rounds=2, random_state=0, record_messages=True)
+        for _, phase, _, message in clf.federated_run_.messages:
+            if phase.startswith("domain_"):
+                for key, value in message.items():
+                    sizes.setdefault(n_per_domain, {}).setdefault((phase, key), set()).add(
+                        np.size(value)
+                    )
+        setup = clf.federated_run_.setup
+        record = setup["domain_classifier"]
+        assert record["converged"] and record["batches"] == record["evaluations"] + 2
+        assert setup["numbers_from_clients"] > record["numbers_from_clients"] > 0
+        central = simulate(X, y, domains, 2, n_rounds=2, random_state=0,
+                           domain_classifier="central")  # fmt: skip
+        assert "domain_classifier" not in central.federated_run_.setup
+    # no message grows with the points: (m_c, mean, M2) and (loss, gradient sums), d = 3
+    assert sizes[20] == sizes[200]
+    assert sizes[20][("domain_moments", "mean")] == {3}
+    assert sizes[20][("domain_loss", "coef_grad")] == {9}
+    assert sizes[20][("domain_model", "n_clipped")] == {1}
+
+
+def test_federated_q_training_drops_a_failing_client_and_reports_it():
+    X, y, domains = three_domains(30, seed=18)
+    clf = simulate(X, y, domains, 2, n_rounds=2, random_state=0,
+                   fault=fail(0, 4, "domain_loss"))  # fmt: skip
+    record = clf.federated_run_.setup["domain_classifier"]
+    assert record["converged"] and record["restarts"] == 1
+    assert {f["client"] for f in record["failures"]} == {4}
+    assert 4 not in sum(clf.federated_run_.history[0]["participants"], [])
+
+
+@pytest.mark.parametrize("value", ["pooled", None, 3])
+def test_bad_domain_classifier_raises_naming_it(value):
+    X, y, domains = three_domains(10)
+    with pytest.raises(ValueError, match="^domain_classifier must be one of"):
+        simulate(X, y, domains, 2, domain_classifier=value)
+
+
+def test_a_client_back_after_a_failure_is_sent_every_term():
+    X, y, domains = three_domains(seed=19)
+    thresholds = public_thresholds(X)
+    n = sum(len(t) for t in thresholds)
+    clean = simulate(X, y, domains, 2, n_rounds=5, random_state=0, thresholds=thresholds)
+    faulty = simulate(X, y, domains, 2, n_rounds=5, random_state=0, thresholds=thresholds,
+                      fault=fail(3, 1, "round", once=True))  # fmt: skip
+    history = faulty.federated_run_.history
+    assert history[2]["restarts"] == 1 and 1 not in sum(history[2]["participants"], [])
+    # round 4: the 5 others get the one term of round 3, client 1 all three terms from 0
+    assert history[3]["numbers_to_clients"] == 5 * (1 + 5 + 1 + n) + (1 + 5 * 3 + 1 + n)
+    assert history[4]["numbers_to_clients"] == 6 * (1 + 5 + 1 + n)
+    assert len(faulty.estimators_) == 5
+    np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])

@@ -1,7 +1,8 @@
 """FEDMULTIBOOST's client side: the pure functions a client runs on its shard.
 
-Lives here: :class:`ClientShard` (what a client keeps), :class:`ModelState` (f_{t−1} as sent
-by the server), and the client functions :func:`client_quantiles` (set-up),
+Lives here: :class:`ClientShard` (what a client keeps), :class:`ModelState` (f_{t−1}, whose
+new terms the server sends each round), and the client functions :func:`client_quantiles`
+(set-up), :func:`advance_margins` (f_{t−1} from the kept state and the new terms),
 :func:`client_statistics` (Φ, Z), :func:`client_edges` (β, by the per-shard histograms of
 :class:`EdgeIndex`) and :func:`client_losses_along` (line search), each returning aggregate
 numbers only. Not here: the server (:mod:`.server`), the transport and simulation
@@ -18,6 +19,7 @@ __all__ = [
     "ClientShard",
     "EdgeIndex",
     "ModelState",
+    "advance_margins",
     "client_edges",
     "client_losses_along",
     "client_margins",
@@ -49,6 +51,24 @@ class ModelState:
     polarities: np.ndarray = field(default_factory=lambda: np.zeros(0))
     steps: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
+    @property
+    def size(self) -> int:
+        """The number of terms t."""
+        return int(self.steps.size)
+
+    def head(self, n: int) -> ModelState:
+        """The state of the first ``n`` terms."""
+        return ModelState(*(getattr(self, name)[:n] for name in _FIELDS))
+
+    def tail(self, n: int) -> ModelState:
+        """The terms after the first ``n`` (what a client that knows ``n`` terms lacks)."""
+        return ModelState(*(getattr(self, name)[n:] for name in _FIELDS))
+
+    def extended(self, terms: ModelState) -> ModelState:
+        """This state followed by ``terms``."""
+        return ModelState(*(np.append(getattr(self, name), getattr(terms, name))
+                            for name in _FIELDS))  # fmt: skip
+
     def with_term(self, domain, feature, threshold, polarity, step):
         """A new state with one more term (the old one is left untouched)."""
         return ModelState(
@@ -56,6 +76,9 @@ class ModelState:
             np.append(self.thresholds, threshold), np.append(self.polarities, polarity),
             np.append(self.steps, step),
         )  # fmt: skip
+
+
+_FIELDS = ("domains", "features", "thresholds", "polarities", "steps")
 
 
 def _stump_values(X, features, thresholds):
@@ -68,6 +91,27 @@ def client_margins(state: ModelState, shard: ClientShard) -> np.ndarray:
     values = _stump_values(shard.X, state.features, state.thresholds) * state.polarities
     terms = shard.domain_probabilities[:, state.domains] * values * state.steps
     return shard.y * terms.sum(axis=1)
+
+
+def advance_margins(shard: ClientShard, kept_state: ModelState, kept_margins, start: int,
+                    terms: ModelState) -> tuple[ModelState, np.ndarray]:  # fmt: skip
+    """(f's state, y_i f(x_i)) after the server's round request: the first ``start`` terms of
+    the state the client kept, then the new ``terms``.
+
+    The server sends each client only the terms it has not acknowledged (Figure 2, line 19's
+    α_t reaches the clients in the next round's request); a client that kept more than
+    ``start`` terms (its answer was lost) drops the extra ones, which the server resends. The
+    margins are updated in O(m) per new term, recomputed (O(m·t)) only after such a drop.
+    ValueError if the client knows fewer than ``start`` terms.
+    """
+    if kept_state.size < start:
+        raise ValueError(
+            f"state_start must be <= the {kept_state.size} terms this client holds, got {start}"
+        )
+    state = kept_state.head(start).extended(terms)
+    if kept_state.size == start and kept_margins is not None:
+        return state, kept_margins + client_margins(terms, shard)
+    return state, client_margins(state, shard)
 
 
 def client_quantiles(shard: ClientShard, levels) -> dict:

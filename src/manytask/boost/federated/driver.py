@@ -23,7 +23,7 @@ import numpy as np
 from ..objective import active_domains
 from ..steps import adaboost_error, adaboost_step
 from ..stumps import Stump
-from .protocol import ClientFailure, state_to_payload
+from .protocol import ClientFailure
 from .server import merge_quantiles, section_search, soft_max_aggregate
 
 __all__ = [
@@ -48,7 +48,8 @@ class FederatedRun:
 
     ``setup``: set-up counts; ``history``: per round ``participants`` (client ids per domain),
     ``failures`` (client, phase, attempt, error), ``restarts``, ``exchanges`` (line-search
-    round trips), ``numbers_to_clients`` / ``numbers_from_clients``, ``seconds`` (wall time),
+    round trips), ``batches`` (request batches sent, retries included: 1 per round with the
+    AdaBoost step), ``numbers_to_clients`` / ``numbers_from_clients``, ``seconds`` (wall time),
     ``losses`` (the pooled F_k), ``active``, ``direction``, ``step``, with ``mu`` also
     ``objective`` (F_μ) and ``soft_weights`` (softmax(μ F)), and ``stop`` when no step was
     taken (``"no coordinate decreases F"``, with ``mu`` ``"no coordinate decreases F_mu"``, or
@@ -70,8 +71,10 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
 
     ``thresholds`` (one array per feature, e.g. from public data) or, if None, the merged
     per-feature quantiles the clients report at ``n_quantiles`` levels
-    (:func:`~.server.merge_quantiles`); then the table is sent to every client. A client that
-    fails here is reported in the returned ``setup["failures"]`` and may still train.
+    (:func:`~.server.merge_quantiles`); then the table is sent to every client, which
+    answers min_i Q(k|x_i) per domain (``setup["min_probabilities"]``, for
+    :attr:`FederatedServer.min_probabilities <.server.FederatedServer>`). A client that fails
+    here is reported in the returned ``setup["failures"]`` and may still train.
     """
     transport.round, transport.sent, transport.received = 0, 0, 0
     transport.failures = []
@@ -93,17 +96,20 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
     features = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(int)
     flat = np.concatenate([np.asarray(t, dtype=float) for t in thresholds])
     table = {"features": features, "thresholds": flat}
+    min_probabilities = {}
     for client in clients:
         try:
-            transport.request("candidates", {client: table})
+            answer = transport.request("candidates", {client: table})[client]
         except ClientFailure:
             continue
+        min_probabilities[client] = np.asarray(answer["min_probabilities"], dtype=float)
     setup = {
         "numbers_to_clients": transport.sent,
         "numbers_from_clients": transport.received,
         "n_candidates": features.size,
         "n_clients": len(clients),
         "failures": list(transport.failures),
+        "min_probabilities": min_probabilities,
     }
     return features, flat, setup
 
@@ -130,38 +136,45 @@ def _line_search(server, transport, participants, n_points, direction, batch, ag
 
 
 def _separating_step(server, transport, everyone, domain):
-    """MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0."""
-    answers = transport.request("separating", {c: {"domain": domain} for c in everyone})
-    lowest = min(answer["min_probability"] for answer in answers.values())
-    return (1.0 + float(np.sum(server.state.steps))) / lowest
+    """MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0.
+
+    The minima come from the set-up reports (``server.min_probabilities``); a request is
+    sent only to participants without one.
+    """
+    known = [server.min_probabilities[c][domain] for c in everyone
+             if c in server.min_probabilities]  # fmt: skip
+    missing = [c for c in everyone if c not in server.min_probabilities]
+    if missing:
+        answers = transport.request("separating", {c: {"domain": domain} for c in missing})
+        known += [answer["min_probability"] for answer in answers.values()]
+    return (1.0 + float(np.sum(server.state.steps))) / min(known)
 
 
 def run_round(server, transport, participants, candidates, batch):
     """One round of Figure 2 with the given participants; returns the round's record.
 
-    With ``server.mu`` set, the round descends the soft-max F_μ instead (see
-    :func:`_soft_round`). Raises :class:`~.protocol.ClientFailure` before any change to the
-    server's state.
+    One ``round`` request batch (:meth:`~.server.FederatedServer.round_payloads`): each
+    participant applies the terms committed since its last answer and returns Φ_c, Z_{t,c}
+    and the edges β_{t,c,r}; the server forms F_k, K_t, the direction and, with the AdaBoost
+    step, η_t from these alone (the exact line search adds its exchanges). With ``server.mu``
+    the round descends the soft-max F_μ instead (:func:`_soft_round`). Raises
+    :class:`~.protocol.ClientFailure` before any change to the server's state.
     """
-    state_payload = state_to_payload(server.state)
     everyone = [c for ids in participants for c in ids]
-    answers = transport.request("losses", {c: state_payload for c in everyone})
-    loss_reports = [[answers[c] for c in ids] for ids in participants]
-    n_points = [sum(report["n_points"] for report in reports) for reports in loss_reports]
+    answers = transport.request("round", server.round_payloads(participants, candidates))
+    server.acknowledge(everyone)
+    reports = [[answers[c] for c in ids] for ids in participants]
+    n_points = [sum(report["n_points"] for report in per_domain) for per_domain in reports]
     losses = np.array([
-        server.pooled(reports, "loss_sum", n) for reports, n in zip(loss_reports, n_points)
+        server.pooled(per_domain, "loss_sum", n) for per_domain, n in zip(reports, n_points)
     ])  # fmt: skip
     active = active_domains(losses)
     if server.mu is not None:
-        return _soft_round(server, transport, participants, candidates, batch, losses, n_points)
-    # One active domain: Figure 2's message (its own rows). At a tie, every domain's rows, for
-    # the steepest-coordinate fallback over every q (as MultiBoostClassifier searches it).
-    asked = active if active.size == 1 else np.arange(losses.size)
-    edge_payload = {"domains": asked, "asked": np.stack([candidates[k] for k in asked])}
-    asked_clients = [c for l in active for c in participants[l]]
-    answers = transport.request("edges", {c: edge_payload for c in asked_clients})
-    edge_reports = {int(l): [answers[c] for c in participants[l]] for l in active}
+        return _soft_round(server, transport, participants, candidates, batch, losses, n_points,
+                           reports)  # fmt: skip
+    edge_reports = {int(l): reports[l] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
+    asked = None if server.own_rows_only else np.arange(losses.size)
     directions = server.directions(active, edge_reports, candidates, n_points, asked)
     if server.step == "adaboost":  # Figure 2's direction, always taken (Lemma 1, §6)
         if not directions:
@@ -204,26 +217,23 @@ def _adaboost_taken(record, server, transport, everyone, score, direction, mass)
     return taken
 
 
-def _soft_round(server, transport, participants, candidates, batch, losses, n_points):
+def _soft_round(server, transport, participants, candidates, batch, losses, n_points, reports):
     """One round on F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as MultiBoostClassifier(mu=μ) does.
 
-    The clients of every domain l return the edge rows of every domain q (the cross rows of
-    ``client_edges``: p + p·s numbers out, p·s back per client); the server combines them with
-    the soft-max weights p_l into the descent rate Σ_l p_l E_l(q, r) of F_μ, takes the single
-    steepest coordinate (:meth:`~.server.FederatedServer.soft_direction`) and the exact line
-    search on F_μ along it (:func:`~.server.section_search` with
-    :func:`~.server.soft_max_aggregate`). F_μ is smooth, so there is no tie fallback: if that
-    coordinate does not decrease F_μ the run stops (``"no coordinate decreases F_mu"``).
+    The round request asked every client for the edge rows of every domain q (p·s numbers
+    back); the server combines them with the soft-max weights p_l into the descent rate
+    Σ_l p_l E_l(q, r) of F_μ, takes the single steepest coordinate
+    (:meth:`~.server.FederatedServer.soft_direction`) and the AdaBoost step of its
+    distribution, or the exact line search on F_μ along it (:func:`~.server.section_search`
+    with :func:`~.server.soft_max_aggregate`). F_μ is smooth, so there is no tie fallback:
+    if that coordinate does not decrease F_μ the run stops (``"no coordinate decreases
+    F_mu"``).
     """
     everyone = [c for ids in participants for c in ids]
-    n_domains = len(participants)
     weights = server.soft_weights(losses)
-    edge_payload = {"domains": np.arange(n_domains), "asked": np.stack(candidates)}
-    answers = transport.request("edges", {c: edge_payload for c in everyone})
-    edge_reports = [[answers[c] for c in ids] for ids in participants]
     record = {"losses": losses, "active": active_domains(losses), "exchanges": 0,
               "objective": server.soft_objective(losses), "soft_weights": weights}  # fmt: skip
-    score, direction = server.soft_direction(weights, edge_reports, candidates, n_points)
+    score, direction = server.soft_direction(weights, reports, candidates, n_points)
     step = 0.0
     if score > 0 and server.step == "adaboost":  # D ∝ p_l a_i: its mass is Σ_l p_l F_l
         return _adaboost_taken(record, server, transport, everyone, score, direction,
@@ -243,7 +253,8 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     """Figure 2's loop: ``n_rounds`` rounds (fewer if no coordinate decreases F).
 
     A client that fails (after the transport's retries) is dropped from its round, which then
-    runs again from scratch with the others (nothing of the failed attempt reaches the model);
+    runs again from scratch with the others (nothing of the failed attempt reaches the model),
+    and is sent the whole state the next time it takes part (it may have lost what it kept);
     a round in which a domain has no client left is skipped. ``progress``: None or a callable
     (round record) → None, called after each round. Returns the list of round records.
     """
@@ -251,7 +262,7 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     for round_number in range(1, n_rounds + 1):
         start = time.perf_counter()
         transport.round, transport.sent, transport.received = round_number, 0, 0
-        transport.failures = []
+        transport.batches, transport.failures = 0, []
         participants = server.select_clients(clients_by_domain)
         candidates = server.select_candidates()
         restarts = 0
@@ -264,12 +275,13 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
                 break
             except ClientFailure as failure:
                 participants = [[c for c in ids if c != failure.client] for ids in participants]
+                server.known.pop(failure.client, None)  # resend it every term when it is back
                 restarts += 1
         if record["direction"] is not None:
             server.commit(record["direction"], record["step"])
         record.update(round=round_number, participants=participants, restarts=restarts,
                       failures=transport.failures, numbers_to_clients=transport.sent,
-                      numbers_from_clients=transport.received,
+                      numbers_from_clients=transport.received, batches=transport.batches,
                       seconds=time.perf_counter() - start)  # fmt: skip
         history.append(record)
         if progress is not None:

@@ -10,37 +10,50 @@ Lives here, shared by every transport (in-process, Flower, Dask):
 - :class:`Transport`, the base of every transport: retries, the count of numbers that cross
   the wire each way, the log of messages; a transport only implements ``_send``.
 
-Phases (payload → message; n = number of candidates, s = candidates per asked domain):
+Phases (payload → message; n candidates, s per asked domain, p domains, d features, R = 1
+if p = 2 else p rows of Q's parameters):
 
-================  ==================================  =========================================
-phase             payload (server → client)           message (client → server)
-================  ==================================  =========================================
-``setup``         ``levels`` (L)                       ``n_points``, ``quantiles`` (d, L)
-``candidates``    ``features``, ``thresholds`` (n)     nothing (the client keeps them and
-                                                       their :class:`~.client.EdgeIndex`)
-``losses``        the state, 5 numbers per term        ``n_points``, ``loss_sum``
-``edges``         ``domains`` (|K|), ``asked`` (|K|,s)  ``edge_sums`` (|K|, s)
-``line_search``   ``direction`` (4), ``steps`` (b)     ``loss_sums``, ``slope_sums`` (b each)
-``separating``    ``domain`` (1)                       ``min_probability``
-================  ==================================  =========================================
+- ``domain_moments``: nothing → ``n_points``, ``mean`` and ``m2`` (d each);
+  ``domain_loss``: ``coef`` (R, d), ``intercept`` (R) → ``n_points``, ``loss_sum``,
+  ``coef_grad`` (R, d), ``intercept_grad`` (R); ``domain_model``: ``coef``, ``intercept``,
+  ``clip`` → ``n_clipped``, the client keeping its Q(·|x_i). Q(k|x) trained without pooling
+  inputs (:mod:`.domain`); a client that kept Q uses it instead of its shard's.
+- ``setup``: ``levels`` (L) → ``n_points``, ``quantiles`` (d, L).
+- ``candidates``: ``features``, ``thresholds`` (n) → ``min_probabilities`` (p), min_i Q(k|x_i)
+  (the finite step of a separating stump); the client keeps the table and its
+  :class:`~.client.EdgeIndex`.
+- ``round``, the whole round of Figure 2 with the AdaBoost step: ``state_start`` (1), the
+  terms the client lacks (5 each, :func:`state_to_payload`), ``domains`` (the rows) and
+  ``asked`` (rows, s) → ``n_points``, ``loss_sum`` (Φ_c, Z_{t,c}) and ``edge_sums`` (rows, s;
+  β_{t,c,r} on the client's own row).
+- ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4), ``steps`` (b) →
+  ``loss_sums``, ``slope_sums`` (b each).
+- ``separating``: ``domain`` (1) → ``min_probability`` (a client whose set-up report is
+  missing).
+- ``losses`` (a whole state → ``n_points``, ``loss_sum``, e.g. the final objective) and
+  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): a round in two requests,
+  as before ``round``; the driver no longer asks for them.
 """
 
 from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from dataclasses import replace
 
 import numpy as np
 
+from . import domain_client
 from .client import (
     ClientShard,
     EdgeIndex,
     ModelState,
+    advance_margins,
     client_edges,
     client_losses_along,
+    client_margins,
     client_min_probability,
     client_quantiles,
-    client_scaled_losses,
     client_statistics,
 )
 
@@ -90,16 +103,23 @@ def _candidates(shard, payload, kept):
     # where the shard's points fall among the thresholds: every later edge request is then
     # O(m·d + n) (client_edges), whichever subset of the candidates it asks for
     index = EdgeIndex(shard.X, features, thresholds)
-    return {}, {**kept, "features": features, "thresholds": thresholds, "edge_index": index}
+    message = {"min_probabilities": shard.domain_probabilities.min(axis=0)}
+    return message, {**kept, "features": features, "thresholds": thresholds,
+                     "edge_index": index}  # fmt: skip
 
 
 def _losses(shard, payload, kept):
+    """Φ and Z at a whole state; the client keeps the state, its margins and a_i, so that
+    ``edges`` and ``line_search`` (or a ``round``) may follow."""
     state = state_from_payload(payload)
-    scaled = client_scaled_losses(state, shard)  # kept for the round's later phases
-    return client_statistics(state, shard, scaled), {**kept, "state": state, "scaled": scaled}
+    margins = client_margins(state, shard)
+    scaled = np.exp(-margins)
+    message = client_statistics(state, shard, scaled)
+    return message, {**kept, "state": state, "margins": margins, "scaled": scaled}
 
 
 def _edges(shard, payload, kept):
+    """The edges of the asked candidates at the state of the last ``losses`` request."""
     asked = np.asarray(payload["asked"], dtype=int)
     message = client_edges(
         kept["state"], shard, np.asarray(payload["domains"], dtype=int),
@@ -107,6 +127,25 @@ def _edges(shard, payload, kept):
         scaled=kept["scaled"],
     )  # fmt: skip
     return message, kept
+
+
+def _round(shard, payload, kept):
+    """Figure 2, lines 7–8 and 15–16 in one answer, after applying the terms the server sent."""
+    state, margins = advance_margins(
+        shard, kept.get("state", ModelState()), kept.get("margins"),
+        int(np.asarray(payload["state_start"])), state_from_payload(payload),
+    )  # fmt: skip
+    if "features" not in kept:
+        raise ValueError("a round needs the candidate table: the candidates request did not "
+                         "reach this client")  # fmt: skip
+    scaled = np.exp(-margins)  # a_i, kept for a line search in this round
+    asked = np.asarray(payload["asked"], dtype=int)
+    message = client_statistics(state, shard, scaled)
+    message.update(client_edges(
+        state, shard, np.asarray(payload["domains"], dtype=int), kept["features"][asked],
+        kept["thresholds"][asked], index=kept.get("edge_index"), scaled=scaled,
+    ))  # fmt: skip
+    return message, {**kept, "state": state, "margins": margins, "scaled": scaled}
 
 
 def _line_search(shard, payload, kept):
@@ -122,8 +161,12 @@ def _separating(shard, payload, kept):
 
 
 PHASES = {
+    "domain_moments": domain_client.client_moments,
+    "domain_loss": domain_client.client_loss,
+    "domain_model": domain_client.client_install,
     "setup": _setup,
     "candidates": _candidates,
+    "round": _round,
     "losses": _losses,
     "edges": _edges,
     "line_search": _line_search,
@@ -139,12 +182,17 @@ def respond(phase: str, shard: ClientShard, payload: dict, kept: dict) -> tuple[
     Examples
     --------
     >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
-    >>> message, kept = respond("losses", shard, state_to_payload(ModelState()), {})
-    >>> message
-    {'n_points': 2, 'loss_sum': 2.0}
+    >>> _, kept = respond("candidates", shard, {"features": [0], "thresholds": [0.5]}, {})
+    >>> payload = {"state_start": 0, **state_to_payload(ModelState()), "domains": [0],
+    ...            "asked": [[0]]}
+    >>> message, kept = respond("round", shard, payload, kept)
+    >>> message["n_points"], message["loss_sum"], message["edge_sums"].tolist()
+    (2, 2.0, [[2.0]])
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {sorted(PHASES)}, got {phase!r}")
+    if "domain_probabilities" in kept:  # Q installed by the domain_model phase
+        shard = replace(shard, domain_probabilities=kept["domain_probabilities"])
     return PHASES[phase](shard, payload, kept)
 
 
@@ -158,7 +206,8 @@ class Transport(ABC):
 
     Subclasses implement :meth:`_send` (one attempt at a batch of requests). This class adds
     the retry policy (``retries`` further attempts for the clients that failed), counts the
-    numbers sent each way (``sent``, ``received``: reset by the caller each round), keeps the
+    numbers sent each way (``sent``, ``received``) and the request batches (``batches``, one
+    per attempt: all reset by the caller each round), keeps the
     failures of the round and, with ``record``, the log of every client→server message as
     (round, phase, client, message).
     """
@@ -167,7 +216,7 @@ class Transport(ABC):
         if not isinstance(retries, (int, np.integer)) or retries < 0:
             raise ValueError(f"retries must be an int >= 0, got {retries!r}")
         self.retries, self.record = retries, record
-        self.round, self.sent, self.received = 0, 0, 0
+        self.round, self.sent, self.received, self.batches = 0, 0, 0, 0
         self.log, self.failures = [], []
 
     @abstractmethod
@@ -187,6 +236,7 @@ class Transport(ABC):
         answers, pending = {}, dict(payloads)
         for attempt in range(self.retries + 1):
             self.sent += sum(count_numbers(payload) for payload in pending.values())
+            self.batches += 1
             results = self._send(phase, pending)
             failed = {}
             for client in pending:

@@ -3,9 +3,10 @@
 Lives here: :func:`merge_quantiles` (candidate thresholds from the clients' quantile reports),
 :func:`section_search` (the exact line search from batched (F_l, F_l') aggregates, for the
 hard max or, with :func:`soft_max_aggregate`, the soft-max F_μ of §3) and
-:class:`FederatedServer` (state α, SELECTCLIENT / SELECTBASECLASSIFIER, the hard-max directions
-of Figure 2 or the steepest coordinate of F_μ, commit). Not here: the client functions
-(:mod:`.client`), the round loop (:mod:`.driver`), the transport (:mod:`.simulation`).
+:class:`FederatedServer` (state α and which terms each client holds, SELECTCLIENT /
+SELECTBASECLASSIFIER, each round's requests, the hard-max directions of Figure 2 or the
+steepest coordinate of F_μ, commit). Not here: the client functions (:mod:`.client`), the
+round loop (:mod:`.driver`), the transport (:mod:`.protocol`), Q's training (:mod:`.domain`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..line_search import section_search
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
 from ..steps import check_step, first_best
 from .client import ModelState
+from .protocol import state_to_payload
 
 FEDERATED_STEPS = ("adaboost", "exact_line_search")
 
@@ -124,6 +126,38 @@ class FederatedServer:
         self.r, self.s = r, s
         self.rng = np.random.default_rng(random_state)
         self.state = ModelState()
+        self.known = {}  # client → the number of terms of α its last answer was computed on
+        self.min_probabilities = {}  # client → min_i Q(·|x_i), from the set-up if reported
+
+    @property
+    def own_rows_only(self) -> bool:
+        """True when a round needs each client's own domain's edges only: Figure 2's
+        hard-max direction with the AdaBoost step (no tie fallback, no cross rows)."""
+        return self.mu is None and self.step == "adaboost"
+
+    def round_payloads(self, participants, candidates) -> dict:
+        """The ``round`` request of each participant (Figure 2, lines 3, 11 and 19).
+
+        The terms of α the client has not acknowledged (``state_start`` and 5 numbers per
+        term: usually the one term committed last round), then the candidates to score:
+        its own domain's s (``own_rows_only``), else every domain's (p·s), whose cross rows
+        the soft-max direction and the hard max's tie fallback combine.
+        """
+        n_domains = len(participants)
+        payloads = {}
+        for k, ids in enumerate(participants):
+            rows = [k] if self.own_rows_only else list(range(n_domains))
+            asked = {"domains": np.array(rows), "asked": np.stack([candidates[q] for q in rows])}
+            for client in ids:
+                start = min(self.known.get(client, 0), self.state.size)
+                terms = state_to_payload(self.state.tail(start))
+                payloads[client] = {"state_start": start, **terms, **asked}
+        return payloads
+
+    def acknowledge(self, clients) -> None:
+        """These clients answered a request computed on the current state."""
+        for client in clients:
+            self.known[client] = self.state.size
 
     def select_clients(self, clients_by_domain):
         """C_{t,k} = SELECTCLIENT(k, r) (Figure 2, line 4): r clients per domain, sorted."""
@@ -155,16 +189,21 @@ class FederatedServer:
     def directions(self, active, edge_reports, candidates, n_points, asked=None):
         """Directions (score, (k, j, θ, polarity)) to try in order.
 
+        ``edge_reports[l]``: the messages of domain l's clients; their ``edge_sums`` rows are
+        the domains ``asked`` (every domain), or with ``asked=None`` the client's own domain
+        only (Figure 2's message, :attr:`own_rows_only`: no tie fallback).
+
         First Figure 2's (line 17): the best candidate of each active domain k for its own
         F_k, by decreasing |Σ_{c∈C_k} β_{t,c,r}| / Σ_{c∈C_k} m_c = (Z_{t,k}/m_k)|1 − 2ε_{t,k,r}|.
         Then, as :class:`MultiBoostClassifier` does when these all raise another active F_l (a
         tie), the steepest coordinate of F itself among the candidates:
         argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l,
-        over every asked domain k. ``asked``: the domains of the edge rows, in row order
-        (default: ``active``).
+        over every asked domain k.
         """
-        asked = active if asked is None else asked
-        rows = {int(k): q for q, k in enumerate(asked)}
+        if asked is None:  # Figure 2's message: one row, the client's own domain
+            rows = {int(k): 0 for k in active}
+        else:
+            rows = {int(k): q for q, k in enumerate(asked)}
         pooled = {int(l): self.pooled(edge_reports[l], "edge_sums", n_points[l]) for l in active}
         best = []
         for k in active:
@@ -174,7 +213,7 @@ class FederatedServer:
             best.append((float(abs(edges[r])), self._direction(k, candidates, r, edges[r])))
         best.sort(key=lambda item: -item[0])  # stable: ties keep the domain order
         tried = [(score, direction) for score, direction in best if score > 0]
-        if len(active) > 1:
+        if len(active) > 1 and asked is not None:
             stacked = np.stack([pooled[int(l)] for l in active])  # (l, q, r)
             rates = np.maximum(stacked.min(axis=0), (-stacked).min(axis=0))
             q, r = np.unravel_index(int(np.argmax(rates)), rates.shape)

@@ -1,9 +1,11 @@
 """FEDMULTIBOOST in one process: :func:`simulate`, for tests and quick experiments.
 
-Lives here: :func:`simulate` (split the data into clients, fit Q, run the federation over an
+Lives here: :func:`simulate` (split the data into clients, train Q(k|x) over the transport
+(:mod:`.domain`) or fit it centrally, run the federation over an
 :class:`~.protocol.InProcessTransport`; hard max, soft-max ``mu``, or with ``pooled=True`` the
 FedAvg-style federated AdaBoost on the pooled objective, the baseline of the ``fedboost``
-experiment), and :func:`make_shards` (the clients' shards). Not here: the client
+experiment), :func:`federated_domain_classifier` (the federated Q alone, on the clients
+:func:`simulate` makes) and :func:`make_shards` (the clients' shards). Not here: the client
 (:mod:`.client`, :mod:`.protocol`), the server (:mod:`.server`), the loop (:mod:`.driver`),
 which the Flower and Dask transports run too.
 """
@@ -17,17 +19,26 @@ from sklearn.utils.validation import check_X_y
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
+from .domain import fit_domain_classifier
 from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
 from .protocol import InProcessTransport
 from .server import FederatedServer, check_mu
 
-__all__ = ["as_estimator", "check_federation_inputs", "make_shards", "simulate"]
+__all__ = [
+    "as_estimator",
+    "check_federation_inputs",
+    "federated_domain_classifier",
+    "make_shards",
+    "simulate",
+]
+
+DOMAIN_CLASSIFIERS = ("federated", "central")
 
 
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
-             *, thresholds=None, n_quantiles=16, domain_classifier=None, line_search_batch=15,
-             retries=0, timeout=None, fault=None, record_messages=False, mu=None,
-             pooled=False, step="adaboost"):  # fmt: skip
+             *, thresholds=None, n_quantiles=16, domain_classifier="federated",
+             line_search_batch=15, retries=0, timeout=None, fault=None, record_messages=False,
+             mu=None, pooled=False, step="adaboost"):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) run in process; returns a fitted :class:`MultiBoostClassifier`.
 
     Parameters
@@ -44,8 +55,14 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     thresholds : None or list of arrays (one per feature)
         Candidate thresholds held by the server (e.g. from public data). None: merged from the
         clients' per-feature quantiles at ``n_quantiles`` levels (:func:`merge_quantiles`).
-    domain_classifier : None or DomainClassifier
-        Q(k|x), fitted here on (X, domains) (a stand-in for a federated Q, see module notes).
+    domain_classifier : "federated", "central" or a classifier
+        Q(k|x). "federated" (default): multinomial logistic regression trained over the
+        transport from the clients' summed gradients, the inputs never pooled
+        (:func:`~.domain.fit_domain_classifier`, the central default's model and objective);
+        its cost is in ``federated_run_.setup`` (``"domain_classifier"``, and in the set-up
+        numbers). "central": the default :class:`~manytask.boost.DomainClassifier` fitted on
+        the pooled (X, domains). A classifier (e.g. a ``DomainClassifier``, ``prefit`` or
+        not): cloned and fitted on the pooled (X, domains), as "central".
     line_search_batch : int >= 1
         Trial steps per line-search exchange.
     retries : int >= 0
@@ -98,18 +115,21 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     )
     if not isinstance(pooled, (bool, np.bool_)):
         raise ValueError(f"pooled must be True or False, got {pooled!r}")
-    if pooled and domain_classifier is not None:
-        raise ValueError(
-            f"domain_classifier must be None with pooled=True (Q ≡ 1), got {domain_classifier!r}"
-        )
+    federated_q = _check_domain_classifier(domain_classifier, pooled)
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
-    q = clone(domain_classifier) if domain_classifier is not None else DomainClassifier()
-    q.fit(X, np.zeros(X.shape[0], int) if pooled else domains)
+    probabilities = None
+    if pooled or (federated_q and domain_labels.size == 1):  # Q ≡ 1, nothing to train
+        federated_q = False
+        q = DomainClassifier().fit(X[:1], domains[:1] if not pooled else np.zeros(1, int))
+        probabilities = np.ones((X.shape[0], 1))
+    elif not federated_q:
+        q = DomainClassifier() if domain_classifier == "central" else clone(domain_classifier)
+        probabilities = q.fit(X, domains).predict_proba(X)
     signs = np.where(y == classes[1], 1.0, -1.0)
     # The pooled baseline splits the points into the same clients (same draws of rng).
     shards, clients_by_domain, client_points = make_shards(
-        X, signs, domain_index, clients_per_domain, q.predict_proba(X), rng
+        X, signs, domain_index, clients_per_domain, probabilities, rng
     )
     if pooled:
         shards = [ClientShard(shard.X, shard.y, 0, shard.domain_probabilities)
@@ -117,16 +137,61 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         clients_by_domain = [[c for ids in clients_by_domain for c in ids]]
         domain_labels = np.array([0])
     transport = InProcessTransport(shards, retries, timeout, fault, record_messages)
+    if federated_q:
+        q, q_record = fit_domain_classifier(transport, clients_by_domain, domain_labels)
     features, flat, setup = setup_candidates(
         transport, range(len(shards)), X.shape[1], thresholds, n_quantiles
     )
+    if federated_q:  # Q's training is part of the set-up's communication
+        setup["domain_classifier"] = q_record
+        for key in ("numbers_to_clients", "numbers_from_clients"):
+            setup[key] += q_record[key]
     server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng, mu=mu,
                              step=step)  # fmt: skip
+    server.min_probabilities = setup["min_probabilities"]
     run = FederatedRun(setup=setup, client_points=client_points)
     run.history = run_rounds(server, transport, clients_by_domain, n_rounds, line_search_batch)
     run.messages = transport.log
     return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu,
                         server.step)  # fmt: skip
+
+
+def federated_domain_classifier(X, domains, clients_per_domain, random_state=None, **options):
+    """Q(k|x) trained over the clients :func:`simulate` makes with the same arguments (same
+    split of each domain's points, the inputs never pooled); returns (Q, record) of
+    :func:`~.domain.fit_domain_classifier` (``options``: its ``C``, ``tol``, ``max_iter``,
+    ``clip``). Pass Q to several :func:`simulate` runs (``domain_classifier=Q``) to share it.
+    """
+    X = np.asarray(X, dtype=float)
+    domain_labels, domain_index = np.unique(np.asarray(domains), return_inverse=True)
+    rng = np.random.default_rng(random_state)
+    shards, clients_by_domain, _ = make_shards(
+        X, np.ones(X.shape[0]), domain_index, clients_per_domain, None, rng
+    )
+    transport = InProcessTransport(shards)
+    return fit_domain_classifier(transport, clients_by_domain, domain_labels, **options)
+
+
+def _check_domain_classifier(domain_classifier, pooled) -> bool:
+    """True for the federated Q; ValueError for a bad value or a Q given with ``pooled``."""
+    if isinstance(domain_classifier, str):
+        if domain_classifier not in DOMAIN_CLASSIFIERS:
+            raise ValueError(
+                f"domain_classifier must be one of {DOMAIN_CLASSIFIERS} or a classifier, got "
+                f"{domain_classifier!r}"
+            )
+        return domain_classifier == "federated" and not pooled
+    if pooled:
+        raise ValueError(
+            f"domain_classifier must be 'federated' or 'central' with pooled=True (Q ≡ 1), "
+            f"got {domain_classifier!r}"
+        )
+    if not hasattr(domain_classifier, "fit"):
+        raise ValueError(
+            f"domain_classifier must be one of {DOMAIN_CLASSIFIERS} or a classifier, got "
+            f"{domain_classifier!r}"
+        )
+    return False
 
 
 def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost"):
@@ -143,7 +208,8 @@ def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
     """Split each domain's points at random into ``clients_per_domain`` clients.
 
     Returns (shards, client ids per domain, row indices of each client's shard); ``signs`` are
-    the labels in {−1, +1}, ``probabilities`` Q(·|x) on every row, ``rng`` a Generator.
+    the labels in {−1, +1}, ``probabilities`` Q(·|x) on every row (None: Q is trained and
+    installed over the transport later), ``rng`` a Generator.
     """
     shards, clients_by_domain, client_points = [], [], []
     for k in range(int(domain_index.max()) + 1):
@@ -152,7 +218,8 @@ def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
         clients_by_domain.append(list(range(len(shards), len(shards) + len(parts))))
         for part in map(np.sort, parts):
             client_points.append(part)
-            shards.append(ClientShard(X[part], signs[part], k, probabilities[part]))
+            q = None if probabilities is None else probabilities[part]
+            shards.append(ClientShard(X[part], signs[part], k, q))
     return shards, clients_by_domain, client_points
 
 

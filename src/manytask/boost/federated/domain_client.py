@@ -1,0 +1,87 @@
+"""The client side of Q(k|x)'s federated training (:mod:`.domain`): NumPy only.
+
+Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space) and the answers of the
+three ``domain_*`` phases, :func:`client_moments`, :func:`client_loss` and
+:func:`client_install`. Like :mod:`.client` and :mod:`.protocol`, this module imports nothing
+outside ``manytask.boost.federated`` at import time: the Flower ClientApp loads that package
+alone. Not here: the server side (:mod:`.domain`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SoftmaxDomainModel", "client_install", "client_loss", "client_moments"]
+
+
+class SoftmaxDomainModel:
+    """Q(k|x) = softmax(z)_k with z = coef·x + intercept (one row per domain, or for two
+    domains z = (0, coef·x + intercept)): the fitted logistic regression in input space.
+
+    Examples
+    --------
+    >>> model = SoftmaxDomainModel(np.array([[2.0]]), np.array([0.0]), np.array(["a", "b"]))
+    >>> model.predict_proba(np.array([[0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
+
+    def __init__(self, coef, intercept, classes):
+        self.coef = np.atleast_2d(np.asarray(coef, dtype=float))
+        self.intercept = np.asarray(intercept, dtype=float).ravel()
+        self.classes_ = np.asarray(classes)
+        self.n_features_in_ = self.coef.shape[1]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Q(·|x) for every row of ``X``, shape (N, p), columns in the order of ``classes_``."""
+        return np.exp(log_softmax(np.asarray(X, dtype=float), self.coef, self.intercept))
+
+
+def log_softmax(X, coef, intercept) -> np.ndarray:
+    """log Q(·|x_i) for the logits z_i = coef·x_i + intercept (the binary model, one row of
+    coef, gets the logit 0 of domain 0 prepended)."""
+    z = X @ np.atleast_2d(coef).T + np.ravel(intercept)
+    if z.shape[1] == 1:
+        z = np.column_stack([np.zeros(X.shape[0]), z])
+    top = z.max(axis=1, keepdims=True)
+    return z - top - np.log(np.exp(z - top).sum(axis=1, keepdims=True))
+
+
+def client_moments(shard, payload, kept):
+    """``domain_moments``: (m_c, mean, Σ_i (x_i − mean)²) of the shard, 2d + 1 numbers."""
+    mean = shard.X.mean(axis=0)
+    message = {"n_points": shard.X.shape[0], "mean": mean,
+               "m2": ((shard.X - mean) ** 2).sum(axis=0)}  # fmt: skip
+    return message, kept
+
+
+def client_loss(shard, payload, kept):
+    """``domain_loss``: Σ_i −log Q(k_c|x_i) and its gradient sums at the sent parameters.
+
+    ∂(−log softmax(z)_k)/∂z = softmax(z) − e_k; the binary model has a parameter row for the
+    logit of domain 1 only. 1 + R(d + 1) numbers, plus m_c.
+    """
+    coef = np.atleast_2d(np.asarray(payload["coef"], dtype=float))
+    log_q = log_softmax(shard.X, coef, payload["intercept"])
+    residuals = np.exp(log_q)
+    residuals[:, shard.domain] -= 1.0
+    if coef.shape[0] == 1:
+        residuals = residuals[:, 1:]
+    message = {
+        "n_points": shard.X.shape[0],
+        "loss_sum": float(-log_q[:, shard.domain].sum()),
+        "coef_grad": residuals.T @ shard.X,
+        "intercept_grad": residuals.sum(axis=0),
+    }
+    return message, kept
+
+
+def client_install(shard, payload, kept):
+    """``domain_model``: keep Q(·|x_i) of the fitted model, clipped as
+    :class:`~manytask.boost.DomainClassifier` clips it; return how many entries were."""
+    # imported here, and absolutely: the ClientApp loads this package alone, and only this
+    # phase (once per run) needs Q's clipping
+    from manytask.boost.domain import clip_probabilities
+
+    log_q = log_softmax(shard.X, np.asarray(payload["coef"], dtype=float), payload["intercept"])
+    clipped, n_clipped = clip_probabilities(np.exp(log_q), float(np.asarray(payload["clip"])))
+    return {"n_clipped": n_clipped}, {**kept, "domain_probabilities": clipped}
