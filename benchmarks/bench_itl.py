@@ -17,10 +17,12 @@ low-rank (Nyström) option.
    ``--dlse-only`` runs this part alone (its own section of RESULTS.md).
 6. ``--defaults-only``: ∞-QR with its defaults, no tuning, on the 20 Table-1 sets (paper's
    scaling, 3 random 70/30 splits): test pinball against the paper's ∞-QR mean ± sd, test
-   crossing; the same fits read with ``rearrange=True`` and fits with our penalty remedies
-   (``monotone_bias``, ``extra_crossing_points``); the test coverage of levels 0.05 … 0.95
-   on a heteroscedastic, heavy-tailed synthetic set (n = 500) against the sampling noise of
-   plain sample quantiles of 500 draws. Its own section of RESULTS.md.
+   crossing; the same fits read with ``rearrange=True``, fits with our penalty remedies
+   (``monotone_bias``, ``extra_crossing_points``) and fits with ``cv`` (λ and bandwidth by
+   cross-validation inside ``fit``, the paper's protocol) and their cost; the test
+   coverage of levels 0.05 … 0.95 on a heteroscedastic, heavy-tailed synthetic set
+   (n = 500, several training seeds) against the sampling noise of plain sample quantiles
+   of 500 draws. Its own section of RESULTS.md.
 
 Data: ``manytask.datasets.load_quantile_benchmark`` reads ``$MANYTASK_DATA/quantile``
 (default here ``/work/shared/data`` when it exists). Run: ``python benchmarks/bench_itl.py``
