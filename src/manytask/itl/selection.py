@@ -1,14 +1,15 @@
 """Choice of λ and the input bandwidth of ∞-QR by K-fold cross-validation inside ``fit``.
 
-The paper chose the hyper-parameters of ∞-QR (input bandwidth, ridge λ) by 5-fold
+The paper chose the hyper-parameters of ∞-QR (input and θ bandwidths, ridge λ) by 5-fold
 cross-validation on the training part (``infinite-task-learning.txt``, §5 "QR"; it searched
-with Bayesian optimisation). :func:`cross_validate_quantiles` searches a grid instead, and
-cheaply:
+with Bayesian optimisation). :func:`cross_validate_quantiles` searches a grid of λ and input
+bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
 
 - one factorisation per bandwidth: the pivoted-Cholesky features Φ of k_X on all training
   inputs (Φ Φᵀ = K_X to float precision) serve every fold, since a fold's fit lies in the
   span of its own k_X(·, x_i), which Φ represents exactly with the same RKHS norm ‖V‖
-  (:mod:`~manytask.itl.whitening`); a fold keeps the rows of Φ of its points;
+  (:mod:`~manytask.itl.whitening`); a fold keeps the rows of Φ of its points (with
+  ``n_components``, the Nyström landmarks are drawn once, from all the training inputs);
 - one path per (bandwidth, fold): λ from largest to smallest, each L-BFGS-B run started
   from the previous solution (as scikit-learn's regularisation paths do).
 
