@@ -10,6 +10,7 @@
   run there.
 
 - :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 9, 14, 15).
+- :mod:`~manytask.itl.selection`: ∞-QR's λ and bandwidth by cross-validation inside ``fit``.
 - :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.
 - :mod:`~manytask.itl.classification`: ∞-CSC, :class:`InfiniteCostSensitiveClassifier` (eq. 4).
 - :mod:`~manytask.itl.level_sets`: ∞-DLSE, :class:`InfiniteLevelSetEstimator` (eqs. 12, 16).

@@ -36,6 +36,7 @@ __all__ = [
     "ridge_penalty",
     "level_set_penalty",
     "penalised_objective",
+    "minimise",
 ]
 
 #: Default cap on the number of anchors m = ⌈√n⌉ (the paper's Table 1 uses m = 100).
@@ -174,6 +175,25 @@ def penalised_objective(params, model, data_term, penalty):
     return value + penalty_value, model.pack(grad_alpha, grad_beta, grad_bias)
 
 
+def minimise(problem, data_term, penalty, max_iter, tol, start=None):
+    """L-BFGS-B on :func:`penalised_objective` from ``start`` (zeros by default).
+
+    ``ftol`` = ``tol``, ``gtol`` = ``tol``/100; returns SciPy's ``OptimizeResult``.
+    """
+    start = np.zeros(problem.n_params) if start is None else start
+    # SciPy's L-BFGS-B calls BLAS on short vectors at every step; with threaded BLAS
+    # on a busy machine that synchronisation costs more than the objective itself.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return minimize(
+            penalised_objective,
+            start,
+            args=(problem, data_term, penalty),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
+        )
+
+
 def _random_generator(random_state):
     """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
     if isinstance(random_state, np.random.RandomState):
@@ -300,9 +320,8 @@ class ITLEstimatorMixin:
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
 
         With ``whitened`` (a :class:`WhitenedModel` of ``model``, see :meth:`_precompute`)
-        the minimisation runs in its whitened coordinates, where the penalty is ‖V‖² and
-        L-BFGS-B needs tens to hundreds of iterations instead of thousands; the solution is
-        mapped back to ``model``'s coefficients. Without it, directly over (A, B, c).
+        the minimisation runs in its whitened coordinates, where the penalty is ‖V‖²; the
+        solution is mapped back to ``model``'s coefficients. Without it, directly over (A, B, c).
 
         Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
         (the minimised value, in the standardised units the estimator works in),
@@ -313,17 +332,7 @@ class ITLEstimatorMixin:
         max_iter = _check_count(max_iter, "max_iter")
         tol = _check_real(tol, "tol", positive=True)
         problem = model if whitened is None else whitened
-        # SciPy's L-BFGS-B calls BLAS on short vectors at every step; with threaded BLAS
-        # on a busy machine that synchronisation costs more than the objective itself.
-        with threadpool_limits(limits=1, user_api="blas"):
-            result = minimize(
-                penalised_objective,
-                np.zeros(problem.n_params),
-                args=(problem, data_term, penalty),
-                jac=True,
-                method="L-BFGS-B",
-                options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
-            )
+        result = minimise(problem, data_term, penalty, max_iter, tol)
         if whitened is None:
             self.params_ = result.x
             self.n_components_ = model.n_samples

@@ -17,6 +17,9 @@ bandwidth and its own weight λ_b (§3 "Models with bias"), small by default so 
 intercept is nearly free, as in JQR: a bias shrunk with λ pulls the training coverage of the
 outer levels towards the median.
 
+λ and the input bandwidth are fixed parameters; ``cv=K`` chooses them inside ``fit`` by
+K-fold cross-validation, as the paper's experiments did (§5; :mod:`~manytask.itl.selection`).
+
 Eq. (14) sees h only at the training inputs; three options, our remedies and off by
 default, act elsewhere: ``monotone_bias`` (the penalty on b, which is h far from the data),
 ``extra_crossing_points`` (the penalty also on inputs drawn from a smoothed P_X) and
@@ -31,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ..kernels import RBF
+from ..kernels import RBF, median_heuristic
 from ._estimator import ITLEstimator, _check_count, _check_real, _random_generator, ridge_penalty
 from .losses import (
     _check_quantiles,
@@ -42,6 +45,7 @@ from .losses import (
     smooth_positive_part_gradient,
 )
 from .model import DecomposableModel
+from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate_quantiles
 
 __all__ = ["InfiniteQuantileRegressor", "quantile_risk"]
 
@@ -134,12 +138,18 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
         lambda_nc,
         monotone_bias=False,
         n_extra_points=0,
+        lambda_=None,
+        input_bandwidth=None,
     ):
-        """Standardise, build the model on the anchors and minimise the ∞-QR objective."""
+        """Standardise, build the model on the anchors and minimise the ∞-QR objective.
+
+        ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters.
+        """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
+        bandwidth = self.input_bandwidth if input_bandwidth is None else input_bandwidth
         input_kernel = self._input_kernel(
-            X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
+            X_standardised, self.input_kernel, bandwidth, self.random_state
         )
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
         n_components = getattr(self, "n_components", None)
@@ -157,7 +167,7 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
             monotone_bias,
             len(extra),
         )
-        penalty = ridge_penalty(self.lambda_, self.lambda_b)
+        penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
         return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
 
     def _predict_levels(self, X, levels):
@@ -234,6 +244,16 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         Gaussian of half the k_X lengthscale (:func:`smoothed_inputs`); they carry no y. The
         penalty at the training inputs alone leaves crossings at test inputs between them on
         small sets. Costs (1 + e) × the rows of the exact model. 0 is eq. (14).
+    cv : int or None, default=None
+        None: fit with ``lambda_`` and the given or median-heuristic bandwidth. An integer
+        K >= 2: choose λ from :data:`~manytask.itl.selection.LAMBDA_PATH` (``lambda_`` is
+        then ignored) and, unless ``input_kernel`` or ``input_bandwidth`` is given, the
+        bandwidth from :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median
+        heuristic, by K-fold cross-validation of the integrated pinball risk, then refit on
+        all the data (the paper chose them by 5-fold CV, §5;
+        :func:`~manytask.itl.selection.cross_validate_quantiles`). Folds drawn with
+        ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
+        2K points the selection is skipped.
     rearrange : bool, default=False
         Our remedy, not the paper's: :meth:`predict` returns the monotone rearrangement of
         h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
@@ -254,6 +274,10 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         Whether L-BFGS-B met its tolerance within ``max_iter`` (else a ConvergenceWarning).
     n_components_ : int
         Rank r of the input features the fit used (numerical rank of K_X or K_{Z,Z}).
+    selected_lambda_, selected_input_bandwidth_ : float
+        With ``cv``: the chosen λ and bandwidth (None when ``input_kernel`` is given).
+    cv_risks_ : array of shape (bandwidths, λ)
+        With ``cv``: the mean held-out integrated pinball risk (standardised y).
 
     Notes
     -----
@@ -267,9 +291,8 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
 
     The fit runs L-BFGS-B in whitened coordinates (:class:`~manytask.itl.whitening.
     WhitenedModel`), where the ridge penalty is ‖V‖²: the same problem as over (A, B, c),
-    whose Hessian K_X ⊗ M is too ill-conditioned for L-BFGS-B to converge. On mcycle with
-    m = 100 anchors: 2000 unconverged iterations (18 s) before, 137 iterations (0.15 s) and a
-    0.4 % lower objective now. The exact K_X = Φ Φᵀ comes from a pivoted Cholesky
+    whose Hessian K_X ⊗ M is too ill-conditioned for L-BFGS-B to converge. The exact
+    K_X = Φ Φᵀ comes from a pivoted Cholesky
     factorisation to float precision (:func:`~manytask.itl.whitening.pivoted_cholesky`), so
     memory and time grow with n r, r the numerical rank of K_X, rather than n² and n³.
 
@@ -302,6 +325,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         monotone_bias=False,
         extra_crossing_points=0,
         rearrange=False,
+        cv=None,
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
@@ -320,6 +344,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         self.monotone_bias = monotone_bias
         self.extra_crossing_points = extra_crossing_points
         self.rearrange = rearrange
+        self.cv = cv
 
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
@@ -334,6 +359,13 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
         n_extra = _check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
+        folds = _check_count(self.cv, "cv", minimum=2, allow_none=True)
+        chosen = {}
+        for name in ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_"):
+            self.__dict__.pop(name, None)  # none left from an earlier fit with ``cv``
+        if folds is not None and len(y) >= 2 * folds:
+            kernels = (theta_kernel, bias_kernel)
+            chosen = self._select(X, y, folds, quadrature, kernels, lambda_nc)
         return self._fit_on_levels(
             X,
             y,
@@ -343,7 +375,44 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
             lambda_nc,
             self.monotone_bias,
             n_extra * len(y),
+            **chosen,
         )
+
+    def _select(self, X, y, folds, quadrature, kernels, lambda_nc):
+        """λ and bandwidth of least cross-validated risk (``cv``); sets the ``cv_`` attributes."""
+        X_standardised, y_standardised = self._standardise_X(X), self._standardise_y(y)
+        bandwidths = [self.input_bandwidth]
+        if self.input_kernel is None and self.input_bandwidth is None:
+            median = median_heuristic(X_standardised, random_state=self.random_state)
+            bandwidths = [factor * median for factor in BANDWIDTH_FACTORS]
+        anchors, weights = quadrature.anchors, quadrature.weights
+
+        def whiten(bandwidth):
+            kernel = self._input_kernel(
+                X_standardised, self.input_kernel, bandwidth, self.random_state
+            )
+            model = DecomposableModel(kernel, *kernels)
+            return self._precompute(model, X_standardised, anchors, self.n_components)
+
+        def data_term(y_fold):
+            return quantile_risk(
+                y_fold, anchors, weights, lambda_nc, self.kappa, self.monotone_bias
+            )
+
+        self.cv_risks_ = cross_validate_quantiles(
+            X_standardised, y_standardised, bandwidths, LAMBDA_PATH, folds, whiten,
+            data_term, self.lambda_b, anchors, weights, self.max_iter, self.tol,
+            self.random_state,
+        )  # fmt: skip
+        best_bandwidth, best_lambda = np.unravel_index(
+            np.argmin(self.cv_risks_), self.cv_risks_.shape
+        )
+        self.selected_lambda_ = LAMBDA_PATH[best_lambda]
+        self.selected_input_bandwidth_ = bandwidths[best_bandwidth]
+        return {
+            "lambda_": self.selected_lambda_,
+            "input_bandwidth": self.selected_input_bandwidth_,
+        }
 
     def predict(self, X, quantiles=0.5):
         """Conditional quantiles at level(s) ``quantiles`` in (0, 1): the median by default.

@@ -1,0 +1,105 @@
+"""Choice of λ and the input bandwidth of ∞-QR by K-fold cross-validation inside ``fit``.
+
+The paper chose the hyper-parameters of ∞-QR (input and θ bandwidths, ridge λ) by 5-fold
+cross-validation on the training part (``infinite-task-learning.txt``, §5 "QR"; it searched
+with Bayesian optimisation). :func:`cross_validate_quantiles` searches a grid of λ and input
+bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
+
+- one factorisation per bandwidth: the pivoted-Cholesky features Φ of k_X on all training
+  inputs (Φ Φᵀ = K_X to float precision) serve every fold, since a fold's fit lies in the
+  span of its own k_X(·, x_i), which Φ represents exactly with the same RKHS norm ‖V‖
+  (:mod:`~manytask.itl.whitening`); a fold keeps the rows of Φ of its points (with
+  ``n_components``, the Nyström landmarks are drawn once, from all the training inputs);
+- one path per (bandwidth, fold): λ from largest to smallest, each L-BFGS-B run started
+  from the previous solution (as scikit-learn's regularisation paths do).
+
+The held-out score is the ITL risk of eqs. (8)–(9) without smoothing, Σ_j w_j mean_i
+ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
+the levels by the quadrature of the fit.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.model_selection import KFold
+
+from ._estimator import _random_generator, minimise, ridge_penalty
+from .losses import pinball
+
+__all__ = ["BANDWIDTH_FACTORS", "CV_TOL", "LAMBDA_PATH", "cross_validate_quantiles"]
+
+#: λ searched by ``cv`` (largest first: the path's warm starts).
+LAMBDA_PATH = (1e-2, 1e-3, 1e-4, 1e-5)
+#: Input bandwidths searched by ``cv``, as multiples of the median heuristic.
+BANDWIDTH_FACTORS = (0.5, 1.0, 2.0)
+#: Loosest L-BFGS-B ``ftol`` of the fits on the folds (they rank settings, then one refit).
+CV_TOL = 1e-6
+
+
+def _rows(whitened, rows):
+    """The whitened model restricted to the training points ``rows`` (same coordinates)."""
+    restricted = copy.copy(whitened)
+    restricted.features_ = whitened.features_[rows]
+    return restricted
+
+
+def held_out_risk(whitened, params, y, anchors, weights):
+    """Σ_j w_j mean_i ℓ_θj(y_i − h(x_i)(θ_j)) (κ = 0) of ``params`` on the model's points."""
+    alpha, beta, bias = whitened.unpack(params)
+    values = whitened.predict(alpha, beta, bias)
+    return float(np.mean(pinball(y[:, None], values, anchors[None, :]), axis=0) @ weights)
+
+
+def cross_validate_quantiles(
+    X,
+    y,
+    bandwidths,
+    lambdas,
+    folds,
+    whiten,
+    data_term,
+    lambda_b,
+    anchors,
+    weights,
+    max_iter,
+    tol,
+    random_state=None,
+):
+    """Held-out risks of every (bandwidth, λ) by ``folds``-fold CV; shape (bandwidths, λ).
+
+    Parameters
+    ----------
+    X, y : arrays (n, d), (n,)
+        Standardised training data.
+    bandwidths, lambdas : sequences of float
+        The grid; ``lambdas`` is walked largest first with warm starts.
+    folds : int
+        Number of folds (shuffled with ``random_state``).
+    whiten : callable
+        ``bandwidth -> WhitenedModel`` of all n points with the exact (or Nyström) features.
+    data_term : callable
+        ``y_fold -> data term`` of :func:`~manytask.itl._estimator.penalised_objective`.
+    lambda_b : float
+        The bias's own ridge weight.
+    anchors, weights : arrays (m,)
+        Quadrature of the levels.
+    max_iter, tol : int, float
+        L-BFGS-B settings of every fit; ``ftol`` is max(tol, :data:`CV_TOL`).
+    """
+    order, tol = np.argsort(lambdas)[::-1], max(tol, CV_TOL)
+    seed = int(_random_generator(random_state).integers(2**31))
+    splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))
+    risks = np.zeros((len(bandwidths), len(lambdas)))
+    for b, bandwidth in enumerate(bandwidths):
+        whitened = whiten(bandwidth)
+        for train, test in splits:
+            fold, held_out = _rows(whitened, train), _rows(whitened, test)
+            term, start = data_term(y[train]), None
+            for index in order:
+                penalty = ridge_penalty(lambdas[index], lambda_b)
+                result = minimise(fold, term, penalty, max_iter, tol, start)
+                start = result.x
+                risks[b, index] += held_out_risk(held_out, result.x, y[test], anchors, weights)
+    return risks / folds

@@ -1,0 +1,103 @@
+"""∞-QR's choice of λ and bandwidth by cross-validation inside ``fit`` (``cv``): the held-out
+risks of the shared factorisation and warm-started λ path against a brute-force loop that
+factorises each fold's own points and fits every setting from zero; the refit against a plain
+fit with the chosen values; bad ``cv`` values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.model_selection import KFold
+
+from manytask.itl import InfiniteQuantileRegressor, selection
+from manytask.itl._estimator import minimise, ridge_penalty
+from manytask.itl.losses import pinball
+from manytask.itl.model import DecomposableModel
+from manytask.itl.quadrature import gauss_legendre
+from manytask.itl.quantile import quantile_risk
+from manytask.kernels import RBF
+
+TIGHT = 1e-12
+
+
+def _data(n=36, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, 1))
+    return X, np.sin(3 * X[:, 0]) + (0.2 + 0.3 * np.abs(X[:, 0])) * rng.normal(size=n)
+
+
+def _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed):
+    """Held-out integrated pinball risk, each fold and setting factorised and fitted alone."""
+    splits = KFold(folds, shuffle=True, random_state=seed).split(X)
+    anchors, weights = quadrature.anchors, quadrature.weights
+    risks = np.zeros((len(bandwidths), len(lambdas)))
+    for train, test in splits:
+        for b, bandwidth in enumerate(bandwidths):
+            for index, lambda_ in enumerate(lambdas):
+                model = DecomposableModel(RBF(bandwidth), RBF(0.2), RBF(0.2))
+                whitened = InfiniteQuantileRegressor()._precompute(model, X[train], anchors)
+                term = quantile_risk(y[train], anchors, weights, 1.0, 1e-2)
+                result = minimise(whitened, term, ridge_penalty(lambda_, 1e-6), 20000, TIGHT)
+                V, _, v = whitened.unpack(result.x)
+                A, B, c = whitened.to_coefficients(V, v)
+                values = model.predict(A, B, c, X=X[test], theta=anchors)
+                held_out = pinball(y[test][:, None], values, anchors[None, :])
+                risks[b, index] += np.mean(held_out, axis=0) @ weights
+    return risks / folds
+
+
+def test_shared_factorisation_path_equals_separate_fold_fits(monkeypatch):
+    # With CV_TOL lowered both computations converge; they differ only in the factorisation
+    # (all points vs the fold's) and the warm starts, which leave the optimum unchanged.
+    monkeypatch.setattr(selection, "CV_TOL", TIGHT)
+    X, y = _data()
+    quadrature = gauss_legendre(8, (0.0, 1.0))
+    bandwidths, lambdas, folds = (0.3, 1.0), (1e-3, 1e-2), 3
+
+    def whiten(bandwidth):
+        model = DecomposableModel(RBF(bandwidth), RBF(0.2), RBF(0.2))
+        return InfiniteQuantileRegressor()._precompute(model, X, quadrature.anchors)
+
+    def data_term(y_fold):
+        return quantile_risk(y_fold, quadrature.anchors, quadrature.weights, 1.0, 1e-2)
+
+    risks = selection.cross_validate_quantiles(
+        X, y, bandwidths, lambdas, folds, whiten, data_term, 1e-6, quadrature.anchors,
+        quadrature.weights, 20000, TIGHT, random_state=0,
+    )  # fmt: skip
+    seed = int(np.random.default_rng(0).integers(2**31))  # the folds' seed from random_state
+    expected = _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed)
+    assert_allclose(risks, expected, rtol=1e-5)
+
+
+def test_cv_refits_with_the_setting_of_least_held_out_risk():
+    X, y = _data(n=40, seed=1)
+    model = InfiniteQuantileRegressor(cv=3, n_anchors=8, random_state=0).fit(X, y)
+    best = np.unravel_index(np.argmin(model.cv_risks_), model.cv_risks_.shape)
+    assert model.cv_risks_.shape == (len(selection.BANDWIDTH_FACTORS), len(selection.LAMBDA_PATH))
+    assert model.selected_lambda_ == selection.LAMBDA_PATH[best[1]]
+    plain = InfiniteQuantileRegressor(
+        n_anchors=8,
+        lambda_=model.selected_lambda_,
+        input_bandwidth=model.selected_input_bandwidth_,
+        random_state=0,
+    ).fit(X, y)
+    levels = [0.1, 0.5, 0.9]
+    assert_allclose(model.predict(X, levels), plain.predict(X, levels), rtol=0, atol=1e-12)
+
+
+def test_cv_keeps_a_given_bandwidth_and_skips_small_samples():
+    X, y = _data(n=40, seed=2)
+    model = InfiniteQuantileRegressor(cv=2, n_anchors=6, input_bandwidth=0.7).fit(X, y)
+    assert model.cv_risks_.shape == (1, len(selection.LAMBDA_PATH))
+    assert model.selected_input_bandwidth_ == 0.7
+    small = InfiniteQuantileRegressor(cv=5, n_anchors=6).fit(X[:9], y[:9])  # 9 < 2 × 5
+    assert not hasattr(small, "cv_risks_")
+
+
+@pytest.mark.parametrize("cv", [1, 0, 2.5, "5", True])
+def test_bad_cv_is_a_value_error(cv):
+    X, y = _data(n=20)
+    with pytest.raises(ValueError, match="cv"):
+        InfiniteQuantileRegressor(cv=cv).fit(X, y)
