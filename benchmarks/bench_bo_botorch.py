@@ -25,7 +25,9 @@ so that every objective is maximised, as BoTorch's examples do) and each seed:
 
 Each finished (problem, method, seed) is appended to ``--cache`` (JSON lines) and the table
 is rewritten in RESULTS.md after every seed, from every cached run with the same settings,
-so runs can be resumed or split. Needs the ``bench`` extra: ``pip install -e '.[bench]'``.
+so runs can be resumed or split; the default cache,
+``benchmarks/bench_bo_botorch_runs.jsonl``, is committed with the runs behind RESULTS.md.
+Needs the ``bench`` extra: ``pip install -e '.[bench]'``.
 """
 
 from __future__ import annotations
@@ -316,7 +318,11 @@ def main():
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
     parser.add_argument("--threads", type=int, default=1, help="BLAS and torch threads")
-    parser.add_argument("--cache", default="/tmp/bench_bo_botorch.jsonl")
+    parser.add_argument(
+        "--cache",
+        default=str(Path(__file__).with_name("bench_bo_botorch_runs.jsonl")),
+        help="JSON lines of finished runs (committed, so the table can be re-rendered)",
+    )
     parser.add_argument("--render-only", action="store_true", help="table from --cache")
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()

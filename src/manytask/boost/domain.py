@@ -10,8 +10,6 @@ The boosters that use Q live elsewhere.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
@@ -85,8 +83,8 @@ class DomainClassifier(BaseEstimator):
         The fitted classifier; None with a single source, where Q ≡ 1.
     n_features_in_ : int
     n_clipped_ : int
-        Entries of Q on the (labelled) training points raised to ``clip`` during :meth:`fit`;
-        a ``UserWarning`` reports them when there are any.
+        Entries of Q on the (labelled) training points raised to ``clip`` during :meth:`fit`
+        (clipping is the design: Q is bounded below by ``clip``; no warning is issued).
 
     Notes
     -----
@@ -175,14 +173,6 @@ class DomainClassifier(BaseEstimator):
         self._fitted_columns = self._columns_of_classes()
         probabilities = self._raw_probabilities(X)
         _, self.n_clipped_ = clip_probabilities(probabilities, clip)
-        if self.n_clipped_:
-            warnings.warn(
-                f"Q(k|x) was below clip={clip:g} in {self.n_clipped_} of {probabilities.size} "
-                "entries on the training points; they were raised to clip and the rows "
-                "renormalised",
-                UserWarning,
-                stacklevel=2,
-            )
         return self
 
     def _fit_estimator(self, X_train, domains_train):

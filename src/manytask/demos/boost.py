@@ -18,7 +18,6 @@ and ``fedboost``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,13 +172,10 @@ def run_boost_demo(
     }
     models, errors = {}, {}
     for name, estimator in tqdm(estimators.items(), desc="boost demo", disable=not progress):
-        with warnings.catch_warnings():
-            # The sources do not overlap, so Q(k|x) is clipped on far points (by design).
-            warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
-            if name == "adaboost-all":
-                models[name] = estimator.fit(X, y)
-            else:
-                models[name] = estimator.fit(X, y, domains=domains)
+        if name == "adaboost-all":
+            models[name] = estimator.fit(X, y)
+        else:
+            models[name] = estimator.fit(X, y, domains=domains)
         errors[name] = mixture_errors(models[name], X_test, y_test, domains_test)
     return BoostDemoResult(models, errors, X, y, domains, n_estimators, seed)
 
@@ -255,9 +251,7 @@ def run_federation_demo(seed: int = 0) -> FederationDemoResult:
     """
     X, y, domains = make_three_sources(random_state=seed)
     X_test, y_test, domains_test = make_three_sources((TEST_SIZE,) * 3, random_state=seed + 1)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
-        model = simulate(X, y, domains, random_state=seed, **FEDERATION)
+    model = simulate(X, y, domains, random_state=seed, **FEDERATION)
     run = model.federated_run_
     numbers = run.setup["numbers_to_clients"] + run.setup["numbers_from_clients"]
     numbers += sum(h["numbers_to_clients"] + h["numbers_from_clients"] for h in run.history)

@@ -46,7 +46,7 @@ from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
 from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
-from .protocol import PrefittedClassifier, without_clip_warnings
+from .protocol import PrefittedClassifier
 
 __all__ = [
     "DATASETS",
@@ -326,7 +326,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
     record("adaboost-all", pooled, time.perf_counter() - start, len(pooled.estimator_.estimators_))
 
     start = time.perf_counter()
-    Q = without_clip_warnings(lambda: DomainClassifier().fit(X_train, d_train))
+    Q = DomainClassifier().fit(X_train, d_train)
     shared_Q = PrefittedClassifier(Q.estimator_)
     diagnostics["q_seconds"] = time.perf_counter() - start
     diagnostics["q_clipped"] = int(Q.n_clipped_)
@@ -337,7 +337,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
         domain_classifier=DomainClassifier(estimator=shared_Q, prefit=True),
         random_state=settings.random_state,
     )
-    dmsa = without_clip_warnings(lambda: dmsa.fit(X_train, y_train, d_train))
+    dmsa = dmsa.fit(X_train, y_train, d_train)
     record("dmsa", dmsa, time.perf_counter() - start, T)
 
     variants = (
@@ -350,9 +350,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
         model = MultiBoostClassifier(
             n_estimators=T, domain_classifier=shared_Q, n_bins=settings.n_bins, **options
         )
-        model = without_clip_warnings(
-            lambda model=model: model.fit(X_train, y_train, domains=d_train)
-        )
+        model = model.fit(X_train, y_train, domains=d_train)
         rounds = sum(entry["stump"] is not None for entry in model.history_)
         record(method, model, time.perf_counter() - start, rounds)
         losses = np.array([entry["losses"] for entry in model.history_], dtype=float)

@@ -45,7 +45,7 @@ from . import protocol
 from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
 from .boost_table1 import FoldTable, cli_folds, load_datasets
 from .boost_table1 import parse_panels as parse_table1_panels
-from .protocol import PrefittedClassifier, without_clip_warnings
+from .protocol import PrefittedClassifier
 
 __all__ = [
     "DATASETS",
@@ -309,7 +309,7 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_
     train = ~test
     X_train, y_train, d_train = X[train], y[train], domains[train]
     X_test, y_test, d_test = X[test], y[test], domains[test]
-    q = without_clip_warnings(lambda: DomainClassifier().fit(X_train, d_train))
+    q = DomainClassifier().fit(X_train, d_train)
     shared_q = PrefittedClassifier(q.estimator_)
     fed_q, fed_q_record = federated_domain_classifier(
         X_train, d_train, int(settings.clients_per_domain), random_state=settings.random_state
@@ -327,13 +327,9 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, after_
         if run.kind == "centralised":
             model = MultiBoostClassifier(n_estimators=int(settings.n_rounds),
                                          domain_classifier=shared_q, mu=run.mu)  # fmt: skip
-            model = without_clip_warnings(
-                lambda model=model: model.fit(X_train, y_train, domains=d_train)
-            )
+            model = model.fit(X_train, y_train, domains=d_train)
         else:
-            model = without_clip_warnings(
-                lambda run=run: _federated(run, train_data, settings, shared_q, fed_q.estimator_)
-            )
+            model = _federated(run, train_data, settings, shared_q, fed_q.estimator_)
         seconds = time.perf_counter() - start
         errors = staged_errors(model, X_test, y_test, d_test)
         final = mixture_errors(model, X_test, y_test, d_test)

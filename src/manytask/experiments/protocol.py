@@ -1,17 +1,16 @@
 """What the experiment modules share beyond tables: the settings base with its full and
 quick runs, the command-line glue (``--panels``, quick/full defaults, run and summarise), a
-fitted Q(k|x) reused across methods and the fit wrapper that silences Q's clipping warnings.
+fitted Q(k|x) reused across methods.
 
 Lives here: :class:`Settings`, :func:`parse_panels`, :func:`cli_default`,
-:func:`run_and_summarise`, :class:`PrefittedClassifier`, :func:`without_clip_warnings`. Not
-here: CSV bytes, cells and output files (:mod:`._tables`), the atomic write of one file
+:func:`run_and_summarise`, :class:`PrefittedClassifier`. Not here: CSV bytes, cells and
+output files (:mod:`._tables`), the atomic write of one file
 (:func:`manytask.report.write_atomic`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -23,7 +22,6 @@ __all__ = [
     "cli_default",
     "parse_panels",
     "run_and_summarise",
-    "without_clip_warnings",
 ]
 
 
@@ -96,13 +94,6 @@ class PrefittedClassifier:
     def predict_proba(self, X):
         """The wrapped estimator's ``predict_proba(X)``."""
         return self.estimator.predict_proba(X)
-
-
-def without_clip_warnings(fit):
-    """Run ``fit()`` with the Q(k|x) clipping warnings silenced (the results count them)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Q\\(k\\|x\\) was below clip")
-        return fit()
 
 
 def parse_panels(
