@@ -7,8 +7,10 @@ on the 4 worker processes (1 thread each) of a ``LocalCluster`` that hold them:
 protocol with each chunk's sources as clients (12 clients), against one process:
   * the central ``MultiBoostClassifier(n_bins=256)`` (histogram stump search),
   * the same protocol over the in-process transport, on the same 12 clients.
-All three get the same Q (fitted once on 20 000 rows) and the same candidate stumps: the
-single-process binned thresholds (255 per feature) plus the constant stump.
+The Dask fit trains Q(k|x) federated over its clients (its default: no row reaches the
+driver); the two in-process runs get that Q (the in-process clients install it by the same
+``domain_model`` request), and all three the same candidate stumps: the single-process binned
+thresholds (255 per feature) plus the constant stump.
 Per round: the median of the run's round wall times (the central fit's rounds are timed
 inside the fit). Where the time goes: per phase, the driver's wall time, the clients'
 compute time on their workers (summed, and on the busiest worker) and the rest (pickling,
@@ -50,8 +52,9 @@ from _common import machine, markdown_table, write_section  # noqa: E402
 N_FEATURES = 100
 N_WORKERS = 4
 N_BINS = 256
-SETUP_PHASES = ("setup", "candidates")  # the transport's set-up requests, not per round
-Q_ROWS = 20_000
+# the transport's set-up requests (Q's training, sketches, candidates), not per round
+SETUP_PHASES = ("domain_moments", "domain_loss", "domain_model", "setup", "candidates")
+Q_ROWS = 20_000  # the central Q of the comparison of log losses
 
 
 def source_chunk(chunk, rows, d=N_FEATURES, n_sources=3):
@@ -92,7 +95,8 @@ def chunk_shards(X, y, domains, probabilities, chunk):
         for k in np.unique(domains[rows]):
             part = rows[domains[rows] == k]
             by_domain[k].append(len(shards))
-            shards.append(ClientShard(X[part], signs[part], int(k), probabilities[part]))
+            q_part = None if probabilities is None else probabilities[part]
+            shards.append(ClientShard(X[part], signs[part], int(k), q_part))
     return shards, by_domain
 
 
@@ -116,11 +120,16 @@ def run_in_process(X, y, domains, q, thresholds, n_rounds, chunk):
                 self.cpu[phase] = self.cpu.get(phase, 0.0) + time.process_time() - cpu_start
 
     start = time.perf_counter()
-    shards, by_domain = chunk_shards(X, y, domains, q.predict_proba(X), chunk)
+    shards, by_domain = chunk_shards(X, y, domains, None, chunk)
     transport = TimedTransport(shards)
     transport.seconds, transport.cpu = {}, {}
-    features, flat, _ = setup_candidates(transport, range(len(shards)), X.shape[1], thresholds)
+    model = q.estimator_  # the Dask run's federated Q, installed as the Dask clients did
+    install = {"coef": model.coef, "intercept": model.intercept, "clip": q.clip}
+    transport.request("domain_model", {c: install for c in range(len(shards))})
+    features, flat, setup = setup_candidates(transport, range(len(shards)), X.shape[1],
+                                             thresholds)  # fmt: skip
     server = FederatedServer(len(by_domain), features, flat)
+    server.min_probabilities = setup["min_probabilities"]
     setup = time.perf_counter() - start
     history = run_rounds(server, transport, by_domain, n_rounds)
     phases = {"wall": transport.seconds, "cpu": transport.cpu}
@@ -167,9 +176,10 @@ def run_central(X, y, domains, q, n_rounds):
     return model, per_round, one - per_round
 
 
-def run_dask(q, thresholds, n_rounds, chunk, d, mode="actors"):
+def run_dask(thresholds, n_rounds, chunk, d, mode="actors"):
     """On a fresh LocalCluster, each worker generates one chunk (``source_chunk``) and keeps
-    it; the Dask fit: (model, round seconds, set-up seconds, cluster start seconds)."""
+    it; the Dask fit with the federated Q: (model, round seconds, set-up seconds, cluster
+    start seconds)."""
     import operator
 
     import dask.array as da
@@ -192,8 +202,8 @@ def run_dask(q, thresholds, n_rounds, chunk, d, mode="actors"):
                 part = client.submit(operator.itemgetter(position), made, workers=[worker])
                 columns[position].append(da.from_delayed(part, shape, dtype))
         X_dask, y_dask, domains_dask = (da.concatenate(parts) for parts in columns)
-        model = DaskMultiBoostClassifier(n_estimators=n_rounds, domain_classifier=q,
-                                         thresholds=thresholds, mode=mode)  # fmt: skip
+        model = DaskMultiBoostClassifier(n_estimators=n_rounds, thresholds=thresholds,
+                                         mode=mode)  # fmt: skip
         model.fit(X_dask, y_dask, domains_dask, client=client)
         total = time.perf_counter() - start
     rounds = [record["seconds"] for record in model.federated_run_.history]
@@ -245,6 +255,8 @@ def first_difference(model, weights):
 
 
 def section_dask(m, n_rounds):
+    from sklearn.metrics import log_loss
+
     from manytask.boost import DomainClassifier
 
     chunk = -(-m // N_WORKERS)
@@ -252,13 +264,25 @@ def section_dask(m, n_rounds):
     X, y, domains = (np.concatenate(column) for column in zip(*parts))
     del parts
     start = time.perf_counter()
-    sample = np.random.default_rng(0).choice(X.shape[0], Q_ROWS, replace=False)
-    q = DomainClassifier().fit(X[sample], domains[sample])
-    q_seconds = time.perf_counter() - start
-    start = time.perf_counter()
     thresholds = candidates(X)
     candidate_seconds = time.perf_counter() - start
     load = [os.getloadavg()[0]]
+    model, dask_rounds, dask_setup, cluster_start = run_dask(
+        thresholds, n_rounds, chunk, N_FEATURES
+    )
+    dask_round = float(np.median(dask_rounds))
+    print(f"dask: {dask_round * 1e3:.0f} ms/round", flush=True)
+    load.append(os.getloadavg()[0])
+    q, q_record = model.domain_classifier_, model.federated_run_.setup["domain_classifier"]
+    q_seconds = sum(
+        model.dask_timings_["phase_seconds"].get(phase, 0.0)
+        for phase in ("domain_moments", "domain_loss", "domain_model")
+    )
+    start = time.perf_counter()
+    sample = np.random.default_rng(0).choice(X.shape[0], Q_ROWS, replace=False)
+    sample_q = DomainClassifier().fit(X[sample], domains[sample])
+    sample_q_seconds = time.perf_counter() - start
+    q_losses = [log_loss(domains, c.predict_proba(X), labels=[0, 1, 2]) for c in (q, sample_q)]
     central, central_round, central_setup = run_central(X, y, domains, q, n_rounds)
     central_weights = central.estimator_weights_
     print(f"central: {central_round * 1e3:.0f} ms/round", flush=True)
@@ -269,13 +293,7 @@ def section_dask(m, n_rounds):
     process_round = float(np.median(process_rounds))
     print(f"in-process protocol: {process_round * 1e3:.0f} ms/round", flush=True)
     load.append(os.getloadavg()[0])
-    del X, y, domains  # the Dask run generates its chunks on the workers
-    model, dask_rounds, dask_setup, cluster_start = run_dask(
-        q, thresholds, n_rounds, chunk, N_FEATURES
-    )
-    dask_round = float(np.median(dask_rounds))
-    print(f"dask: {dask_round * 1e3:.0f} ms/round", flush=True)
-    load.append(os.getloadavg()[0])
+    del X, y, domains
     dask_weights = model.estimator_weights_
     n_common = min(len(dask_weights), len(central_weights))
     rows = [
@@ -293,13 +311,14 @@ def section_dask(m, n_rounds):
                     "Dask: driver wall (ms)", "Dask: CPU, all workers (ms)",
                     "Dask: busiest worker answering (ms)",
                     "Dask: rest = wall − busiest (ms)"]  # fmt: skip
+    process_mean, dask_mean = float(np.mean(process_rounds)), float(np.mean(dask_rounds))
     received = sum(record["numbers_from_clients"] for record in model.federated_run_.history)
     lines = [
         f"### MultiBoost on Dask: {m} × {N_FEATURES}, 3 sources, T = {n_rounds}",
         "",
         f"**This machine has {os.cpu_count()} cores**, shared with other jobs (1-minute load "
-        f"average {' → '.join(f'{value:.1f}' for value in load)} before the central, "
-        "in-process and Dask runs and at the end): the "
+        f"average {' → '.join(f'{value:.1f}' for value in load)} before the Dask, "
+        "central and in-process runs and at the end): the "
         f"{N_WORKERS} Dask workers (1 thread each) and the driver share them, so at most a "
         f"{min(os.cpu_count(), N_WORKERS)}× speed-up of the clients' compute is possible here "
         "and 4 workers cannot scale; the comparison measures the overhead of the distributed "
@@ -308,13 +327,20 @@ def section_dask(m, n_rounds):
         f"Each of the {N_WORKERS} worker processes (`LocalCluster`, 1 thread each) generates "
         f"its chunk of {chunk} rows and keeps it (the driver never holds the Dask run's data); "
         f"each chunk holds points of all 3 sources, so the protocol has {3 * N_WORKERS} "
-        f"clients. The in-process runs use the same rows, generated in this process. Same Q "
-        f"(fitted once on {Q_ROWS} rows, {q_seconds:.1f} s) and the same candidates for all "
-        "runs: the central binned thresholds (≤ 255 per feature, computed in "
+        f"clients. The in-process runs use the same rows, generated in this process. Q(k|x): "
+        "the Dask fit's default, trained federated over its 12 clients (no row reaches the "
+        f"driver): {q_seconds:.1f} s, {q_record['iterations']} L-BFGS iterations, "
+        f"{q_record['evaluations']} loss evaluations, {q_record['batches']} request batches, "
+        f"{q_record['numbers_to_clients']} numbers to and {q_record['numbers_from_clients']} "
+        f"from the clients, converged: {q_record['converged']}; log loss on all {m} rows "
+        f"{q_losses[0]:.5f}, against {q_losses[1]:.5f} for the central Q on {Q_ROWS} rows "
+        f"drawn at random ({sample_q_seconds:.1f} s). The in-process runs get that Q, and "
+        "all runs the same candidates: the central binned thresholds (≤ 255 per feature, "
+        "computed in "
         f"{candidate_seconds:.1f} s) + the constant stump. *set-up*: central = the fit minus "
         "its rounds (Q's predictions, presort); in-process = build the 12 shards, their edge "
-        "indices and the candidates; Dask = generate and persist the chunks, build the shards "
-        f"and their edge indices, actors, candidates (the cluster itself started in "
+        "indices and the candidates; Dask = generate and persist the chunks, build the shards, "
+        f"actors, train Q, the shards' edge indices and candidates (the cluster itself started in "
         f"{cluster_start:.1f} s, not counted).",
         "",
         markdown_table(header, rows),
@@ -323,7 +349,10 @@ def section_dask(m, n_rounds):
         f"max |Δα| Dask vs central over the first {n_common} rounds: {gap:.1e}; first "
         f"differing round: {first_difference(central, dask_weights)}. Numbers the driver "
         f"received from the clients in all {len(dask_rounds)} rounds: {received} "
-        f"(the data: {m * N_FEATURES})."
+        f"(the data: {m * N_FEATURES}). Round wall times (ms), in-process: "
+        f"{', '.join(f'{t * 1e3:.0f}' for t in process_rounds)}; Dask: "
+        f"{', '.join(f'{t * 1e3:.0f}' for t in dask_rounds)}; means {process_mean * 1e3:.0f} "
+        f"and {dask_mean * 1e3:.0f} ({dask_mean / process_mean:.2f}×)."
         "",
         "",
         "Where a round's time goes (per round, mean over the run):",

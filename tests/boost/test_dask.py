@@ -23,6 +23,7 @@ from manytask.boost.federated import (
     InProcessTransport,
     ModelState,
     client_edges,
+    fit_domain_classifier,
     run_rounds,
     setup_candidates,
 )
@@ -105,7 +106,9 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
     [({"step": "lemma1_bound"}, "step"), ({"n_bins": 1}, "n_bins"), ({"mu": -1.0}, "mu"),
      ({"thresholds": "x"}, "thresholds"), ({"mode": "x"}, "mode"), ({"retries": -1}, "retries"),
      ({"timeout": 0}, "timeout"), ({"q_sample_size": 0}, "q_sample_size"),
-     ({"n_estimators": 0}, "n_estimators")],
+     ({"n_estimators": 0}, "n_estimators"), ({"domain_classifier": "central"}, "domain_classifier"),
+     ({"domain_classifier": DomainClassifier()}, "domain_classifier"),
+     ({"domain_classifier": None}, "domain_classifier")],
 )  # fmt: skip
 def test_bad_parameters_raise_naming_them_before_touching_the_cluster(options, name):
     da = pytest.importorskip("dask.array")
@@ -240,17 +243,57 @@ def test_soft_max_mu_is_passed_to_the_server_and_equals_single_process_fit(dask_
     assert fitted.objective_ == pytest.approx(central.objective_, rel=1e-9)  # F_μ
 
 
-def test_default_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_client):
+def test_central_sample_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_client):
     X, y, domains, X_dask = data(seed=1)
     y_dask = X_dask[:, 0] * 0 + y  # a dask y with X's row chunks
     central = MultiBoostClassifier(n_estimators=3).fit(X, y, domains)
-    fitted = DaskMultiBoostClassifier(n_estimators=3, mode="tasks").fit(
-        X_dask, y_dask, domains, client=dask_client
-    )
+    fitted = DaskMultiBoostClassifier(
+        n_estimators=3, mode="tasks", domain_classifier="central_sample"
+    ).fit(X_dask, y_dask, domains, client=dask_client)
     np.testing.assert_allclose(
         fitted.domain_classifier_.predict_proba(X), central.domain_classifier_.predict_proba(X)
     )
     assert_same_ensemble(fitted, central)
+
+
+def in_process_federated_run(X, y, domains, n_rounds, **transport_options):
+    """The default Dask fit rebuilt in process: Q trained over the in-process transport on
+    the same clients (built here in NumPy), then the exact candidates and the rounds."""
+    shards, by_domain = numpy_shards(X, y, domains, None)
+    transport = InProcessTransport(shards, **transport_options)
+    q, record = fit_domain_classifier(transport, by_domain, np.unique(domains))
+    exact = candidate_thresholds(X.T)
+    features, flat, setup = setup_candidates(transport, range(len(shards)), 3, thresholds=exact)
+    server = FederatedServer(3, features, flat)
+    server.min_probabilities = setup["min_probabilities"]
+    history = run_rounds(server, transport, by_domain, n_rounds)
+    return q, record, server, history
+
+
+@pytest.mark.parametrize("mode", ["actors", "tasks"])
+def test_default_federated_q_equals_in_process_training_on_the_same_clients(dask_client, mode):
+    X, y, domains, X_dask = data(seed=6)
+    fitted = DaskMultiBoostClassifier(n_estimators=6, mode=mode).fit(X_dask, y, domains)
+    q, record, server, history = in_process_federated_run(X, y, domains, 6)
+    dask_record = fitted.federated_run_.setup["domain_classifier"]
+    assert dask_record["converged"] and record["converged"]
+    assert dask_record["log_loss"] == pytest.approx(record["log_loss"], rel=1e-9)
+    np.testing.assert_allclose(fitted.domain_classifier_.predict_proba(X), q.predict_proba(X),
+                               rtol=0, atol=1e-9)  # fmt: skip
+    # the same model as the central default (L-BFGS-B stops at gtol 1e-4 on both sides)
+    central_q = DomainClassifier().fit(X, domains)
+    np.testing.assert_allclose(fitted.domain_classifier_.predict_proba(X),
+                               central_q.predict_proba(X), rtol=0, atol=1e-3)  # fmt: skip
+    # the rounds, each one request batch, on the clients' own Q(·|x_i): the in-process run
+    np.testing.assert_allclose(fitted.estimator_weights_, server.state.steps, rtol=0, atol=1e-9)
+    assert [(k, s.feature, s.threshold, s.polarity) for k, s in fitted.estimators_] == list(
+        zip(server.state.domains, server.state.features, server.state.thresholds,
+            server.state.polarities)
+    )  # fmt: skip
+    assert [r["batches"] for r in fitted.federated_run_.history] == [1] * len(history)
+    # the set-up's numbers include Q's training
+    setup = fitted.federated_run_.setup
+    assert setup["numbers_from_clients"] > dask_record["numbers_from_clients"] > 0
 
 
 def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(dask_client):
@@ -307,13 +350,15 @@ def test_quantile_candidates_are_the_merged_sketches_of_chunk_sources(dask_clien
 def numpy_shards(X, y, domains, q):
     """The Dask backend's clients built here: each chunk's rows of each source, in order."""
     shards, by_domain = [], [[] for _ in np.unique(domains)]
-    probabilities, signs = q.predict_proba(X), np.where(y == 1, 1.0, -1.0)
+    probabilities = None if q is None else q.predict_proba(X)
+    signs = np.where(y == 1, 1.0, -1.0)
     for start in range(0, X.shape[0], CHUNK):
         rows = np.arange(start, min(start + CHUNK, X.shape[0]))
         for k in np.unique(domains[rows]):
             part = rows[domains[rows] == k]
             by_domain[k].append(len(shards))
-            shards.append(ClientShard(X[part], signs[part], int(k), probabilities[part]))
+            q_part = None if probabilities is None else probabilities[part]
+            shards.append(ClientShard(X[part], signs[part], int(k), q_part))
     return shards, by_domain
 
 
@@ -378,7 +423,10 @@ def received_arrays(value):
     return []
 
 
-def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch):
+@pytest.mark.parametrize(
+    "q_option, mode", [("federated", "actors"), ("federated", "tasks"), ("given", "actors")]
+)
+def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch, q_option, mode):
     import dask.array as da
     import distributed
     from distributed.actor import ActorFuture
@@ -410,12 +458,15 @@ def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch):
 
     monkeypatch.setattr(distributed.Client, "_gather", recording_gather)
     monkeypatch.setattr(ActorFuture, "result", recording_result)
-    q = DomainClassifier().fit(X, domains)  # given fitted: no rows drawn for Q
-    fitted = DaskMultiBoostClassifier(n_estimators=5, domain_classifier=q, n_bins=4).fit(
-        da.from_array(X, chunks=(150, 3)), y, domains
-    )
+    # the default trains Q over the clients; a fitted Q is used as given
+    q = "federated" if q_option == "federated" else DomainClassifier().fit(X, domains)
+    fitted = DaskMultiBoostClassifier(n_estimators=5, domain_classifier=q, n_bins=4,
+                                      mode=mode).fit(da.from_array(X, chunks=(150, 3)), y,
+                                                     domains)  # fmt: skip
     monkeypatch.undo()
     assert fitted.federated_run_.setup["n_clients"] == 12
+    if q_option == "federated":
+        assert fitted.federated_run_.setup["domain_classifier"]["converged"]
     assert fitted.score(X, y) > 0.7
     arrays = [array for value in received for array in received_arrays(value)]
     assert any(a.ndim == 2 and a.shape[1] == 12 for a in arrays)  # it saw the edge messages

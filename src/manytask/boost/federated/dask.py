@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from ..steps import check_step
 from ..validation import check_positive_int
@@ -20,6 +21,7 @@ from .server import FEDERATED_STEPS, check_mu
 __all__ = ["DaskMultiBoostClassifier"]
 
 THRESHOLD_RULES = ("auto", "exact", "quantiles")
+DOMAIN_CLASSIFIERS = ("federated", "central_sample")
 
 
 class DaskMultiBoostClassifier(MultiBoostClassifier):
@@ -27,8 +29,8 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
 
     ``fit`` runs FEDMULTIBOOST (Figure 2) with all clients and all candidate stumps: each row
     chunk's points of each source are one client, built and kept on the worker that holds the
-    chunk; only the protocol's aggregates (losses, edges, quantile sketches) reach the driver.
-    With the same Q and the same candidate stumps the fit equals
+    chunk; only the protocol's aggregates (Q's summed gradients, losses, edges, quantile
+    sketches) reach the driver. With the same Q and the same candidate stumps the fit equals
     ``MultiBoostClassifier(...).fit`` on the gathered data (every α to rounding). The fitted
     estimator predicts on in-memory arrays, as :class:`~manytask.boost.MultiBoostClassifier`.
     The protocol is binary, Φ = exp, Λ = the simplex, no ℓ1 penalty: the parameters are those
@@ -39,16 +41,21 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
     ----------
     n_estimators : int >= 1
         Rounds T (fewer if boosting stops).
-    domain_classifier : None, fitted DomainClassifier, or DomainClassifier / classifier
-        Q(k|x). A fitted :class:`~manytask.boost.DomainClassifier` is used as is (no data reach
-        the driver). Otherwise Q is fitted on at most ``q_sample_size`` rows gathered to the
-        driver (all rows, in order, when there are no more: then Q is the single-process one),
-        drawn without replacement with ``random_state``.
+    domain_classifier : "federated", "central_sample" or a fitted DomainClassifier
+        Q(k|x). "federated" (default): the central default's model (multinomial logistic
+        regression, C = 1, on standardised inputs) trained over the same clients from their
+        summed moments, losses and gradients (:func:`~.domain.fit_domain_classifier`): no
+        input leaves its worker, and each client keeps its Q(·|x_i); the record is in
+        ``federated_run_.setup["domain_classifier"]``. A fitted
+        :class:`~manytask.boost.DomainClassifier` is used as is. "central_sample": the default
+        :class:`~manytask.boost.DomainClassifier` fitted on at most ``q_sample_size`` rows
+        gathered to the driver (all rows, in order, when there are no more: then Q is the
+        single-process one), drawn without replacement with ``random_state``.
     n_bins : None or int >= 2
         Chooses the candidate thresholds when ``thresholds="auto"``: None the exact ones, an
         int the merged quantile sketches at ``n_bins − 1`` levels.
     random_state : None or int
-        Seeds the rows drawn for Q.
+        Seeds the rows drawn for Q (``"central_sample"``).
     mu : None or float > 0
         The soft-max F_μ of §3 (as ``MultiBoostClassifier(mu=...)``).
     step : {"adaboost", "exact_line_search"}
@@ -62,7 +69,7 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         ``n_bins`` is None); they lie within one quantile spacing of the pooled quantiles.
         A list is used as given (e.g. thresholds known to the server).
     q_sample_size : int >= 1
-        Rows gathered to fit Q when it is not given fitted.
+        Rows gathered to fit Q with ``domain_classifier="central_sample"``.
     line_search_batch : int >= 1
         Trial steps per line-search exchange (``step="exact_line_search"``).
     mode : {"actors", "tasks"}
@@ -104,7 +111,7 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
     def __init__(
         self,
         n_estimators=100,
-        domain_classifier=None,
+        domain_classifier="federated",
         n_bins=None,
         random_state=None,
         mu=None,
@@ -132,6 +139,19 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
     def _check_params(self):
         check_positive_int(self.n_estimators, "n_estimators")
         check_mu(self.mu)
+        q = self.domain_classifier
+        if isinstance(q, str) and q not in DOMAIN_CLASSIFIERS:
+            raise ValueError(
+                f"domain_classifier must be one of {DOMAIN_CLASSIFIERS} or a fitted "
+                f"DomainClassifier, got {q!r}"
+            )
+        if not isinstance(q, str) and not (
+            isinstance(q, DomainClassifier) and hasattr(q, "classes_")
+        ):
+            raise ValueError(
+                f"domain_classifier must be one of {DOMAIN_CLASSIFIERS} or a fitted "
+                f"DomainClassifier (fitting one would gather rows), got {q!r}"
+            )
         if self.step not in FEDERATED_STEPS:
             check_step(self.step, "exponential")  # the renamed rules' message
             raise ValueError(

@@ -13,16 +13,20 @@ the single-process one (every α to rounding). Not here: the estimator and its p
 (:mod:`.dask`), the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
 :mod:`.client`), the server (:mod:`.server`).
 
+Q(k|x) is by default trained over the same transport (:func:`~.domain.fit_domain_classifier`:
+moments, then summed losses and gradients per L-BFGS evaluation; each client keeps its
+Q(·|x_i)), so the shards are built without it; a fitted Q is used as given, and
+``domain_classifier="central_sample"`` fits it on rows drawn to the driver.
+
 What reaches the driver: per chunk its row count, whether it is finite and its class and
-source labels; the protocol's aggregates; with ``thresholds="exact"`` every client's distinct
-values per feature (once); when Q is not given fitted, the rows drawn to fit it. With a fitted
-Q and quantile or given thresholds no row and no feature value of the data does.
+source labels; the protocol's aggregates (Q's training included); with ``thresholds="exact"``
+every client's distinct values per feature (once); with ``"central_sample"`` the rows drawn to
+fit Q. Otherwise (quantile or given thresholds) no row and no feature value of the data does.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
 
 from ..domain import DomainClassifier
 from ..objective import agnostic_objective
@@ -30,6 +34,7 @@ from ..stumps import candidate_thresholds
 from ..validation import check_domains
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
+from .domain import fit_domain_classifier
 from .driver import FederatedRun, ensemble_terms, run_rounds, setup_candidates
 from .protocol import state_to_payload
 from .server import FederatedServer, merge_quantiles
@@ -59,11 +64,12 @@ def _shard_distinct(shard: ClientShard) -> list:
 
 
 def _block_shard(X, y, domains, label, k, positive, q) -> ClientShard:
-    """The client of source ``label`` (index k) in one chunk, with Q(·|x) computed here."""
+    """The client of source ``label`` (index k) in one chunk, with Q(·|x) computed here (None:
+    Q is trained and installed over the transport later)."""
     rows = np.flatnonzero(check_domains(domains, len(domains)) == label)
     X = np.asarray(X, dtype=float)[rows]
     signs = np.where(np.asarray(y)[rows] == positive, 1.0, -1.0)
-    return ClientShard(X, signs, k, q.predict_proba(X))
+    return ClientShard(X, signs, k, None if q is None else q.predict_proba(X))
 
 
 # ----------------------------------------------------------------------- the fit
@@ -105,16 +111,20 @@ def _blocks(distributed, client, arrays):
     return list(zip(*columns))
 
 
-def _domain_classifier(model, client, blocks, summaries, labels):
-    """Q: ``model.domain_classifier`` if fitted, else fitted on rows drawn to the driver."""
+def _given_domain_classifier(model, client, blocks, summaries, labels):
+    """Q fitted before the clients are built: ``model.domain_classifier`` if it is a fitted
+    :class:`DomainClassifier`; with ``"central_sample"`` the default one fitted on at most
+    ``q_sample_size`` rows drawn to the driver; None for the federated Q."""
     q, sample_size, seed = model.domain_classifier, model.q_sample_size, model.random_state
-    if isinstance(q, DomainClassifier) and hasattr(q, "classes_"):
+    if isinstance(q, DomainClassifier):
         if not np.array_equal(np.asarray(q.classes_), labels):
             raise ValueError(
                 f"domain_classifier.classes_ must be the domain labels {labels.tolist()}, got "
                 f"{np.asarray(q.classes_).tolist()}"
             )
         return q
+    if q == "federated":
+        return None
     sizes = np.array([summary["n_rows"] for summary in summaries])
     total = int(sizes.sum())
     if total <= sample_size:
@@ -130,11 +140,7 @@ def _domain_classifier(model, client, blocks, summaries, labels):
     parts = client.gather(futures)
     X_sample = np.concatenate([part[0] for part in parts])
     domains_sample = np.concatenate([part[1] for part in parts])
-    if q is None:
-        return DomainClassifier().fit(X_sample, domains_sample)
-    if isinstance(q, DomainClassifier):
-        return clone(q).fit(X_sample, domains_sample)
-    return DomainClassifier(estimator=q, prefit=True).fit(X_sample, domains_sample)
+    return DomainClassifier().fit(X_sample, domains_sample)
 
 
 def _exact_thresholds(client, shards, n_features):
@@ -148,6 +154,7 @@ def _exact_thresholds(client, shards, n_features):
 def _sketch_thresholds(transport, clients, n_levels):
     """−inf and the merged per-feature quantile sketches of the clients (the ``setup`` phase)."""
     levels = np.linspace(0.0, 1.0, n_levels + 2)[1:-1]
+    transport.sent, transport.received = 0, 0
     reports = transport.request("setup", {c: {"levels": levels} for c in clients})
     merged = merge_quantiles([reports[c] for c in clients], levels)
     counts = {"numbers_to_clients": transport.sent, "numbers_from_clients": transport.received}
@@ -184,8 +191,8 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
             f"{classes[:5].tolist()}"
         )
     labels = np.unique(np.concatenate([summary["domains"] for summary in summaries]))
-    q = _domain_classifier(model, client, blocks, summaries, labels)
-    q_future = client.scatter(q, broadcast=True, hash=False)
+    q = _given_domain_classifier(model, client, blocks, summaries, labels)
+    q_future = None if q is None else client.scatter(q, broadcast=True, hash=False)
     shards, clients_by_domain = [], [[] for _ in labels]
     for block, summary in zip(blocks, summaries):
         for label in summary["domains"]:
@@ -197,7 +204,10 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
     transport = DaskTransport(client, shards, model.mode, model.retries, model.timeout, fault,
                               record_messages)  # fmt: skip
     try:
-        run, server = _federate(model, transport, clients_by_domain, n_features)
+        q_record = None
+        if q is None:  # the federated Q: each client keeps its Q(·|x_i) (domain_model phase)
+            q, q_record = fit_domain_classifier(transport, clients_by_domain, labels)
+        run, server = _federate(model, transport, clients_by_domain, n_features, q_record)
         timings = {"phase_seconds": dict(transport.phase_seconds),
                    "compute_seconds": transport.compute_seconds()}  # fmt: skip
         final = transport.request("losses", {c: state_to_payload(server.state)
@@ -217,8 +227,9 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
     }
 
 
-def _federate(model, transport, clients_by_domain, n_features):
-    """Candidates, then the rounds: the :class:`~.driver.FederatedRun` and the server."""
+def _federate(model, transport, clients_by_domain, n_features, q_record=None):
+    """Candidates, then the rounds: the :class:`~.driver.FederatedRun` and the server.
+    ``q_record``: the federated Q's training record (its numbers count in the set-up's)."""
     clients = list(range(len(transport.shards)))
     thresholds = choice = model.thresholds
     if isinstance(thresholds, str) and thresholds == "auto":
@@ -234,8 +245,13 @@ def _federate(model, transport, clients_by_domain, n_features):
     if sketch_counts is not None:
         for key, value in sketch_counts.items():
             setup[key] += value
+    if q_record is not None:
+        setup["domain_classifier"] = q_record
+        for key in ("numbers_to_clients", "numbers_from_clients"):
+            setup[key] += q_record[key]
     mu = {} if model.mu is None else {"mu": model.mu}
     server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=model.step)
+    server.min_probabilities = setup["min_probabilities"]
     run = FederatedRun(setup=setup)
     run.history = run_rounds(
         server, transport, clients_by_domain, model.n_estimators, model.line_search_batch

@@ -78,18 +78,22 @@ class SentArrays:
     def encode(self, batch: dict) -> dict:
         """``batch`` ({client: payload}) with each array of ``_CACHE_BYTES`` or more replaced
         by a :class:`CachedArray`, holding the value only if the actor does not yet."""
-        done, encoded = {}, {}
+        done, encoded, keys = {}, {}, {}
         for client, payload in batch.items():
             if id(payload) not in done:
-                done[id(payload)] = {name: self._encode(value)
+                done[id(payload)] = {name: self._encode(value, keys)
                                      for name, value in payload.items()}  # fmt: skip
             encoded[client] = done[id(payload)]
         return encoded
 
-    def _encode(self, value):
+    def _encode(self, value, keys):
+        """``keys``: {id: key} of the batch's arrays (an array shared by several payloads,
+        such as a domain's candidates in the ``round`` request, is hashed once)."""
         if not isinstance(value, np.ndarray) or value.nbytes < _CACHE_BYTES:
             return value
-        key = array_key(value)
+        if id(value) not in keys:
+            keys[id(value)] = array_key(value)
+        key = keys[id(value)]
         if key in self.held:
             self.held[key] = self.held.pop(key)  # most recently used last, as on the actor
             return CachedArray(key)
