@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .stumps import Stump, _flat_bins, split_in_full_order, support_view
+from .stumps import Stump, histogram_cells, split_in_full_order, support_view
 
 __all__ = ["steepest_coordinate"]
 
@@ -147,7 +147,7 @@ def _binned_splits(presorted, signed, domain_index, active, total):
     """
     n_domains, n_active, _ = signed.shape
     d, n_bins = presorted.n_features, presorted.n_bins
-    flat_bins = _flat_bins(presorted)
+    flat_bins = histogram_cells(presorted)
     prefix = np.zeros((n_domains, n_active, d, n_bins))
     for row, l in enumerate(active):
         points = np.flatnonzero(domain_index == l)

@@ -365,7 +365,9 @@ class _BinnedView(NamedTuple):
     flat_bins: np.ndarray  # (d, n), C-contiguous
 
 
-def _flat_bins(presorted) -> np.ndarray:
+def histogram_cells(presorted) -> np.ndarray:
+    """The (d, m) histogram cell f · n_bins + bin of each (feature f, point) of a binned
+    :class:`PresortedFeatures`."""
     if presorted.flat_bins is not None:
         return presorted.flat_bins
     offsets = np.arange(presorted.n_features) * presorted.n_bins  # built without presort()
@@ -436,7 +438,7 @@ def _compiled_restricted_view(presorted, support: np.ndarray):
 
 def _full_view(presorted):
     if presorted.n_bins is not None:
-        return _BinnedView(None, _flat_bins(presorted))
+        return _BinnedView(None, histogram_cells(presorted))
     return _exact_view(None, presorted.order[:, :-1], ~presorted.split_valid)
 
 
@@ -445,7 +447,7 @@ def _restricted_view(presorted, support: np.ndarray):
     points = np.flatnonzero(support)
     d, n = presorted.n_features, points.size
     if presorted.n_bins is not None:
-        return _BinnedView(points, np.ascontiguousarray(_flat_bins(presorted)[:, points]))
+        return _BinnedView(points, np.ascontiguousarray(histogram_cells(presorted)[:, points]))
     in_support = np.take(support, presorted.order)  # (d, m), True where the sorted point ∈ S
     order = presorted.order[in_support].reshape(d, n)
     values = presorted.sorted_values[in_support].reshape(d, n)

@@ -194,14 +194,14 @@ def minimise(problem, data_term, penalty, max_iter, tol, start=None):
         )
 
 
-def _random_generator(random_state):
+def random_generator(random_state):
     """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31))
     return np.random.default_rng(random_state)
 
 
-def _check_real(value, name, *, positive, allow_none=False):
+def check_real(value, name, *, positive, allow_none=False):
     if value is None and allow_none:
         return None
     if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
@@ -211,12 +211,12 @@ def _check_real(value, name, *, positive, allow_none=False):
     return float(value)
 
 
-def _check_two_samples(X):
+def check_two_samples(X):
     if X.shape[0] < 2:
         raise ValueError(f"at least 2 samples are needed to fit, got n_samples = {X.shape[0]}")
 
 
-def _check_count(value, name, minimum=1, allow_none=False):
+def check_count(value, name, minimum=1, allow_none=False):
     if value is None and allow_none:
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
@@ -239,7 +239,7 @@ class ITLEstimatorMixin:
     def _validate_training_data(self, X, y):
         """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        _check_two_samples(X)
+        check_two_samples(X)
         return X, y
 
     def _validate_test_data(self, X):
@@ -270,7 +270,7 @@ class ITLEstimatorMixin:
             if not isinstance(input_kernel, Kernel):
                 raise ValueError(f"input_kernel must be a Kernel or None, got {input_kernel!r}")
             return input_kernel
-        bandwidth = _check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
+        bandwidth = check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
         if bandwidth is None:
             bandwidth = median_heuristic(X_standardised, random_state=random_state)
         return RBF(bandwidth)
@@ -284,7 +284,7 @@ class ITLEstimatorMixin:
         """
         if rule not in QUADRATURES:
             raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
-        m = _check_count(n_anchors, "n_anchors", allow_none=True)
+        m = check_count(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
             if rule != "sobol":
@@ -302,7 +302,7 @@ class ITLEstimatorMixin:
         point, which is the exact model again. ``whitening``: ``slopes``, ``level_weights``
         and ``ridge`` of :class:`WhitenedModel`.
         """
-        n_components = _check_count(n_components, "n_components", allow_none=True)
+        n_components = check_count(n_components, "n_components", allow_none=True)
         if n_components is None:
             # Pivoted Cholesky to float precision: the landmarks are the pivots, r the
             # numerical rank of K_X (e.g. 83 of 8000 points for a Gaussian kernel in 2-D).
@@ -312,7 +312,7 @@ class ITLEstimatorMixin:
                 return WhitenedModel(model, X=X, **whitening)
             model.precompute(X[pivots], anchors)
             return WhitenedModel(model, X=X, cholesky=(pivots, factor), **whitening)
-        rows = _random_generator(self.random_state).permutation(len(X))[:n_components]
+        rows = random_generator(self.random_state).permutation(len(X))[:n_components]
         model.precompute(X[np.sort(rows)], anchors)
         return WhitenedModel(model, X=X, **whitening)
 
@@ -329,8 +329,8 @@ class ITLEstimatorMixin:
         ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
         ``n_components_`` (the rank r of the input features used).
         """
-        max_iter = _check_count(max_iter, "max_iter")
-        tol = _check_real(tol, "tol", positive=True)
+        max_iter = check_count(max_iter, "max_iter")
+        tol = check_real(tol, "tol", positive=True)
         problem = model if whitened is None else whitened
         result = minimise(problem, data_term, penalty, max_iter, tol)
         if whitened is None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import RBF
-from ._estimator import Dirac, _check_real
-from .losses import _check_quantiles
+from ._estimator import Dirac, check_real
+from .losses import check_quantiles
 from .quadrature import custom
 from .quantile import DEFAULT_QUANTILES, _KernelQuantileBase
 
@@ -59,7 +59,7 @@ class _FixedLevelsQuantileRegressor(_KernelQuantileBase):
     def fit(self, X, y):
         """Fit the k levels of ``quantiles`` on (X, y); returns ``self``."""
         self._check_common_params()
-        levels = _check_quantiles(self.quantiles)
+        levels = check_quantiles(self.quantiles)
         if np.unique(levels).size != levels.size:
             raise ValueError(f"quantiles must be distinct, got {levels.tolist()}")
         theta_kernel = self._theta_kernel()
@@ -127,7 +127,7 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         self.theta_bandwidth = theta_bandwidth
 
     def _theta_kernel(self):
-        return RBF(_check_real(self.theta_bandwidth, "theta_bandwidth", positive=True))
+        return RBF(check_real(self.theta_bandwidth, "theta_bandwidth", positive=True))
 
 
 class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):

@@ -24,8 +24,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..kernels import RBF
-from ._estimator import ITLEstimator, _check_real, _check_two_samples, ridge_penalty
-from .losses import _check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
+from ._estimator import ITLEstimator, check_real, check_two_samples, ridge_penalty
+from .losses import check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
 from .model import DecomposableModel
 
 __all__ = ["InfiniteCostSensitiveClassifier", "cost_sensitive_risk"]
@@ -55,7 +55,7 @@ def cost_sensitive_risk(y, anchors, weights, kappa=0.0):
 
 def _check_theta(theta):
     """θ as a float array in [−1, 1] (ValueError naming ``theta`` otherwise)."""
-    return _check_range(theta, "theta", *THETA_INTERVAL)
+    return check_range(theta, "theta", *THETA_INTERVAL)
 
 
 class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
@@ -151,7 +151,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        _check_two_samples(X)
+        check_two_samples(X)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
             raise ValueError(
@@ -162,9 +162,9 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
 
     def fit(self, X, y):
         """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
-        lambda_ = _check_real(self.lambda_, "lambda_", positive=True)
-        kappa = _check_real(self.kappa, "kappa", positive=False)
-        theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        lambda_ = check_real(self.lambda_, "lambda_", positive=True)
+        kappa = check_real(self.kappa, "kappa", positive=False)
+        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
         if not isinstance(self.bias, (bool, np.bool_)):
             raise ValueError(f"bias must be True or False, got {self.bias!r}")
         X, signs = self._validate_labelled_data(X, y)

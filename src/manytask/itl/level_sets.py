@@ -41,13 +41,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..kernels import RBF
 from ._estimator import (
     ITLEstimator,
-    _check_count,
-    _check_real,
-    _check_two_samples,
+    check_count,
+    check_real,
+    check_two_samples,
     level_set_penalty,
     penalised_objective,
 )
-from .losses import _check_range, one_class, one_class_gradient
+from .losses import check_range, one_class, one_class_gradient
 from .model import DecomposableModel
 
 __all__ = ["InfiniteLevelSetEstimator", "level_set_objective", "one_class_risk"]
@@ -218,22 +218,22 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         self.n_components = n_components
 
     def _check_epsilon(self):
-        epsilon = _check_real(self.epsilon, "epsilon", positive=True)
+        epsilon = check_real(self.epsilon, "epsilon", positive=True)
         if epsilon >= 1.0:
             raise ValueError(f"epsilon must be in (0, 1), got {self.epsilon!r}")
         return epsilon
 
     def fit(self, X, y=None):
         """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
-        lambda_ = _check_real(self.lambda_, "lambda_", positive=True)
-        kappa = _check_real(self.kappa, "kappa", positive=False)
-        theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        lambda_ = check_real(self.lambda_, "lambda_", positive=True)
+        kappa = check_real(self.kappa, "kappa", positive=False)
+        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
         epsilon = self._check_epsilon()
-        max_iter = _check_count(self.max_iter, "max_iter")
-        tol = _check_real(self.tol, "tol", positive=True)
-        ridge = _check_real(self.ridge, "ridge", positive=False)
+        max_iter = check_count(self.max_iter, "max_iter")
+        tol = check_real(self.tol, "tol", positive=True)
+        ridge = check_real(self.ridge, "ridge", positive=False)
         X = validate_data(self, X, dtype=np.float64)
-        _check_two_samples(X)
+        check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(
             X_standardised, self.input_kernel, self.input_bandwidth, self.random_state
@@ -260,7 +260,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         return self
 
     def _check_levels(self, theta):
-        return _check_range(theta, "theta", self._check_epsilon(), 1.0)
+        return check_range(theta, "theta", self._check_epsilon(), 1.0)
 
     def score_samples(self, X, theta=DEFAULT_THETA):
         """h(x)(θ): larger inside the level sets (shapes as in :meth:`decision_function`)."""

@@ -66,7 +66,7 @@ def _check_kappa(kappa) -> float:
     return check_positive(kappa, "kappa", strict=False)
 
 
-def _check_range(values, name: str, lo: float, hi: float, open_lo: bool = False) -> np.ndarray:
+def check_range(values, name: str, lo: float, hi: float, open_lo: bool = False) -> np.ndarray:
     values = as_finite_array(values, name)
     outside = (values <= lo if open_lo else values < lo) | (values > hi)
     if np.any(outside):
@@ -136,7 +136,7 @@ def pinball(y, h, theta, kappa=0.0) -> np.ndarray:
     [0.9, 0.1]
     """
     residual = as_finite_array(y, "y") - as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", 0.0, 1.0)
+    theta = check_range(theta, "theta", 0.0, 1.0)
     return smooth_abs(residual, kappa) / 2.0 + (theta - 0.5) * residual
 
 
@@ -147,7 +147,7 @@ def pinball_gradient(y, h, theta, kappa=0.0) -> np.ndarray:
     [-0.9, 0.1, -0.4]
     """
     residual = as_finite_array(y, "y") - as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", 0.0, 1.0)
+    theta = check_range(theta, "theta", 0.0, 1.0)
     return -(smooth_abs_gradient(residual, kappa) / 2.0 + theta - 0.5)
 
 
@@ -166,7 +166,7 @@ def cost_sensitive_hinge(y, h, theta, kappa=0.0) -> np.ndarray:
     """
     y = _check_labels(y)
     margin = 1.0 - y * as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", -1.0, 1.0)
+    theta = check_range(theta, "theta", -1.0, 1.0)
     return _cost_weight(y, theta) * smooth_positive_part(margin, kappa)
 
 
@@ -174,7 +174,7 @@ def cost_sensitive_hinge_gradient(y, h, theta, kappa=0.0) -> np.ndarray:
     """dℓ/dh of :func:`cost_sensitive_hinge`: −y c_θ(y) (ψ_κ'(1 − y h) + 1)/2."""
     y = _check_labels(y)
     margin = 1.0 - y * as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", -1.0, 1.0)
+    theta = check_range(theta, "theta", -1.0, 1.0)
     return -y * _cost_weight(y, theta) * smooth_positive_part_gradient(margin, kappa)
 
 
@@ -188,7 +188,7 @@ def one_class(h, t, theta, kappa=0.0) -> np.ndarray:
     """
     t = as_finite_array(t, "t")
     gap = t - as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", 0.0, 1.0, open_lo=True)
+    theta = check_range(theta, "theta", 0.0, 1.0, open_lo=True)
     return -t + smooth_positive_part(gap, kappa) / theta
 
 
@@ -196,7 +196,7 @@ def one_class_gradient(h, t, theta, kappa=0.0) -> tuple[np.ndarray, np.ndarray]:
     """(dℓ/dh, dℓ/dt) of :func:`one_class`: (−s/θ, −1 + s/θ) with s = (ψ_κ'(t − h) + 1)/2."""
     t = as_finite_array(t, "t")
     gap = t - as_finite_array(h, "h")
-    theta = _check_range(theta, "theta", 0.0, 1.0, open_lo=True)
+    theta = check_range(theta, "theta", 0.0, 1.0, open_lo=True)
     slope = smooth_positive_part_gradient(gap, kappa) / theta
     return -slope, slope - 1.0
 
@@ -213,7 +213,7 @@ def _check_quantile_matrix(Q, n_levels: int | None = None) -> np.ndarray:
     return Q
 
 
-def _check_quantiles(quantiles) -> np.ndarray:
+def check_quantiles(quantiles) -> np.ndarray:
     quantiles = as_finite_array(quantiles, "quantiles")
     quantiles = quantiles.reshape(-1) if quantiles.ndim == 0 else quantiles
     if quantiles.ndim != 1 or quantiles.size == 0:
@@ -244,7 +244,7 @@ def pinball_loss(y, Q, quantiles) -> float:
     >>> round(pinball_loss([0.0, 1.0], [[0.0, 1.0], [0.0, 1.0]], [0.1, 0.9]), 12)
     0.1
     """
-    quantiles = _check_quantiles(quantiles)
+    quantiles = check_quantiles(quantiles)
     y = as_finite_array(y, "y", ndim=1)
     Q = _check_quantile_matrix(Q, n_levels=quantiles.size)
     if Q.shape[0] != y.size:
@@ -266,6 +266,6 @@ def crossing_loss(Q, quantiles=None) -> float:
     if quantiles is None:
         Q = _check_quantile_matrix(Q)
     else:
-        quantiles = _check_quantiles(quantiles)
+        quantiles = check_quantiles(quantiles)
         Q = _check_quantile_matrix(Q, n_levels=quantiles.size)[:, np.argsort(quantiles)]
     return float(np.sum(np.mean(np.maximum(Q[:, :-1] - Q[:, 1:], 0.0), axis=0)))

@@ -35,9 +35,9 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..kernels import RBF, median_heuristic
-from ._estimator import ITLEstimator, _check_count, _check_real, _random_generator, ridge_penalty
+from ._estimator import ITLEstimator, check_count, check_real, random_generator, ridge_penalty
 from .losses import (
-    _check_quantiles,
+    check_quantiles,
     pinball,
     pinball_gradient,
     pinball_loss,
@@ -107,7 +107,7 @@ def smoothed_inputs(X, input_kernel, n_points, random_state):
     """
     if n_points == 0:
         return X[:0]
-    rng = _random_generator(random_state)
+    rng = random_generator(random_state)
     scale = float(np.mean(getattr(input_kernel, "lengthscale", 1.0))) / 2.0
     rows = rng.integers(len(X), size=n_points)
     noise = rng.normal(size=(n_points, X.shape[1])) / np.sqrt(X.shape[1])
@@ -118,9 +118,9 @@ class _KernelQuantileBase(RegressorMixin, ITLEstimator):
     """Kernel quantile regression on given anchors: the shared core of ∞-QR and the baselines."""
 
     def _check_common_params(self):
-        _check_real(self.lambda_, "lambda_", positive=True)
-        _check_real(self.lambda_b, "lambda_b", positive=False)
-        _check_real(self.kappa, "kappa", positive=False)
+        check_real(self.lambda_, "lambda_", positive=True)
+        check_real(self.lambda_b, "lambda_b", positive=False)
+        check_real(self.kappa, "kappa", positive=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -349,8 +349,8 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()
-        lambda_nc = _check_real(self.lambda_nc, "lambda_nc", positive=False)
-        theta_bandwidth = _check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        lambda_nc = check_real(self.lambda_nc, "lambda_nc", positive=False)
+        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
         for name in ("bias", "monotone_bias", "rearrange"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -358,8 +358,8 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
-        n_extra = _check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
-        folds = _check_count(self.cv, "cv", minimum=2, allow_none=True)
+        n_extra = check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
+        folds = check_count(self.cv, "cv", minimum=2, allow_none=True)
         chosen = {}
         for name in ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_"):
             self.__dict__.pop(name, None)  # none left from an earlier fit with ``cv``
@@ -421,7 +421,7 @@ class InfiniteQuantileRegressor(_KernelQuantileBase):
         ``quantiles[l]``. Levels outside the outer anchors get the monotone extension of the
         Notes.
         """
-        levels = _check_quantiles(quantiles)
+        levels = check_quantiles(quantiles)
         X = self._transform_X(self._validate_test_data(X))
         values = self._model_quantiles(X, levels)
         lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())

@@ -25,7 +25,7 @@ import copy
 import numpy as np
 from sklearn.model_selection import KFold
 
-from ._estimator import _random_generator, minimise, ridge_penalty
+from ._estimator import minimise, random_generator, ridge_penalty
 from .losses import pinball
 
 __all__ = ["BANDWIDTH_FACTORS", "CV_TOL", "LAMBDA_PATH", "cross_validate_quantiles"]
@@ -89,7 +89,7 @@ def cross_validate_quantiles(
         L-BFGS-B settings of every fit; ``ftol`` is max(tol, :data:`CV_TOL`).
     """
     order, tol = np.argsort(lambdas)[::-1], max(tol, CV_TOL)
-    seed = int(_random_generator(random_state).integers(2**31))
+    seed = int(random_generator(random_state).integers(2**31))
     splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))
     risks = np.zeros((len(bandwidths), len(lambdas)))
     for b, bandwidth in enumerate(bandwidths):
