@@ -277,9 +277,10 @@ def server_main(grid: Grid, context: Context) -> None:
             rng.bit_generator.state = json.loads(config["rng-state"])
         else:
             rng = np.random.default_rng(None if config["seed"] < 0 else int(config["seed"]))
-        domain_model = None
+        domain_model, start = None, time.perf_counter()
         if config["domain-classifier"] == "federated":
             domain_model, q_record = _train_domain_classifier(transport, clients_by_domain)
+            q_record["seconds"] = time.perf_counter() - start
         features, flat, setup = setup_candidates(
             transport, sorted(client_nodes), n_features, _thresholds(config["thresholds"]),
             int(config["n-quantiles"]),
@@ -292,6 +293,8 @@ def server_main(grid: Grid, context: Context) -> None:
                                  int(config["s"]) or None, random_state=rng,
                                  mu=float(config["mu"]) or None)  # fmt: skip
         server.min_probabilities = setup["min_probabilities"]
+        setup["seconds"] = time.perf_counter() - start  # Q's training and the candidates
+        setup["batch_seconds"] = [seconds for _, seconds in transport.batch_seconds]
         history = run_rounds(server, transport, clients_by_domain, int(config["n-rounds"]),
                              int(config["line-search-batch"]))  # fmt: skip
     except Exception:
