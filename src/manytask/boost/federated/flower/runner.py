@@ -280,7 +280,8 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
     """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
-    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard
+    random choices for a given ``random_state``; the default federated Q is trained by the
+    ServerApp over Flower, the shards holding no Q), each a ``flower-supernode`` holding its shard
     with one long-running ClientApp process beside it (:mod:`.supernode`); a
     ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
     ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
