@@ -19,8 +19,9 @@ its own block of RESULTS.md (``bench_fed_dask``).
 
 (b) Flower on loopback: ``flower.run_local_federation`` (SuperLink and SuperNodes, each
 with its long-running ClientApp process, as local processes) against ``simulate`` with the
-same arguments, 3 and 10 clients of one source, small data (the compute is negligible):
-start-up, per-round time and per request batch (the ServerApp's push-to-last-reply time).
+same arguments, 3 and 10 clients of one source and 10 clients of two sources (Q(k|x) trained
+federated, the default), small data (the compute is negligible): start-up, set-up (Q's
+training), per-round time and per request batch (the ServerApp's push-to-last-reply time).
 
 Run: ``python benchmarks/bench_fed.py`` (``--quick``: m = 120 000, fewer rounds, Flower with 3
 clients only and 60 s to finish; ``--skip-dask``, ``--skip-flower``: leave a part out).
@@ -370,22 +371,29 @@ def section_dask(m, n_rounds):
     return "\n".join(lines)
 
 
-def flower_case(n_clients, n_rounds) -> dict:
-    """In a child process: Flower and ``simulate`` with the same arguments, round times."""
+def flower_case(n_clients, n_rounds, n_sources=1) -> dict:
+    """In a child process: Flower and ``simulate`` with the same arguments, round times
+    (``n_clients`` split evenly over ``n_sources``; Q is trained federated if > 1 source)."""
     from manytask.boost.federated import simulate
     from manytask.boost.federated.flower import run_local_federation
 
-    X, y, _ = synthetic_sources(600, 5, 1, seed=1)
-    domains = np.zeros(X.shape[0], int)
+    X, y, domains = synthetic_sources(600, 5, n_sources, seed=1)
     levels = np.linspace(0, 1, 10)[1:-1]
     thresholds = [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
     kwargs = dict(n_rounds=n_rounds, random_state=0, thresholds=thresholds)
     start = time.perf_counter()
-    flower = run_local_federation(X, y, domains, n_clients, **kwargs)
+    flower = run_local_federation(X, y, domains, n_clients // n_sources, **kwargs)
     flower_total = time.perf_counter() - start
-    local = simulate(X, y, domains, n_clients, **kwargs)
+    local = simulate(X, y, domains, n_clients // n_sources, **kwargs)
     history = flower.federated_run_.history
+    q_record = flower.federated_run_.setup.get("domain_classifier", {})
     return {
+        "q_batches": q_record.get("batches", 0),
+        "q_seconds": q_record.get("seconds", 0.0),
+        "q_batch_seconds": flower.federated_run_.setup["batch_seconds"][
+            : q_record.get("batches", 0)
+        ],
+        "setup_seconds": flower.federated_run_.setup["seconds"],
         "flower_rounds": [r["seconds"] for r in history],
         "local_rounds": [r["seconds"] for r in local.federated_run_.history],
         "batches": [len(r["batch_seconds"]) for r in history],
@@ -418,11 +426,12 @@ def _marked_processes(token: str) -> list[int]:
     return found
 
 
-def _run_flower_child(n_clients, n_rounds, timeout):
+def _run_flower_child(n_clients, n_rounds, timeout, n_sources=1):
     """``flower_case`` in a child process. On timeout: SIGINT (Flower's runner then stops its
     processes), after min(30 s, timeout/2) SIGKILL to the child and to every process it
     started, found by id through an environment marker. Returns the dict or why not."""
-    command = [sys.executable, __file__, "--flower-case", str(n_clients), str(n_rounds)]
+    command = [sys.executable, __file__, "--flower-case", str(n_clients), str(n_rounds),
+               str(n_sources)]  # fmt: skip
     token = f"{os.getpid()}-{n_clients}-{time.time_ns()}"
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env={**os.environ, _MARKER: token})  # fmt: skip
@@ -457,34 +466,44 @@ def section_flower(n_rounds, timeout, client_counts):
     except ImportError as error:
         return f"{title}\n\nnot run: {error}"
     rows = []
-    for n_clients in client_counts:
+    for n_clients, n_sources in client_counts:
         load = os.getloadavg()[0]
-        case = _run_flower_child(n_clients, n_rounds, timeout)
+        case = _run_flower_child(n_clients, n_rounds, timeout, n_sources)
+        sources = f"{n_sources} source{'s' if n_sources > 1 else ''}"
+        label = f"{n_clients} ({sources} × {n_clients // n_sources})"
         if isinstance(case, str):
-            rows.append([n_clients, case, "", "", "", "", "", ""])
-            print(f"flower {n_clients} clients: {case}", flush=True)
+            rows.append([label, case, "", "", "", "", "", "", ""])
+            print(f"flower {label} clients: {case}", flush=True)
             continue
         flower_round = np.median(case["flower_rounds"])
+        q_batches = np.asarray(case["q_batch_seconds"])
+        q_cell = (f"{case['q_batches']} batches, {case['q_seconds']:.1f} s (median batch "
+                  f"{np.median(q_batches) * 1e3:.0f} ms, slowest {q_batches.max():.1f} s)"
+                  if case["q_batches"] else "none (one source: Q ≡ 1)")  # fmt: skip
         rows.append([
-            n_clients, f"{case['startup']:.1f}", f"{flower_round * 1e3:.0f}",
+            label, f"{case['startup']:.1f}", f"{case['setup_seconds']:.1f}; Q: {q_cell}",
+            f"{flower_round * 1e3:.0f}",
             f"{np.median(case['batches']):.0f}", f"{np.median(case['batch_seconds']) * 1e3:.0f}",
             f"{np.median(case['local_rounds']) * 1e3:.1f}", case["same"],
             f"{load:.0f} → {os.getloadavg()[0]:.0f}",
         ])  # fmt: skip
-        print(f"flower {n_clients} clients: {flower_round * 1e3:.0f} ms/round", flush=True)
-    header = ["clients", "start-up, set-up, stop (s)", "Flower per round (ms)",
-              "request batches per round", "per request batch (ms)", "simulate per round (ms)",
-              "same α as simulate", "load average"]  # fmt: skip
+        print(f"flower {label} clients: {flower_round * 1e3:.0f} ms/round", flush=True)
+    header = ["clients", "start-up, set-up, stop (s)", "of which set-up (s)",
+              "Flower per round (ms)", "request batches per round", "per request batch (ms)",
+              "simulate per round (ms)", "same α as simulate", "load average"]  # fmt: skip
     return "\n".join([
         title,
         "",
         f"Measured {machine()}. `flower.run_local_federation`: Flower 1.20's SuperLink and one "
         "SuperNode per client as local processes (gRPC on 127.0.0.1), each SuperNode with "
         "`--isolation process` and one long-running `flwr-clientapp` that answers all its "
-        "messages; against `simulate` with the same arguments: 600 points × 5 features, one "
-        "source, 8 quantile thresholds per feature; medians over the rounds. *start-up, set-up,"
-        " stop*: the whole call minus its rounds (processes, imports, the clients' hello and "
-        "candidates, stopping). *per request batch*: the ServerApp's wall time from pushing one"
+        "messages; against `simulate` with the same arguments: 600 points × 5 features from "
+        "one source, or from two with Q(k|x) trained federated (the default: one request batch"
+        " per L-BFGS evaluation, before the candidates), 8 quantile thresholds per feature; "
+        "medians over the rounds. *start-up, set-up, stop*: the whole call minus its rounds "
+        "(processes, imports, the clients' hello, Q's training and the candidates, stopping); "
+        "*of which set-up*: the ServerApp's wall time for Q's training and the candidates. "
+        "*per request batch*: the ServerApp's wall time from pushing one"
         " request to every client to its last reply; a round is its batches plus the server's "
         "own work. "
         f"{os.cpu_count()} cores shared by every process (and by other jobs: see the load "
@@ -492,6 +511,11 @@ def section_flower(n_rounds, timeout, client_counts):
         f"{timeout:.0f} s.",
         "",
         markdown_table(header, rows),
+        "",
+        "With two sources, the slowest batch of Q's training is its last (`domain_model`: "
+        "each ClientApp clips Q with `manytask.boost.domain.clip_probabilities`, whose first "
+        "import loads scikit-learn, ~1.6 s of CPU per ClientApp process); the other batches "
+        "take what a round's batch takes.",
         "",
         "Before (Flower 1.42, one `flwr-clientapp` process per message, forked from a "
         "preloaded one; line-search step, ~15 request batches per round; load 1–11): 3 "
@@ -610,7 +634,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="m = 120 000, fewer rounds")
     parser.add_argument("--skip-flower", action="store_true", help="no part (b)")
     parser.add_argument("--skip-dask", action="store_true", help="no part (a)")
-    parser.add_argument("--flower-case", nargs=2, type=int, metavar=("CLIENTS", "ROUNDS"))
+    parser.add_argument("--flower-case", nargs=3, type=int,
+                        metavar=("CLIENTS", "ROUNDS", "SOURCES"))  # fmt: skip
     parser.add_argument("--communication-only", action="store_true",
                         help="only part (c), written to its own section of RESULTS.md")  # fmt: skip
     args = parser.parse_args(argv)
@@ -641,7 +666,9 @@ def main(argv=None):
 
     threadpool_limits(1, user_api="blas")
     m, n_rounds, flower_rounds, flower_timeout, flower_clients = (
-        (120_000, 4, 3, 60.0, (3,)) if args.quick else (1_200_000, 6, 10, 400.0, (3, 10))
+        (120_000, 4, 3, 60.0, ((3, 1),))
+        if args.quick
+        else (1_200_000, 6, 10, 400.0, ((3, 1), (10, 1), (10, 2)))
     )
     if not args.skip_dask:
         write_dask_section(m, n_rounds, args.quick)

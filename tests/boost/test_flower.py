@@ -53,6 +53,7 @@ class LoopbackGrid:
             for c, path in enumerate(shard_paths)
         }  # fmt: skip
         self.silent, self.inbox, self.pushed = set(silent), {}, 0
+        self.reply_bytes = {}  # phase → sizes of the ClientApps' reply records (bytes)
 
     def get_node_ids(self):
         return list(self.contexts)
@@ -75,6 +76,10 @@ class LoopbackGrid:
             if message is not None:
                 context = self.contexts[message.metadata.dst_node_id]
                 replies.append(clientapp.client_query(message, context))
+                if not replies[-1].has_error():
+                    phase = clientapp.decode_request(message.content)[0]
+                    size = len(replies[-1].content["reply"]["message"])
+                    self.reply_bytes.setdefault(phase, set()).add(size)
         return replies
 
 
@@ -164,14 +169,16 @@ def test_client_error_reply_names_the_exception(tmp_path):
     assert reply.has_error() and "missing.npz" in reply.error.reason
 
 
-def _loopback_run(tmp_path, silent=(), **kwargs):
-    X, y, domains = three_domains(40)
+def _loopback_run(tmp_path, silent=(), n_per_domain=40, grid_out=None, **kwargs):
+    X, y, domains = three_domains(n_per_domain)
     federation = runner.prepare_federation(X, y, domains, **kwargs)
     grid = LoopbackGrid(runner.write_inputs(tmp_path, federation), silent)
     config = {**federation["run_config"], "wait": 0.0}
     apps.server_main(grid, Context(run_id=1, node_id=0, node_config={}, state=RecordDict(),
                                    run_config=config))  # fmt: skip
     state, run = runner.read_result(config["result"])
+    if grid_out is not None:
+        grid_out.append(grid)
     return runner.federation_estimator(federation, state, run), (X, y, domains)
 
 
@@ -184,6 +191,45 @@ def test_loopback_grid_server_app_equals_simulate(tmp_path, mu):
     assert_same_run(clf, reference)
     np.testing.assert_allclose(clf.decision_function(X), reference.decision_function(X),
                                rtol=1e-12, atol=1e-15)  # fmt: skip
+
+
+def test_loopback_grid_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
+    kwargs = dict(clients_per_domain=2, n_rounds=3, random_state=5, n_quantiles=4)
+    clf, (X, y, domains) = _loopback_run(tmp_path / "federated", **kwargs)
+    reference = simulate(X, y, domains, **kwargs)  # the federated Q by default
+    assert_same_run(clf, reference)
+    record, record_ref = (c.federated_run_.setup["domain_classifier"] for c in (clf, reference))
+    assert record["converged"] and record["batches"] == record_ref["batches"] > 2
+    for key in ("evaluations", "numbers_to_clients", "numbers_from_clients"):
+        assert record[key] == record_ref[key], key
+    np.testing.assert_allclose(record["log_loss"], record_ref["log_loss"], rtol=1e-12)
+    q, q_ref = clf.domain_classifier_, reference.domain_classifier_
+    assert list(q.classes_) == list(q_ref.classes_) == [0, 1, 2]
+    assert q.n_clipped_ == q_ref.n_clipped_
+    np.testing.assert_allclose(q.predict_proba(X), q_ref.predict_proba(X), rtol=1e-12)
+    central, _ = _loopback_run(tmp_path / "central", domain_classifier="central", **kwargs)
+    central_ref = simulate(X, y, domains, domain_classifier="central", **kwargs)
+    assert_same_run(central, central_ref)
+    assert "domain_classifier" not in central.federated_run_.setup
+    np.testing.assert_allclose(central.decision_function(X), central_ref.decision_function(X),
+                               rtol=1e-12, atol=1e-15)  # fmt: skip
+
+
+def test_flower_replies_carry_no_per_example_values(tmp_path):
+    """Every reply record a ClientApp sends has the same size in bytes whether its shard holds
+    20 or 200 points per domain: sums, never rows (Q's training included)."""
+    sizes = {}
+    for n_per_domain in (20, 200):
+        grids = []
+        _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, grid_out=grids,
+                      clients_per_domain=2, n_rounds=3, random_state=0, n_quantiles=4)  # fmt: skip
+        sizes[n_per_domain] = grids[0].reply_bytes
+    phases = {"hello", "domain_moments", "domain_loss", "domain_model", "setup", "candidates",
+              "round"}  # fmt: skip
+    assert set(sizes[20]) == phases
+    assert sizes[20] == sizes[200]
+    # a shard of 100 points × 2 features is 1600 bytes: every reply is far smaller
+    assert max(max(s) for s in sizes[20].values()) < 400
 
 
 def test_loopback_grid_silent_client_times_out_and_is_dropped(tmp_path):
@@ -221,6 +267,20 @@ def test_run_local_federation_rejects_bad_arguments():
         runner.run_local_federation(X, y, domains, 0)
     with pytest.raises(ValueError, match="r must be None or an int >= 1, got 0"):
         runner.run_local_federation(X, y, domains, 1, r=0)
+    with pytest.raises(ValueError, match="domain_classifier must be one of"):
+        runner.run_local_federation(X, y, domains, 1, domain_classifier="pooled")
+
+
+def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):
+    X, y, domains = three_domains(10)
+    federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
+    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    config = {**federation["run_config"], "domain-classifier": "pooled", "wait": 0.0}
+    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
+    with pytest.raises(ValueError, match="domain-classifier must be 'federated' or 'central'"):
+        apps.server_main(grid, context)
+    with pytest.raises(RuntimeError, match="domain-classifier must be"):
+        runner.read_result(config["result"])
 
 
 def test_client_failure_after_retries_names_client(tmp_path):
@@ -282,6 +342,10 @@ def test_killed_supernode_is_dropped_and_the_model_equals_the_in_process_run(tmp
     victim = 1
     kwargs = dict(n_rounds=8, random_state=0, thresholds=public_thresholds(X))
     outcome = {}
+    # messages each client gets before the rounds: the hello, Q's training (moments, one per
+    # L-BFGS evaluation, the model) and the candidates (public thresholds: no quantiles)
+    q_record = simulate(X, y, domains, 2, **kwargs).federated_run_.setup["domain_classifier"]
+    setup_messages = 1 + q_record["batches"] + 1
 
     def federation():
         try:
@@ -293,9 +357,10 @@ def test_killed_supernode_is_dropped_and_the_model_equals_the_in_process_run(tmp
     worker = threading.Thread(target=federation, daemon=True)
     worker.start()
     log = tmp_path / "logs" / f"supernode-{victim}.log"
-    # hello and candidates, then two messages of the rounds: the run is past its set-up
+    # the set-up, then two messages of the rounds: the run is past its set-up
     while worker.is_alive() and not (
-        log.exists() and log.read_text(errors="replace").count("Received: query message") >= 4
+        log.exists()
+        and log.read_text(errors="replace").count("Received: query message") >= setup_messages + 2
     ):
         time.sleep(0.05)
     pid = _supernode_pid(tmp_path / "shards" / f"client-{victim}.npz")

@@ -1,7 +1,9 @@
 """FEDMULTIBOOST's Flower ServerApp and :class:`FlowerTransport`.
 
 Lives here: :class:`FlowerTransport` (the protocol's transport over a Flower ``Grid``), the
-ServerApp ``server_app`` (waits for the SuperNodes, asks who they are, then runs the driver of
+ServerApp ``server_app`` (waits for the SuperNodes, asks who they are, then does what
+:func:`~manytask.boost.federated.simulate` does: the federated Q(k|x) of
+:func:`~..domain.fit_domain_classifier`, then the driver of
 :mod:`~manytask.boost.federated.driver`: :func:`setup_candidates`, :class:`FederatedServer`,
 :func:`run_rounds`) and its result file (:func:`write_result`); ``client_app`` is re-exported
 from :mod:`.clientapp`. Not here: the protocol (:mod:`..protocol`), the local deployment
@@ -11,8 +13,9 @@ Both apps take everything from Flower's configs, so the same app runs on one mac
 (:func:`~.runner.run_local_federation`) or across machines. Across machines:
 
 1. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
-   index, Q(·|x) on its points) and starts a SuperNode pointing at the SuperLink, with its
-   ClientApp process beside it (one process for the whole run)::
+   index; Q(·|x) on its points only with ``domain-classifier = "central"``) and starts a
+   SuperNode pointing at the SuperLink, with its ClientApp process beside it (one process for
+   the whole run)::
 
        flower-supernode --superlink HOST:9092 --root-certificates ca.pem --isolation process \\
            --clientappio-api-address 127.0.0.1:9094 \\
@@ -30,6 +33,7 @@ Both apps take everything from Flower's configs, so the same app runs on one mac
    its certificates) added to ``APP_DIR/pyproject.toml``. The run config (:data:`RUN_CONFIG`) sets
    ``n-clients`` (SuperNodes to wait for), ``n-rounds``, ``r``, ``s`` (0: all), ``seed``,
    ``thresholds`` (an .npz of per-feature thresholds on the server, "": quantile reports),
+   ``domain-classifier`` ("federated": Q(k|x) trained over the clients first, the default),
    ``result`` (where the server writes the model and the
    :class:`~manytask.boost.federated.driver.FederatedRun` history), ... Every machine needs
    ``pip install manytask[fed]``; the result is read back with :func:`~.runner.read_result`.
@@ -45,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..domain import fit_domain_classifier
 from ..driver import run_rounds, setup_candidates
 from ..protocol import Transport, state_to_payload
 from ..server import FederatedServer
@@ -79,6 +84,9 @@ __all__ = [
 # 0 or "" stand for None where the Python argument takes None.
 RUN_CONFIG = {
     "result": "fedmultiboost-result.npz",  # where the server writes state + history
+    # Q(k|x): "federated", trained over the clients before the set-up (their shards hold no
+    # Q); "central", every shard holds Q(·|x) on its points (save_shard)
+    "domain-classifier": "federated",
     "n-clients": 1,  # SuperNodes to wait for before the set-up
     "n-domains": 0,  # 0: 1 + the largest domain index the clients report
     "wait": 60.0,  # seconds to wait for the SuperNodes to connect
@@ -232,9 +240,29 @@ def _thresholds(path):
         return [data[str(j)] for j in range(len(data.files))]
 
 
+def _train_domain_classifier(transport, clients_by_domain):
+    """The federated Q(k|x) (:func:`~..domain.fit_domain_classifier`, domains numbered
+    0..p−1): ({coef, intercept, clip, n_clipped} for the result file, its record)."""
+    if len(clients_by_domain) < 2:
+        raise ValueError(
+            f"domain-classifier 'federated' needs at least 2 domains, got "
+            f"{len(clients_by_domain)}; with one domain use 'central' and shards holding Q ≡ 1"
+        )
+    q, record = fit_domain_classifier(transport, clients_by_domain,
+                                      np.arange(len(clients_by_domain)))  # fmt: skip
+    model = {"coef": q.estimator_.coef, "intercept": q.estimator_.intercept, "clip": q.clip,
+             "n_clipped": q.n_clipped_}  # fmt: skip
+    return model, record
+
+
 def server_main(grid: Grid, context: Context) -> None:
     """The ServerApp: wait for the SuperNodes, say hello, then the driver's loop."""
     config = _config(context)
+    if config["domain-classifier"] not in ("federated", "central"):
+        error = ValueError(f"domain-classifier must be 'federated' or 'central', got "
+                           f"{config['domain-classifier']!r}")  # fmt: skip
+        write_result(config["result"], error=repr(error))
+        raise error
     if config["pull-backoff"] > 0:
         shorter_pull_backoff(float(config["pull-backoff"]))
     try:
@@ -249,13 +277,24 @@ def server_main(grid: Grid, context: Context) -> None:
             rng.bit_generator.state = json.loads(config["rng-state"])
         else:
             rng = np.random.default_rng(None if config["seed"] < 0 else int(config["seed"]))
+        domain_model, start = None, time.perf_counter()
+        if config["domain-classifier"] == "federated":
+            domain_model, q_record = _train_domain_classifier(transport, clients_by_domain)
+            q_record["seconds"] = time.perf_counter() - start
         features, flat, setup = setup_candidates(
             transport, sorted(client_nodes), n_features, _thresholds(config["thresholds"]),
             int(config["n-quantiles"]),
         )  # fmt: skip
+        if domain_model is not None:  # Q's training is part of the set-up's communication
+            setup["domain_classifier"] = q_record
+            for key in ("numbers_to_clients", "numbers_from_clients"):
+                setup[key] += q_record[key]
         server = FederatedServer(n_domains, features, flat, int(config["r"]) or None,
                                  int(config["s"]) or None, random_state=rng,
                                  mu=float(config["mu"]) or None)  # fmt: skip
+        server.min_probabilities = setup["min_probabilities"]
+        setup["seconds"] = time.perf_counter() - start  # Q's training and the candidates
+        setup["batch_seconds"] = [seconds for _, seconds in transport.batch_seconds]
         history = run_rounds(server, transport, clients_by_domain, int(config["n-rounds"]),
                              int(config["line-search-batch"]))  # fmt: skip
     except Exception:
@@ -264,7 +303,8 @@ def server_main(grid: Grid, context: Context) -> None:
     for record in history:
         record["batch_seconds"] = [s for r, s in transport.batch_seconds if r == record["round"]]
     run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
-           "nodes": {str(c): node for c, node in client_nodes.items()}}  # fmt: skip
+           "nodes": {str(c): node for c, node in client_nodes.items()},
+           "domain_model": domain_model}  # fmt: skip
     write_result(config["result"], server.state, run)
 
 

@@ -145,15 +145,16 @@ def kept_from_record(record) -> dict:
 
 
 def load_shard(path) -> ClientShard:
-    """A client's shard from the .npz of :func:`~.runner.save_shard`; read once while the
-    file is unchanged (a long-running ClientApp answers many messages)."""
+    """A client's shard from the .npz of :func:`~.runner.save_shard` (without Q(·|x) when Q
+    is trained federated); read once while the file is unchanged (a long-running ClientApp
+    answers many messages)."""
     stat = os.stat(path)
     key = (os.fspath(path), stat.st_mtime_ns, stat.st_size)
     if key not in _SHARDS:
         with np.load(path, allow_pickle=False) as data:
             _SHARDS.clear()
-            _SHARDS[key] = ClientShard(data["X"], data["y"], int(data["domain"]),
-                                       data["domain_probabilities"])  # fmt: skip
+            q = data["domain_probabilities"] if "domain_probabilities" in data else None
+            _SHARDS[key] = ClientShard(data["X"], data["y"], int(data["domain"]), q)
     return _SHARDS[key]
 
 

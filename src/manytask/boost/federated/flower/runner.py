@@ -26,9 +26,16 @@ from sklearn.base import clone
 
 from ...domain import DomainClassifier
 from ..client import ModelState
+from ..domain import as_domain_classifier
+from ..domain_client import SoftmaxDomainModel
 from ..driver import FederatedRun
 from ..protocol import state_from_payload
-from ..simulation import as_estimator, check_federation_inputs, make_shards
+from ..simulation import (
+    _check_domain_classifier,
+    as_estimator,
+    check_federation_inputs,
+    make_shards,
+)
 from .apps import FLWR_MISSING, RUN_CONFIG
 
 __all__ = [
@@ -61,8 +68,10 @@ def _require_flower() -> Path:
 
 def save_shard(path, shard) -> None:
     """Write a client's :class:`~..client.ClientShard` for the ClientApp (``shard`` node config)."""
-    np.savez(path, X=shard.X, y=shard.y, domain=np.array(shard.domain),
-             domain_probabilities=shard.domain_probabilities)  # fmt: skip
+    arrays = {"X": shard.X, "y": shard.y, "domain": np.array(shard.domain)}
+    if shard.domain_probabilities is not None:  # None: Q is trained federated
+        arrays["domain_probabilities"] = shard.domain_probabilities
+    np.savez(path, **arrays)
 
 
 def _toml_value(value) -> str:
@@ -266,12 +275,13 @@ def _check_arguments(X, y, domains, clients_per_domain, n_rounds, line_search_ba
 
 def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
                          random_state=None, *, thresholds=None, n_quantiles=16,
-                         domain_classifier=None, line_search_batch=15, retries=0, timeout=None,
-                         mu=None, workdir=None):  # fmt: skip
+                         domain_classifier="federated", line_search_batch=15, retries=0,
+                         timeout=None, mu=None, workdir=None):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
-    random choices for a given ``random_state``), each a ``flower-supernode`` holding its shard
+    random choices for a given ``random_state``; the default federated Q is trained by the
+    ServerApp over Flower, the shards holding no Q), each a ``flower-supernode`` holding its shard
     with one long-running ClientApp process beside it (:mod:`.supernode`); a
     ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
     ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
@@ -323,11 +333,13 @@ domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost
 
 def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
                        random_state=None, *, thresholds=None, n_quantiles=16,
-                       domain_classifier=None, line_search_batch=15, retries=0,
+                       domain_classifier="federated", line_search_batch=15, retries=0,
                        timeout=None, mu=None) -> dict:  # fmt: skip
     """What :func:`~manytask.boost.federated.simulate` does before its loop, for Flower.
 
-    Checks the arguments, fits Q, splits the clients (:func:`~..simulation.make_shards`) and
+    Checks the arguments, fits a central Q (``domain_classifier`` not "federated"; the
+    federated Q is trained by the ServerApp, and ``q`` is then None), splits the clients
+    (:func:`~..simulation.make_shards`; with the federated Q the shards hold no Q(·|x)) and
     returns a dict: ``shards``, ``client_points``, ``q``, ``classes``, ``domain_labels``,
     ``n_features``, ``thresholds`` and the ServerApp's ``run_config`` (whose ``rng-state``
     continues simulate's generator where the client split left it).
@@ -342,15 +354,23 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
     if thresholds is not None and len(thresholds) != X.shape[1]:
         raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
                          f"got {len(thresholds)}")  # fmt: skip
+    federated_q = _check_domain_classifier(domain_classifier, pooled=False)
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
-    q = clone(domain_classifier) if domain_classifier is not None else DomainClassifier()
-    q.fit(X, domains)
+    q, probabilities = None, None  # the federated Q: trained by the ServerApp, shards without Q
+    if federated_q and domain_labels.size == 1:  # Q ≡ 1, nothing to train (as simulate)
+        federated_q = False
+        q = DomainClassifier().fit(X[:1], domains[:1])
+        probabilities = np.ones((X.shape[0], 1))
+    elif not federated_q:
+        q = DomainClassifier() if domain_classifier == "central" else clone(domain_classifier)
+        probabilities = q.fit(X, domains).predict_proba(X)
     signs = np.where(y == classes[1], 1.0, -1.0)
     shards, _, client_points = make_shards(
-        X, signs, domain_index, clients_per_domain, q.predict_proba(X), rng
+        X, signs, domain_index, clients_per_domain, probabilities, rng
     )
     run_config = {
+        "domain-classifier": "federated" if federated_q else "central",
         "n-clients": len(shards), "n-domains": int(domain_labels.size),
         "n-rounds": int(n_rounds), "r": int(r or 0), "s": int(s or 0),
         "rng-state": json.dumps(rng.bit_generator.state), "n-quantiles": int(n_quantiles),
@@ -387,9 +407,15 @@ def federation_estimator(federation, state, run):
     """The fitted :class:`~manytask.boost.MultiBoostClassifier` from the server's result."""
     federated_run = FederatedRun(setup=run["setup"], history=run["history"],
                                  client_points=federation["client_points"])  # fmt: skip
+    q = federation["q"]
+    if run.get("domain_model") is not None:  # the federated Q, trained by the ServerApp
+        model = run["domain_model"]
+        labels = federation["domain_labels"]
+        q = as_domain_classifier(SoftmaxDomainModel(model["coef"], model["intercept"], labels),
+                                 labels, model["clip"], model["n_clipped"])  # fmt: skip
     return as_estimator(
         state,
-        federation["q"],
+        q,
         federation["classes"],
         federation["domain_labels"],
         federation["n_features"],
