@@ -115,7 +115,7 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     )
     if not isinstance(pooled, (bool, np.bool_)):
         raise ValueError(f"pooled must be True or False, got {pooled!r}")
-    federated_q = _check_domain_classifier(domain_classifier, pooled)
+    federated_q = check_domain_classifier(domain_classifier, pooled)
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
     probabilities = None
@@ -172,7 +172,7 @@ def federated_domain_classifier(X, domains, clients_per_domain, random_state=Non
     return fit_domain_classifier(transport, clients_by_domain, domain_labels, **options)
 
 
-def _check_domain_classifier(domain_classifier, pooled) -> bool:
+def check_domain_classifier(domain_classifier, pooled) -> bool:
     """True for the federated Q; ValueError for a bad value or a Q given with ``pooled``."""
     if isinstance(domain_classifier, str):
         if domain_classifier not in DOMAIN_CLASSIFIERS:

@@ -31,7 +31,7 @@ from ..domain_client import SoftmaxDomainModel
 from ..driver import FederatedRun
 from ..protocol import state_from_payload
 from ..simulation import (
-    _check_domain_classifier,
+    check_domain_classifier,
     as_estimator,
     check_federation_inputs,
     make_shards,
@@ -354,7 +354,7 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
     if thresholds is not None and len(thresholds) != X.shape[1]:
         raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
                          f"got {len(thresholds)}")  # fmt: skip
-    federated_q = _check_domain_classifier(domain_classifier, pooled=False)
+    federated_q = check_domain_classifier(domain_classifier, pooled=False)
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
     q, probabilities = None, None  # the federated Q: trained by the ServerApp, shards without Q
