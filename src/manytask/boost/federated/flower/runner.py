@@ -31,8 +31,8 @@ from ..domain_client import SoftmaxDomainModel
 from ..driver import FederatedRun
 from ..protocol import state_from_payload
 from ..simulation import (
-    check_domain_classifier,
     as_estimator,
+    check_domain_classifier,
     check_federation_inputs,
     make_shards,
 )
