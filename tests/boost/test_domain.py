@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import LinearSVC
 
@@ -267,3 +268,12 @@ def test_pickled_classifier_predicts_the_same():
 def test_clone_keeps_parameters_unfitted():
     Q = clone(DomainClassifier(clip=1e-4))
     assert Q.get_params()["clip"] == 1e-4 and not hasattr(Q, "classes_")
+
+
+def test_from_fitted_equals_a_prefit_fit_without_seeing_inputs():
+    X, domains = _three_sources(spread=0.3)
+    fitted = LogisticRegression().fit(X, domains)
+    direct = DomainClassifier.from_fitted(fitted, np.unique(domains), clip=0.01)
+    prefit = DomainClassifier(estimator=fitted, clip=0.01, prefit=True).fit(X, domains)
+    np.testing.assert_allclose(direct.predict_proba(X), prefit.predict_proba(X), rtol=0, atol=0)
+    assert direct.n_features_in_ == prefit.n_features_in_

@@ -175,6 +175,19 @@ class DomainClassifier(BaseEstimator):
         _, self.n_clipped_ = clip_probabilities(probabilities, clip)
         return self
 
+    @classmethod
+    def from_fitted(cls, estimator, classes, clip: float = 1e-6, n_clipped: int = 0):
+        """Q around an already fitted ``estimator`` (``predict_proba``, ``classes_``,
+        ``n_features_in_``) for the source labels ``classes``, fitted without seeing any
+        input: for a Q trained elsewhere, e.g. over federated clients."""
+        q = cls(estimator=estimator, clip=clip, prefit=True)
+        q.classes_ = np.asarray(classes)
+        q.n_features_in_ = estimator.n_features_in_
+        q.estimator_ = estimator
+        q._fitted_columns = q._columns_of_classes()
+        q.n_clipped_ = int(n_clipped)
+        return q
+
     def _fit_estimator(self, X_train, domains_train):
         if self.classes_.size == 1:
             return None

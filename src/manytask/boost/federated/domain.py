@@ -183,8 +183,4 @@ def _ask_every(transport, phase, payloads) -> dict:
 def as_domain_classifier(model, classes, clip, n_clipped) -> DomainClassifier:
     """A fitted :class:`~manytask.boost.DomainClassifier` (``prefit``) around ``model``,
     without touching any input (its ``fit`` would compute Q on pooled X)."""
-    q = DomainClassifier(estimator=model, clip=clip, prefit=True)
-    q.classes_, q.n_features_in_, q.estimator_ = np.asarray(classes), model.n_features_in_, model
-    q._fitted_columns = q._columns_of_classes()
-    q.n_clipped_ = int(n_clipped)
-    return q
+    return DomainClassifier.from_fitted(model, classes, clip=clip, n_clipped=n_clipped)
