@@ -1,6 +1,9 @@
 """Helpers shared by the test modules (on sys.path through pytest's ``pythonpath``)."""
 
+import math
+
 import numpy as np
+from scipy.special import logsumexp
 
 
 def random_psd(seed, n, rank=None):
@@ -59,3 +62,27 @@ def assert_errors_within(rows, committed, key, atol=0.02):
         assert row["n_test"] == int(reference["n_test"])
         for column in ("error_1", "error_2", "error_3", "error_uniform", "error_agnostic"):
             assert abs(row[column] - float(reference[column])) <= atol, (row[key], column)
+
+
+def coordinate_losses(step, scaled, u, domain_index, n_domains, with_slopes=False):
+    """The plain F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−ηu_i} (eq. 4) and optionally dF_l/dη."""
+    terms = scaled * np.exp(-step * u)
+    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
+    if not with_slopes:
+        return losses
+    return losses, -np.bincount(domain_index, weights=terms * u, minlength=n_domains)
+
+
+def loop_objective(step, margins, directions, domain_index, weights, n_domains, loss,
+                    mixtures=None, mu=None, beta=0.0):  # fmt: skip
+    """agg_v Σ_k λ_k Σ_{i∈S_k} c_i Σ_c Φ(−(M + ηU)) + βη, written out with loops."""
+    losses = [0.0] * n_domains
+    for i in range(margins.shape[0]):
+        for c in range(margins.shape[1]):
+            z = -(margins[i, c] + step * directions[i, c])
+            value = math.exp(z) if loss == "exponential" else math.log2(1.0 + math.exp(z))
+            losses[domain_index[i]] += weights[i] * value
+    vertices = np.eye(n_domains) if mixtures is None else mixtures
+    combined = vertices @ np.array(losses)
+    aggregate = combined.max() if mu is None else logsumexp(mu * combined) / mu
+    return float(aggregate) + beta * step

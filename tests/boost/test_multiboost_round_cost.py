@@ -8,18 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
+from _helpers import coordinate_losses
 from manytask.boost import kernels
 from manytask.boost.line_search import CoordinatePieces, domain_layout, minimise_max_newton
 from manytask.boost.objective import phi, phi_derivative, phi_domain_losses
-
-
-def coordinate_losses(step, scaled, u, domain_index, n_domains, with_slopes=False):
-    """The plain F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−ηu_i} (eq. 4) and optionally dF_l/dη."""
-    terms = scaled * np.exp(-step * u)
-    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
-    if not with_slopes:
-        return losses
-    return losses, -np.bincount(domain_index, weights=terms * u, minlength=n_domains)
 
 
 def line_search(scaled, u, domain_index, n_domains, layout=None):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+from _helpers import loop_objective
 from manytask.boost.line_search import aggregate_pieces, minimise_max_newton
 from manytask.boost.objective import (
     aggregate_weights,
@@ -28,24 +29,6 @@ def _random_coordinate(seed=0, m=40, n_domains=2, n_codes=1):
     point_weights = rng.random(m)
     point_weights /= np.bincount(domain_index, weights=point_weights)[domain_index]
     return margins, directions, domain_index, point_weights
-
-
-def _loop_objective(step, margins, directions, domain_index, weights, loss, vertices, mu, beta):
-    """max (or soft-max) over vertices of Σ_k λ_k Σ_{i∈S_k} c_i Σ_c Φ(−(M + ηU)), loops only."""
-    n_domains = domain_index.max() + 1
-    losses = [0.0] * n_domains
-    for i in range(margins.shape[0]):
-        for c in range(margins.shape[1]):
-            u = -(margins[i, c] + step * directions[i, c])
-            value = math.exp(u) if loss == "exponential" else math.log2(1 + math.exp(u))
-            losses[domain_index[i]] += weights[i] * value
-    vertices = np.eye(n_domains) if vertices is None else vertices
-    combined = [sum(lam * loss_k for lam, loss_k in zip(row, losses)) for row in vertices]
-    if mu is None:
-        value = max(combined)
-    else:
-        value = math.log(sum(math.exp(mu * c) for c in combined)) / mu
-    return value + beta * step
 
 
 def test_phi_matches_its_definitions_and_derivative():
@@ -103,8 +86,8 @@ def test_penalised_line_search_is_the_fine_grid_argmin(loss, mu, beta, vertices)
     )
 
     def objective(eta):
-        return _loop_objective(eta, margins, directions, domain_index, weights, loss, vertices,
-                               mu, beta)  # fmt: skip
+        return loop_objective(eta, margins, directions, domain_index, weights, 2, loss,
+                              vertices, mu, beta)  # fmt: skip
 
     assert 0 < step < np.inf
     grid = np.linspace(0, 2 * step + 1, 2001)
@@ -148,9 +131,10 @@ def test_lemma1_step_minimises_the_bound_and_never_raises_f(beta):
 
     reference = minimize_scalar(bound, bounds=(0, 10), method="bounded", options={"xatol": 1e-10})
     assert bound(step) <= reference.fun + 1e-12
-    args = (margins, directions, domain_index, weights, "exponential", None, None, beta)
-    assert _loop_objective(step, *args) <= _loop_objective(0.0, *args)
-    assert _loop_objective(step, *args) <= bound(step) + 1e-12  # the bound majorises F
+    n_domains = int(domain_index.max()) + 1
+    args = (margins, directions, domain_index, weights, n_domains, "exponential", None, None, beta)
+    assert loop_objective(step, *args) <= loop_objective(0.0, *args)
+    assert loop_objective(step, *args) <= bound(step) + 1e-12  # the bound majorises F
 
 
 def test_lemma1_step_is_adaboosts_closed_form_with_one_domain():
@@ -174,7 +158,7 @@ def test_aggregate_weights_and_constant_step():
 
 def _bisection_argmin(margins, directions, domain_index, weights, loss, vertices, mu, beta):
     """Independent reference: bisection on the sign of the subgradient to adjacent floats,
-    with the subgradient written out from the loops of :func:`_loop_objective`."""
+    with the subgradient written out from the loops of :func:`_helpers.loop_objective`."""
 
     def slope(eta):
         n_domains = domain_index.max() + 1
@@ -224,8 +208,8 @@ def test_line_search_at_a_kink_is_the_bisection_and_fine_grid_argmin(loss, seed)
     assert step == pytest.approx(0.5 * (lower + upper), rel=1e-13)
 
     def objective(eta):
-        return _loop_objective(eta, margins, directions, domain_index, weights, loss, None,
-                               None, 0.0)  # fmt: skip
+        return loop_objective(eta, margins, directions, domain_index, weights,
+                              int(domain_index.max()) + 1, loss, None, None, 0.0)  # fmt: skip
 
     losses_below = phi_domain_losses(margins + 0.99 * step * directions, domain_index, weights,
                                      2, loss)  # fmt: skip

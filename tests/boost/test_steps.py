@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import logsumexp
 
+from _helpers import coordinate_losses, loop_objective
 from manytask.boost.line_search import (
     CoordinatePieces,
     aggregate_pieces,
@@ -26,15 +27,6 @@ from manytask.boost.steps import (
 )
 
 
-def coordinate_losses(step, scaled, u, domain_index, n_domains, with_slopes=False):
-    """The plain F_l(α + ηe) = Σ_{i∈S_l} a_i e^{−ηu_i} (eq. 4) and optionally dF_l/dη."""
-    terms = scaled * np.exp(-step * u)
-    losses = np.bincount(domain_index, weights=terms, minlength=n_domains)
-    if not with_slopes:
-        return losses
-    return losses, -np.bincount(domain_index, weights=terms * u, minlength=n_domains)
-
-
 def coordinate(seed, m=120, n_domains=3, n_codes=1):
     """Margins, directions u ∈ [−1, 1] mostly positive, domains and weights c_i (F_k(0) ≈ 1)."""
     rng = np.random.default_rng(seed)
@@ -46,21 +38,6 @@ def coordinate(seed, m=120, n_domains=3, n_codes=1):
     weights = rng.random(m)
     weights /= np.bincount(domain_index, weights=weights)[domain_index]
     return margins, directions, domain_index, weights
-
-
-def brute_objective(step, margins, directions, domain_index, weights, n_domains, loss,
-                    mixtures=None, mu=None, beta=0.0):  # fmt: skip
-    """agg_v Σ_k λ_k Σ_{i∈S_k} c_i Σ_c Φ(−(M + ηU)) + βη, written out with loops."""
-    losses = [0.0] * n_domains
-    for i in range(margins.shape[0]):
-        for c in range(margins.shape[1]):
-            z = -(margins[i, c] + step * directions[i, c])
-            value = math.exp(z) if loss == "exponential" else math.log2(1.0 + math.exp(z))
-            losses[domain_index[i]] += weights[i] * value
-    vertices = np.eye(n_domains) if mixtures is None else mixtures
-    combined = vertices @ np.array(losses)
-    aggregate = combined.max() if mu is None else logsumexp(mu * combined) / mu
-    return float(aggregate) + beta * step
 
 
 def scipy_argmin(objective, upper):
@@ -83,7 +60,7 @@ def test_exact_line_search_is_scipys_minimiser_of_the_written_out_objective(
     arguments = (margins, directions, domain_index, weights, 3, loss, mixtures, mu, beta)
 
     def objective(eta):
-        return brute_objective(eta, *arguments)
+        return loop_objective(eta, *arguments)
 
     assert 0.0 < step < 20.0
     reference = scipy_argmin(objective, 2.0 * step + 1.0)
@@ -120,7 +97,7 @@ def test_unit_directions_take_lemma1s_form_of_the_exact_search(mu, mixtures):
                                  mixtures=mixtures, mu=mu)  # fmt: skip
 
     def objective(eta):
-        return brute_objective(eta, margins, directions, domain_index, weights, 3,
+        return loop_objective(eta, margins, directions, domain_index, weights, 3,
                                "exponential", mixtures, mu)  # fmt: skip
 
     reference = scipy_argmin(objective, 5.0)
