@@ -185,8 +185,8 @@ def run_boost_demo(
 FEDERATION = {"clients_per_domain": 3, "r": 2, "s": 8, "n_rounds": 12}
 FEDERATION_HOWTO = """\
 Federated training (FEDMULTIBOOST, section 5): in the boosting rounds each client sends only
-sums (losses and edges), never a data point; simulate also trains the domain classifier
-Q(k|x) from the clients' gradient sums (the Flower and Dask runners still fit it centrally).
+sums (losses and edges), never a data point; the domain classifier Q(k|x) is trained from
+the clients' gradient sums too, in process, on Flower and on Dask (domain_classifier=).
   in process:  from manytask.boost.federated import simulate
                clf = simulate(X, y, domains, clients_per_domain=10, r=5, s=50, n_rounds=100,
                               random_state=0)   # mu=10 for the soft-max; pooled=True: AdaBoost
