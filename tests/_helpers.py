@@ -22,6 +22,14 @@ def central_differences(function, params, step=1e-6):
     return numerical
 
 
+def assert_gradient_matches(objective, params, rtol, atol):
+    """The analytic gradient of ``objective(params) -> (value, gradient)`` against
+    :func:`central_differences` of its value."""
+    _, gradient = objective(params)
+    numerical = central_differences(lambda p: objective(p)[0], params)
+    np.testing.assert_allclose(gradient, numerical, rtol=rtol, atol=atol)
+
+
 def assert_close(actual, expected, rtol):
     """Entrywise agreement relative to the largest entry of ``expected``."""
     scale = max(float(np.max(np.abs(expected))), 1e-300)

@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
-from _helpers import central_differences
+from _helpers import assert_gradient_matches
 from manytask.itl import InfiniteCostSensitiveClassifier
 from manytask.itl._estimator import penalised_objective, ridge_penalty
 from manytask.itl.classification import cost_sensitive_risk
@@ -57,11 +57,9 @@ def test_objective_matches_brute_force_sum():
 def test_objective_gradient_matches_finite_differences():
     model, y, anchors, weights, params = _small_problem(seed=1)
     data_term, penalty = cost_sensitive_risk(y, anchors, weights, kappa=0.5), ridge_penalty(0.3)
-    _, gradient = penalised_objective(params, model, data_term, penalty)
-    numerical = central_differences(
-        lambda p: penalised_objective(p, model, data_term, penalty)[0], params
+    assert_gradient_matches(
+        lambda p: penalised_objective(p, model, data_term, penalty), params, rtol=1e-6, atol=1e-8
     )
-    assert_allclose(gradient, numerical, rtol=1e-6, atol=1e-8)
 
 
 @pytest.fixture(scope="module")
