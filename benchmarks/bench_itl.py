@@ -429,7 +429,7 @@ def defaults():
     """Per set: name, paper mean, paper sd, and per fit label (pinball×100, crossing×100, fit
     s, per-split crossings), each fit also read with ``rearrange=True`` where DEFAULT_FITS
     says so (same fit); then the synthetic coverage of the defaults and of ``cv``."""
-    paper, rows = paper_table(None), []
+    paper, rows = paper_table(), []
     for name in QUANTILE_DATASETS:
         X, y = standardised(load_quantile_benchmark(name))
         scores = {}
