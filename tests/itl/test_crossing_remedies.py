@@ -13,8 +13,9 @@ from sklearn.base import clone
 from _helpers import assert_gradient_matches
 from manytask.itl import InfiniteQuantileRegressor, crossing_loss
 from manytask.itl._estimator import penalised_objective, ridge_penalty
+from manytask.itl.kernel_quantile import quantile_risk, smoothed_inputs
 from manytask.itl.model import DecomposableModel
-from manytask.itl.quantile import REARRANGEMENT_GRID, quantile_risk, smoothed_inputs
+from manytask.itl.quantile import REARRANGEMENT_GRID
 from manytask.itl.whitening import WhitenedModel
 from manytask.kernels import RBF
 

@@ -18,8 +18,8 @@ from sklearn.model_selection import GridSearchCV
 from _helpers import assert_gradient_matches
 from manytask.itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from manytask.itl._estimator import penalised_objective, ridge_penalty
+from manytask.itl.kernel_quantile import quantile_risk
 from manytask.itl.model import DecomposableModel
-from manytask.itl.quantile import quantile_risk
 from manytask.kernels import RBF, Linear
 
 #: Levels inside the hull [0.013, 0.987] of 10 Gauss–Legendre anchors, where the penalty acts.

@@ -12,10 +12,10 @@ from sklearn.model_selection import KFold
 
 from manytask.itl import InfiniteQuantileRegressor, selection
 from manytask.itl._estimator import minimise, ridge_penalty
+from manytask.itl.kernel_quantile import quantile_risk
 from manytask.itl.losses import pinball
 from manytask.itl.model import DecomposableModel
 from manytask.itl.quadrature import gauss_legendre
-from manytask.itl.quantile import quantile_risk
 from manytask.kernels import RBF
 
 TIGHT = 1e-12

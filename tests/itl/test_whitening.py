@@ -16,9 +16,9 @@ from manytask.itl import (
     pinball_loss,
 )
 from manytask.itl._estimator import level_set_penalty, penalised_objective, ridge_penalty
+from manytask.itl.kernel_quantile import quantile_risk
 from manytask.itl.level_sets import one_class_risk
 from manytask.itl.model import DecomposableModel
-from manytask.itl.quantile import quantile_risk
 from manytask.itl.whitening import WhitenedModel, pivoted_cholesky
 from manytask.kernels import RBF, Linear
 

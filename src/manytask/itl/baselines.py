@@ -1,6 +1,6 @@
 """The quantile baselines of Table 1: JQR (Sangnier et al., 2016) and IND-QR.
 
-Both are fitted with the ∞-QR machinery of :mod:`~manytask.itl.quantile` on a *fixed* finite
+Both are fitted with the ∞-QR machinery of :mod:`~manytask.itl.kernel_quantile` on a *fixed* finite
 set of levels τ_1 … τ_k given at construction (anchors = the levels, equal weights), without
 the non-crossing term, and predict only those levels:
 
@@ -21,14 +21,14 @@ import numpy as np
 
 from ..kernels import RBF
 from ._estimator import Dirac, check_real
+from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase
 from .losses import check_quantiles
 from .quadrature import custom
-from .quantile import DEFAULT_QUANTILES, _KernelQuantileBase
 
 __all__ = ["JointQuantileRegressor", "IndependentQuantileRegressor"]
 
 
-class _FixedLevelsQuantileRegressor(_KernelQuantileBase):
+class _FixedLevelsQuantileRegressor(KernelQuantileBase):
     """Kernel quantile regression at the fixed levels ``quantiles`` (no non-crossing term)."""
 
     def __init__(

@@ -1,0 +1,164 @@
+"""Kernel quantile regression on given anchors: the part ∞-QR, JQR and IND-QR share.
+
+:func:`quantile_risk` is the data term of the ∞-QR objective, the smoothed pinball risk
+(eqs. 8–9) plus λ_nc times the non-crossing penalty (eq. 14); :class:`KernelQuantileBase` fits
+it with the ridge penalty (eq. 11, bias as in §3.3 "Models with bias") on standardised data,
+predicts at given levels and scores. The estimators themselves live in
+:mod:`~manytask.itl.quantile` (∞-QR) and :mod:`~manytask.itl.baselines` (JQR, IND-QR).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from ._estimator import ITLEstimator, check_real, random_generator, ridge_penalty
+from .losses import (
+    pinball,
+    pinball_gradient,
+    pinball_loss,
+    smooth_positive_part,
+    smooth_positive_part_gradient,
+)
+from .model import DecomposableModel
+
+__all__ = ["DEFAULT_QUANTILES", "KernelQuantileBase", "quantile_risk", "smoothed_inputs"]
+
+#: Levels of :meth:`KernelQuantileBase.score` for ∞-QR (Table 1's).
+DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def quantile_risk(
+    y, anchors, weights, lambda_nc=0.0, kappa=0.0, monotone_bias=False, n_extra_points=0
+):
+    """The data term of ∞-QR: smoothed pinball risk (9) + λ_nc × non-crossing penalty (14).
+
+    R(H, S) = Σ_j w_j mean_i ℓ^κ_θj(y_i − H_ij) + λ_nc Σ_j w_j mean_i |−S_ij|^κ₊, where
+    H_ij = h(x_i)(θ_j) and S_ij = ∂_θh(x_i)(θ_j). With ``n_extra_points`` = e > 0 the model
+    has n + e rows, the last e (inputs without a y) seen by the non-crossing mean only.
+    With ``monotone_bias`` it adds
+    λ_nc Σ_j w_j |−b'(θ_j)|^κ₊: the same penalty on the bias alone, which is h(x)(θ) at an x
+    where k_X(x, ·) vanishes on the data (a point far from every training input). Returns a
+    ``data_term`` callable for :func:`~manytask.itl._estimator.penalised_objective`.
+    """
+    y = np.asarray(y, dtype=float)[:, None]
+    theta = np.asarray(anchors, dtype=float)[None, :]
+    anchor_weights = np.asarray(weights, dtype=float)
+    n = y.shape[0]
+    level_weights = anchor_weights[None, :] / n
+    crossing_weights = anchor_weights[None, :] / (n + n_extra_points)
+
+    def data_term(model, alpha, beta, bias):
+        values = model.predict(alpha, beta, bias)
+        risk = float(np.sum(level_weights * pinball(y, values[:n], theta, kappa)))
+        grad_values = np.zeros_like(values)
+        grad_values[:n] = level_weights * pinball_gradient(y, values[:n], theta, kappa)
+        if lambda_nc == 0.0:
+            return risk, grad_values, None, None
+        decrease = -model.predict_dtheta(alpha, beta, bias)
+        risk += lambda_nc * float(np.sum(crossing_weights * smooth_positive_part(decrease, kappa)))
+        grad_slopes = -lambda_nc * crossing_weights * smooth_positive_part_gradient(decrease, kappa)
+        if not monotone_bias or bias is None:
+            return risk, grad_values, grad_slopes, None
+        bias_decrease = -model.bias_dtheta(bias)
+        risk += lambda_nc * float(anchor_weights @ smooth_positive_part(bias_decrease, kappa))
+        grad = -lambda_nc * anchor_weights * smooth_positive_part_gradient(bias_decrease, kappa)
+        return risk, grad_values, grad_slopes, model.bias_dtheta_backward(grad)
+
+    return data_term
+
+
+def smoothed_inputs(X, input_kernel, n_points, random_state):
+    """``n_points`` draws x_i + (ℓ/2) ε/√d from the empirical P_X smoothed by a Gaussian.
+
+    i uniform, ε ~ N(0, I_d), ℓ the lengthscale of ``input_kernel`` (1 if it has none): the
+    extra inputs on which ``extra_crossing_points`` evaluates the non-crossing penalty, so
+    that its mean over P_X (eq. 13) sees inputs near, not only at, the training points.
+    """
+    if n_points == 0:
+        return X[:0]
+    rng = random_generator(random_state)
+    scale = float(np.mean(getattr(input_kernel, "lengthscale", 1.0))) / 2.0
+    rows = rng.integers(len(X), size=n_points)
+    noise = rng.normal(size=(n_points, X.shape[1])) / np.sqrt(X.shape[1])
+    return X[rows] + scale * noise
+
+
+class KernelQuantileBase(RegressorMixin, ITLEstimator):
+    """Kernel quantile regression on given anchors: the shared core of ∞-QR, JQR and IND-QR."""
+
+    def _check_common_params(self):
+        check_real(self.lambda_, "lambda_", positive=True)
+        check_real(self.lambda_b, "lambda_b", positive=False)
+        check_real(self.kappa, "kappa", positive=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # score is minus the mean pinball loss, not R²: it is never above 0.
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def _fit_on_levels(
+        self,
+        X,
+        y,
+        quadrature,
+        theta_kernel,
+        bias_kernel,
+        lambda_nc,
+        monotone_bias=False,
+        n_extra_points=0,
+        lambda_=None,
+        input_bandwidth=None,
+    ):
+        """Standardise, build the model on the anchors and minimise the ∞-QR objective.
+
+        ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters.
+        """
+        X_standardised = self._standardise_X(X)
+        y_standardised = self._standardise_y(y)
+        bandwidth = self.input_bandwidth if input_bandwidth is None else input_bandwidth
+        input_kernel = self._input_kernel(
+            X_standardised, self.input_kernel, bandwidth, self.random_state
+        )
+        model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
+        n_components = getattr(self, "n_components", None)
+        extra = smoothed_inputs(X_standardised, input_kernel, n_extra_points, self.random_state)
+        whitened = self._precompute(
+            model, np.vstack([X_standardised, extra]), quadrature.anchors, n_components
+        )
+        self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
+        data_term = quantile_risk(
+            y_standardised,
+            quadrature.anchors,
+            quadrature.weights,
+            lambda_nc,
+            self.kappa,
+            monotone_bias,
+            len(extra),
+        )
+        penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
+        return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
+
+    def _predict_levels(self, X, levels):
+        """Quantile predictions at ``levels`` (None: the anchors), back in the units of y."""
+        return self._model_quantiles(self._transform_X(self._validate_test_data(X)), levels)
+
+    def _model_quantiles(self, X_standardised, levels):
+        alpha, beta, bias = self.model_.unpack(self.params_)
+        values = self.model_.predict(alpha, beta, bias, X=X_standardised, theta=levels)
+        return self.y_mean_ + self.y_scale_ * values
+
+    def _score_predictions(self, X):
+        """(predictions, levels) that :meth:`score` evaluates."""
+        levels = np.asarray(DEFAULT_QUANTILES)
+        return self._predict_levels(X, levels), levels
+
+    def score(self, X, y):
+        """Minus the mean (over levels) of the mean pinball loss; higher is better.
+
+        The levels are (0.1, 0.3, 0.5, 0.7, 0.9) for ∞-QR and the fitted levels for the
+        baselines.
+        """
+        predictions, levels = self._score_predictions(X)
+        return -pinball_loss(y, predictions, levels) / levels.size
