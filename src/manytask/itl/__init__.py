@@ -9,7 +9,9 @@
   becomes ‖V‖²), exact or on Nyström landmarks (the estimators' ``n_components``); the fits
   run there.
 
-- :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 9, 14, 15).
+- :mod:`~manytask.itl.kernel_quantile`: the ∞-QR data term (eqs. 8–9, 14) and the fit on
+  given anchors that ∞-QR, JQR and IND-QR share.
+- :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 8–15).
 - :mod:`~manytask.itl.selection`: ∞-QR's λ and bandwidth by cross-validation inside ``fit``.
 - :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.
 - :mod:`~manytask.itl.classification`: ∞-CSC, :class:`InfiniteCostSensitiveClassifier` (eq. 4).

@@ -181,8 +181,8 @@ def minimise(problem, data_term, penalty, max_iter, tol, start=None):
     ``ftol`` = ``tol``, ``gtol`` = ``tol``/100; returns SciPy's ``OptimizeResult``.
     """
     start = np.zeros(problem.n_params) if start is None else start
-    # SciPy's L-BFGS-B calls BLAS on short vectors at every step; with threaded BLAS
-    # on a busy machine that synchronisation costs more than the objective itself.
+    # SciPy's L-BFGS-B calls BLAS on short vectors at every step, where threads cost more
+    # in synchronisation than they compute.
     with threadpool_limits(limits=1, user_api="blas"):
         return minimize(
             penalised_objective,
@@ -305,7 +305,7 @@ class ITLEstimatorMixin:
         n_components = check_count(n_components, "n_components", allow_none=True)
         if n_components is None:
             # Pivoted Cholesky to float precision: the landmarks are the pivots, r the
-            # numerical rank of K_X (e.g. 83 of 8000 points for a Gaussian kernel in 2-D).
+            # numerical rank of K_X (often ≪ n for a Gaussian kernel in few dimensions).
             pivots, factor = pivoted_cholesky(model.input_kernel, X)
             if len(pivots) == 0:  # k_X vanishes on X (e.g. a linear kernel on constant X)
                 model.precompute(X[:1], anchors)

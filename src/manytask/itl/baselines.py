@@ -4,7 +4,7 @@ Both are fitted with the ∞-QR machinery of :mod:`~manytask.itl.kernel_quantile
 set of levels τ_1 … τ_k given at construction (anchors = the levels, equal weights), without
 the non-crossing term, and predict only those levels:
 
-- :class:`JointQuantileRegressor` (JQR): the paper's special case (§3, "Relation to JQR") —
+- :class:`JointQuantileRegressor` (JQR): the paper's special case (§3.3, "Relation to JQR") —
   the quantile measure μ = (1/k) Σ_l δ_τl, a Gaussian k_Θ coupling the levels, and an
   unpenalised intercept per level (bias kernel k_b(τ, τ') = 1{τ = τ'}, λ_b = 0), as in
   Sangnier et al.

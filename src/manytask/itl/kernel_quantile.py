@@ -24,22 +24,21 @@ from .model import DecomposableModel
 
 __all__ = ["DEFAULT_QUANTILES", "KernelQuantileBase", "quantile_risk", "smoothed_inputs"]
 
-#: Levels of :meth:`KernelQuantileBase.score` for ∞-QR (Table 1's).
+#: Table 1's levels: the baselines' default ``quantiles``, and the levels of ∞-QR's ``score``.
 DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 
 
 def quantile_risk(
     y, anchors, weights, lambda_nc=0.0, kappa=0.0, monotone_bias=False, n_extra_points=0
 ):
-    """The data term of ∞-QR: smoothed pinball risk (9) + λ_nc × non-crossing penalty (14).
+    """The data term of ∞-QR: smoothed pinball risk (eqs. 8–9) + λ_nc × non-crossing (eq. 14).
 
     R(H, S) = Σ_j w_j mean_i ℓ^κ_θj(y_i − H_ij) + λ_nc Σ_j w_j mean_i |−S_ij|^κ₊, where
     H_ij = h(x_i)(θ_j) and S_ij = ∂_θh(x_i)(θ_j). With ``n_extra_points`` = e > 0 the model
-    has n + e rows, the last e (inputs without a y) seen by the non-crossing mean only.
-    With ``monotone_bias`` it adds
-    λ_nc Σ_j w_j |−b'(θ_j)|^κ₊: the same penalty on the bias alone, which is h(x)(θ) at an x
-    where k_X(x, ·) vanishes on the data (a point far from every training input). Returns a
-    ``data_term`` callable for :func:`~manytask.itl._estimator.penalised_objective`.
+    has n + e rows, the last e (inputs without a y) seen by the non-crossing mean only. With
+    ``monotone_bias`` it adds λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the same penalty on the bias alone,
+    which is h(x)(θ) at an x far from every training input. Returns a ``data_term`` callable
+    for :func:`~manytask.itl._estimator.penalised_objective`.
     """
     y = np.asarray(y, dtype=float)[:, None]
     theta = np.asarray(anchors, dtype=float)[None, :]

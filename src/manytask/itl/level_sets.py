@@ -18,12 +18,11 @@ in t puts a fraction θ of the points below t (the ν-property of OCSVM, Fig. 2)
 
 The ridge ρ (``ridge``, 0 for problem (16) as printed) is our remedy for an ill-posed
 problem: with the discrete measure μ = Σ_j w_j δ_θj the L2,1 penalty sees h only at the
-anchors, so the problem splits into m one-class problems coupled only through t, h between
-anchors is fixed by nothing, and whitening that penalty scales some coordinates by ~1e13.
-With ρ > 0 the whole penalty ½ Σ_j w_j ‖h(θ_j)‖² + ρ/2 ‖h‖² is whitened
-(:class:`~manytask.itl.whitening.WhitenedModel` with ``level_weights`` and ``ridge``):
-it becomes ½‖V‖², the scaling is at most 1/√ρ, and L-BFGS-B converges in a few hundred
-iterations to the unique minimiser instead of stopping wherever its iteration cap falls.
+anchors, so the problem splits into m one-class problems coupled only through t and nothing
+fixes h between anchors. With ρ > 0 the whole penalty ½ Σ_j w_j ‖h(θ_j)‖² + ρ/2 ‖h‖² is
+whitened (:class:`~manytask.itl.whitening.WhitenedModel` with ``level_weights`` and
+``ridge``): it becomes ½‖V‖², no coordinate is scaled by more than 1/√ρ, and the minimiser
+is unique.
 
 The estimator is fitted through the shared machinery of :mod:`~manytask.itl._estimator`:
 the one-class risk is a data term (:func:`one_class_risk`), the penalties a penalty callable
@@ -155,7 +154,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
     n_components : int or None, default=None
         None: the exact model; an integer r: Nyström features of r landmarks, as in
         :class:`~manytask.itl.InfiniteQuantileRegressor`.
-    ridge : float, default=1e-2
+    ridge : float, default=1e-3
         Weight ρ >= 0 of the small ridge ρ/2 ‖h‖²_{H_K} added to the L2,1 penalty (see the
         module); 0 is problem (16) as printed.
     quadrature : {"gauss-lobatto", "gauss-legendre", "sobol"}, default="gauss-lobatto"

@@ -201,7 +201,7 @@ def one_class_gradient(h, t, theta, kappa=0.0) -> tuple[np.ndarray, np.ndarray]:
     return -slope, slope - 1.0
 
 
-# --- Metrics of Table 1 (../shared/data/quantile/README.md). ---
+# --- Metrics of Table 1 (pinball and crossing, ×100 in the paper). ---
 
 
 def _check_quantile_matrix(Q, n_levels: int | None = None) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Quadrature rules on the hyperparameter interval Θ: anchors θ_j and weights w_j.
 
-The integrated risk of Infinite Task Learning, ∫_Θ R^θ(h) dμ(θ), is replaced by the sum
-Σ_j w_j R^{θ_j}(h) over m anchors (``infinite-task-learning.txt`` §3, eq. (9)). Every rule
+The integrated loss of Infinite Task Learning, ∫_Θ v(θ, y, h(x)(θ)) dμ(θ) (eq. 5), is
+replaced by the sum Σ_j w_j v(θ_j, y, h(x)(θ_j)) over m anchors
+(``infinite-task-learning.txt`` §3.1, eq. 8). Every rule
 here returns a :class:`Quadrature` whose weights are non-negative and sum to one, so the sum
 is an *average* of the risk over Θ (the uniform probability measure on the interval for the
 built-in rules). What lives elsewhere: the losses (:mod:`manytask.itl.losses`) and the model.

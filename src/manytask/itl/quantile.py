@@ -8,14 +8,12 @@ standardised data (X and y centred and scaled to unit variance),
     + λ_nc Σ_j w_j (1/n) Σ_i |−∂_θh(x_i)(θ_j)|^κ₊                    non-crossing, eq. (14)
 
 with h = f + b, ℓ^κ the Huber-smoothed pinball loss and |·|^κ₊ the smoothed positive part of
-:mod:`~manytask.itl.losses` (the paper applies this infimal convolution to every
-non-differentiable term before L-BFGS-B, §5 "Note on optimization"; κ = 0 gives the exact,
-non-smooth objective). The non-crossing term averages over the n points (the empirical
-version of eq. (13) with P = P_X; eq. (14) as printed sums, i.e. uses λ_nc·n), so λ_nc = 1
-means the same at every n. The bias b(θ) = Σ_j c_j k_b(θ, θ_j) uses a Gaussian k_b with the θ
-bandwidth and its own weight λ_b (§3 "Models with bias"), small by default so that the
-intercept is nearly free, as in JQR: a bias shrunk with λ pulls the training coverage of the
-outer levels towards the median.
+:mod:`~manytask.itl.losses` (the infimal convolution of §5 "Note on optimization"; κ = 0 is
+the exact objective). The non-crossing term averages over the n points (eq. (13) with
+P = P_X; eq. (14) as printed sums, i.e. uses λ_nc·n), so λ_nc = 1 means the same at every n.
+The bias b(θ) = Σ_j c_j k_b(θ, θ_j) uses a Gaussian k_b with the θ bandwidth and its own
+weight λ_b (§3.3 "Models with bias"), small by default so that the intercept is nearly free,
+as in JQR.
 
 λ and the input bandwidth are fixed parameters; ``cv=K`` chooses them inside ``fit`` by
 K-fold cross-validation, as the paper's experiments did (§5; :mod:`~manytask.itl.selection`).
@@ -50,7 +48,7 @@ REARRANGEMENT_GRID = 256
 
 
 class InfiniteQuantileRegressor(KernelQuantileBase):
-    """∞-QR: the whole conditional quantile function θ ↦ q_θ(x) from one fit (§3, eqs. 9–15).
+    """∞-QR: the whole conditional quantile function θ ↦ q_θ(x) from one fit (eqs. 8–15).
 
     Parameters
     ----------
@@ -59,7 +57,7 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     lambda_nc : float, default=1.0
         Weight λ_nc >= 0 of the non-crossing penalty (14) (averaged over the points).
     lambda_b : float, default=1e-6
-        Weight λ_b >= 0 of ‖b‖²_{H_kb}, the bias's own ridge (§3 "Models with bias").
+        Weight λ_b >= 0 of ‖b‖²_{H_kb}, the bias's own ridge (§3.3 "Models with bias").
     n_anchors : int or None, default=None
         Number m of anchors in (0, 1); None means min(⌈√n⌉, 100), and at least 20 for
         Gauss–Legendre.
@@ -77,7 +75,7 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         Huber smoothing κ >= 0 of the pinball loss and of the positive part (in units of the
         standardised y); 0 is the exact, non-smooth objective.
     bias : bool, default=True
-        Add b(θ) = Σ_j c_j k_b(θ, θ_j) with a Gaussian k_b (§3, "Models with bias").
+        Add b(θ) = Σ_j c_j k_b(θ, θ_j) with a Gaussian k_b (§3.3, "Models with bias").
     max_iter : int, default=2000
         L-BFGS-B iterations.
     tol : float, default=1e-8
@@ -88,8 +86,8 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     n_components : int or None, default=None
         None: the exact model (k_X on all n training points). An integer r: the low-rank
         model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r landmarks Z drawn from the
-        training points with ``random_state`` — memory O(n r + r m) instead of O(n²), time
-        per L-BFGS-B iteration O(n r m) instead of O(n² m). r >= n is the exact model.
+        training points with ``random_state``: memory O(n r + r m), time per L-BFGS-B
+        iteration O(n r m). r >= n is the exact model.
     monotone_bias : bool, default=False
         Our remedy, not the paper's: add λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the non-crossing
         penalty at an input far from every training point (where h = b). False is eq. (14).
@@ -113,9 +111,9 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     rearrange : bool, default=False
         Our remedy, not the paper's: :meth:`predict` returns the monotone rearrangement of
         h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
-        the quantile function of h(x)(U), U uniform on [θ_1, θ_m]), computed by sorting h on
-        a midpoint grid: no crossing at any input, and at every x no farther (in any L^p
-        over levels) from a non-decreasing true quantile function than h itself.
+        the quantile function of h(x)(U), U uniform on [θ_1, θ_m]), sorted on a midpoint
+        grid: no crossing at any input, and no farther (in any L^p over levels) from a
+        non-decreasing true quantile function than h itself.
 
     Attributes
     ----------
@@ -145,12 +143,12 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     k_Θ makes it do far from the anchors). With the default Gauss–Legendre anchors this
     concerns levels below 1.45/(m + ½)² only.
 
-    The fit runs L-BFGS-B in whitened coordinates (:class:`~manytask.itl.whitening.
-    WhitenedModel`), where the ridge penalty is ‖V‖²: the same problem as over (A, B, c),
-    whose Hessian K_X ⊗ M is too ill-conditioned for L-BFGS-B to converge. The exact
-    K_X = Φ Φᵀ comes from a pivoted Cholesky
-    factorisation to float precision (:func:`~manytask.itl.whitening.pivoted_cholesky`), so
-    memory and time grow with n r, r the numerical rank of K_X, rather than n² and n³.
+    The fit runs L-BFGS-B in whitened coordinates
+    (:class:`~manytask.itl.whitening.WhitenedModel`), where the ridge penalty is ‖V‖²: the
+    same problem as over (A, B, c), whose Hessian K_X ⊗ M is ill-conditioned. The exact
+    K_X = Φ Φᵀ comes from a pivoted Cholesky factorisation to float precision
+    (:func:`~manytask.itl.whitening.pivoted_cholesky`), so memory and time grow with n r,
+    r the numerical rank of K_X.
 
     Example
     -------

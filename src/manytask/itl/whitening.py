@@ -2,10 +2,9 @@
 
 :class:`~manytask.itl.model.DecomposableModel` is parametrised by coefficients (A, B, c), in
 which the ridge penalty is tr(Aᵀ K_X A K_Θ) + … : a quadratic form whose Hessian is the
-Kronecker product K_X ⊗ M of two Gram matrices. For Gaussian kernels both have condition
-numbers of 10¹⁰ and more, so L-BFGS-B crawls (thousands of iterations without converging).
-:class:`WhitenedModel` optimises the same problem in coordinates where that quadratic form is
-the identity.
+Kronecker product K_X ⊗ M of two Gram matrices, both ill-conditioned for Gaussian kernels, so
+L-BFGS-B converges slowly there. :class:`WhitenedModel` optimises the same problem in
+coordinates where that quadratic form is the identity.
 
 Input side. With landmarks z_1 … z_r and K_Z = k_X(Z, Z) = U S Uᵀ (eigenvalues below
 ``rtol`` × the largest dropped), the features φ(x) = k_X(x, Z) U S^{-1/2} satisfy
@@ -75,13 +74,13 @@ def psd_factor(gram, rtol=RTOL):
     ((2, 1), [2.0])
     """
     gram = as_finite_array(gram, "gram", ndim=2)
-    # Single-threaded BLAS: on a shared 2-core machine threaded LAPACK was 6× slower.
+    # Single-threaded BLAS: these factorisations are too small for threads to pay off.
     with threadpool_limits(limits=1, user_api="blas"):
         top = _largest_eigenvalue(gram)
         if top <= 0:
             return np.zeros((len(gram), 0)), np.zeros(0)
-        # Only the eigenpairs above the cut-off (MRRR): about half the time of a full eigh
-        # when the numerical rank is small, as for Gaussian kernels on few features.
+        # Only the eigenpairs above the cut-off (MRRR): cheaper than a full eigh when the
+        # numerical rank is small, as for Gaussian kernels on few features.
         eigenvalues, eigenvectors = eigh(gram, driver="evr", subset_by_value=(rtol * top, np.inf))
     return eigenvectors, eigenvalues
 
