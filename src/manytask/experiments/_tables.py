@@ -1,22 +1,36 @@
 """Small helpers every reproduction shares: CSV bytes, "mean ± std" cells, writing the output
 files and the summary ``manytask reproduce`` prints.
 
-Lives here: :func:`csv_bytes`, :func:`mean_std`, :func:`png_bytes`, :func:`write_outputs` and
-:func:`cli_summary`. Not here: the tables of each experiment (their modules) and the atomic
-write of one file (:mod:`manytask.report`).
+Lives here: :func:`csv_bytes`, :func:`mean_std`, :func:`png_bytes`, :func:`write_outputs`,
+:func:`cli_summary` and :func:`read_paper_table`. Not here: the tables of each experiment
+(their modules) and the atomic write of one file (:mod:`manytask.report`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from ..report import write_atomic
 
-__all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "write_outputs"]
+__all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "read_paper_table", "write_outputs"]
+
+
+def read_paper_table(name: str) -> list[dict]:
+    """Rows (dicts of strings) of the paper table ``paper_tables/<name>.csv`` shipped with this
+    package; lines starting with ``#`` are comments (where the numbers were transcribed from).
+
+    Example
+    -------
+    >>> read_paper_table("itl_table1")[0]["dataset"]
+    'CobarOre'
+    """
+    text = resources.files(__package__).joinpath(f"paper_tables/{name}.csv").read_text("utf-8")
+    return list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
 
 
 def csv_bytes(columns, rows, significant: int | None = 6) -> bytes:

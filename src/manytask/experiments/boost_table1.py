@@ -29,10 +29,8 @@ Outputs inside ``out``: ``results.md``, ``folds.csv``, ``alpha_mass.csv``,
 
 from __future__ import annotations
 
-import csv
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import ClassVar
 
 import numpy as np
@@ -45,7 +43,7 @@ from ..boost import DomainClassifier, MultiBoostClassifier, mixture_errors
 from ..boost.baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from ..datasets import load_boosting_sources
 from . import protocol
-from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
+from ._tables import csv_bytes, mean_std, png_bytes, read_paper_table, write_outputs
 from .protocol import PrefittedClassifier
 
 __all__ = [
@@ -97,15 +95,12 @@ STALL_STEP = 1e-6
 
 # Table 1 of the paper (``boosting-with-multiple-sources.txt`` §6), kept as data beside the code:
 # per block and method, mean and std of Error-1, Error-2, Error-3, Error-Uniform, Error-Agnostic.
-_PAPER_CSV = "paper_tables/boost_table1.csv"
 _PAPER_COLUMNS = ("error_1", "error_2", "error_3", "error_uniform", "error_agnostic")
 
 
 def _read_paper_table() -> dict:
-    text = resources.files(__package__).joinpath(_PAPER_CSV).read_text(encoding="utf-8")
-    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
     table: dict = {}
-    for row in rows:
+    for row in read_paper_table("boost_table1"):
         table.setdefault(row["block"], {})[row["method"].lower()] = {
             c: (float(row[f"{c}_mean"]), float(row[f"{c}_std"])) for c in _PAPER_COLUMNS
         }

@@ -20,13 +20,11 @@ data beside this module. Outputs inside ``out``: ``results.md`` and ``splits.csv
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import time
 import warnings
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import ClassVar
 
 import numpy as np
@@ -45,7 +43,7 @@ from ..itl import (
 )
 from ..kernels import median_heuristic
 from . import protocol
-from ._tables import csv_bytes, mean_std, write_outputs
+from ._tables import csv_bytes, mean_std, read_paper_table, write_outputs
 
 __all__ = [
     "CSV_COLUMNS",
@@ -87,7 +85,6 @@ CSV_COLUMNS = (
 SPLITS, SPLITS_QUICK = 20, 3
 # Table 1 of the paper (§5), kept as data beside the code: per data set and method, mean and sd
 # of pinball×100 and crossing×100, and the baselines' p-values against ∞-QR.
-_PAPER_CSV = "paper_tables/itl_table1.csv"
 
 
 @dataclass(frozen=True)
@@ -224,9 +221,7 @@ def _require_data(data_home):
 def paper_table() -> dict:
     """The paper's Table 1: rows (column name → cell as printed) by data set name, in the
     paper's order, which is that of :data:`~manytask.datasets.QUANTILE_DATASETS`."""
-    text = resources.files(__package__).joinpath(_PAPER_CSV).read_text(encoding="utf-8")
-    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
-    return {row["dataset"]: row for row in rows}
+    return {row["dataset"]: row for row in read_paper_table("itl_table1")}
 
 
 @dataclass
