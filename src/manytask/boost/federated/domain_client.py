@@ -1,4 +1,5 @@
-"""The client side of Q(k|x)'s federated training (:mod:`.domain`): NumPy only.
+"""The client side of Q(k|x)'s federated training (:mod:`.domain`; §3's "Q-function", the
+multinomial logistic regression of §6): NumPy only.
 
 Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space),
 :func:`clip_probabilities` (Q bounded below, shared with
@@ -54,7 +55,8 @@ def log_softmax(X, coef, intercept) -> np.ndarray:
 
 
 def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
-    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one.
+    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one
+    (§3's direction needs Q(k|x_{k,i}) > 0 on every point of source k).
 
     The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
     is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.

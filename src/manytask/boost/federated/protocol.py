@@ -31,8 +31,8 @@ if p = 2 else p rows of Q's parameters):
 - ``separating``: ``domain`` (1) → ``min_probability`` (a client whose set-up report is
   missing).
 - ``losses`` (a whole state → ``n_points``, ``loss_sum``, e.g. the final objective) and
-  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): a round in two requests,
-  as before ``round``; the driver no longer asks for them.
+  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): the two halves of a
+  ``round``, for a caller that needs them apart.
 """
 
 from __future__ import annotations

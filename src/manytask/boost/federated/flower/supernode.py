@@ -35,7 +35,7 @@ LONGEST = 0.2  # seconds: the longest pause while idle (Flower: 3 s and 1 s)
 REPLY_POLL = 0.005  # seconds between checks for the ClientApp's reply (Flower: 0.5)
 # The SuperNode's heartbeat: the SuperLink answers a message to a node silent for 2 intervals
 # with Flower's "node unavailable" error (Flower: 30 s, so a lost node is seen after a minute)
-HEARTBEAT_INTERVAL = 5.0  # seconds (a heartbeat goes out every ~2.4 s)
+HEARTBEAT_INTERVAL = 5.0  # seconds (Flower sends one every (5 − 2) × 0.7..0.9 s)
 HEARTBEAT_CALL_TIMEOUT = 2.0  # seconds (Flower: 5)
 
 
