@@ -861,3 +861,24 @@ def test_the_client_side_answers_every_phase_without_scikit_learn():
     expected = np.clip(np.column_stack([1 - q1, q1]), 0.1, 0.9)
     np.testing.assert_allclose(result["q"], expected, rtol=1e-12)
     assert result["n_clipped"] == int(np.sum(np.column_stack([1 - q1, q1]) < 0.1)) > 0
+
+
+def test_setup_asks_every_client_in_one_batch_per_phase_and_resends_without_a_failing_one():
+    from manytask.boost.federated import InProcessTransport, make_shards, setup_candidates
+    from manytask.boost.federated.client import client_quantiles
+
+    X, y, domains = three_domains(seed=21)
+    q = np.full((X.shape[0], 3), 1 / 3)
+    shards, _, _ = make_shards(X, np.where(y == 1, 1.0, -1.0), domains, 2, q,
+                               np.random.default_rng(0))  # fmt: skip
+    transport = InProcessTransport(shards, fault=fail(0, 3, "setup", once=True))
+    features, flat, setup = setup_candidates(transport, range(6), 3, n_quantiles=4)
+    # quantiles: all 6, then the 5 others again after client 3 failed; candidates: all 6
+    assert transport.batches == 3
+    assert [f["client"] for f in setup["failures"]] == [3]
+    assert sorted(setup["min_probabilities"]) == list(range(6))  # client 3 still trains
+    levels = np.linspace(0.0, 1.0, 6)[1:-1]
+    expected = merge_quantiles([client_quantiles(shards[c], levels) for c in (0, 1, 2, 4, 5)],
+                               levels)  # fmt: skip
+    np.testing.assert_array_equal(flat, np.concatenate(expected))
+    np.testing.assert_array_equal(features, np.repeat(np.arange(3), [t.size for t in expected]))
