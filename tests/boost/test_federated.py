@@ -5,6 +5,9 @@ stumps (``MultiBoostClassifier`` searches every threshold and cannot be restrict
 set): margins, F_k, K_t and the edges are computed on all points at once, not per client.
 """
 
+import json
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -818,3 +821,64 @@ def test_a_client_back_after_a_failure_is_sent_every_term():
     assert history[4]["numbers_to_clients"] == 6 * (1 + 5 + 1 + n)
     assert len(faulty.estimators_) == 5
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
+
+
+def test_the_client_side_answers_every_phase_without_scikit_learn():
+    """The ClientApp's code path (the loader Flower imports, then Q's phases and a round) runs
+    in a fresh interpreter without manytask's top-level package, SciPy or scikit-learn."""
+    from manytask.boost.federated.flower.runner import CLIENT_SOURCE
+
+    code = CLIENT_SOURCE + (
+        "import json\n"
+        "import numpy as np\n"
+        "from _fedmultiboost.client import ClientShard\n"
+        "from _fedmultiboost.protocol import respond\n"
+        "X = np.linspace(-3, 3, 12).reshape(6, 2)\n"
+        "shard, kept = ClientShard(X, np.array([1.0, -1] * 3), 1, None), {}\n"
+        "for phase, payload in [\n"
+        "    ('domain_moments', {}),\n"
+        "    ('domain_loss', {'coef': [[1.0, 2.0]], 'intercept': [0.5]}),\n"
+        "    ('domain_model', {'coef': [[1.0, 2.0]], 'intercept': [0.5], 'clip': 0.1}),\n"
+        "    ('candidates', {'features': [0, 1], 'thresholds': [0.0, 1.0]}),\n"
+        "    ('round', {'state_start': 0, 'state_domains': [], 'state_features': [],\n"
+        "               'state_thresholds': [], 'state_polarities': [], 'state_steps': [],\n"
+        "               'domains': [1], 'asked': [[0, 1]]}),\n"
+        "]:\n"
+        "    message, kept = respond(phase, shard, payload, kept)\n"
+        "print(json.dumps({'n_clipped': 0 + respond('domain_model', shard, {'coef': [[1.0, 2.0]],\n"
+        "                  'intercept': [0.5], 'clip': 0.1}, {})[0]['n_clipped'],\n"
+        "                  'q': kept['domain_probabilities'].tolist(),\n"
+        "                  'loaded': sorted(m for m in sys.modules if m.split('.')[0]\n"
+        "                                   in ('sklearn', 'scipy', 'manytask'))}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["loaded"] == []
+    # independent: Q(1|x) = logistic(x·coef + intercept), two domains clipped to [0.1, 0.9]
+    X = np.linspace(-3, 3, 12).reshape(6, 2)
+    q1 = 1 / (1 + np.exp(-(X @ [1.0, 2.0] + 0.5)))
+    expected = np.clip(np.column_stack([1 - q1, q1]), 0.1, 0.9)
+    np.testing.assert_allclose(result["q"], expected, rtol=1e-12)
+    assert result["n_clipped"] == int(np.sum(np.column_stack([1 - q1, q1]) < 0.1)) > 0
+
+
+def test_setup_asks_every_client_in_one_batch_per_phase_and_resends_without_a_failing_one():
+    from manytask.boost.federated import InProcessTransport, make_shards, setup_candidates
+    from manytask.boost.federated.client import client_quantiles
+
+    X, y, domains = three_domains(seed=21)
+    q = np.full((X.shape[0], 3), 1 / 3)
+    shards, _, _ = make_shards(X, np.where(y == 1, 1.0, -1.0), domains, 2, q,
+                               np.random.default_rng(0))  # fmt: skip
+    transport = InProcessTransport(shards, fault=fail(0, 3, "setup", once=True))
+    features, flat, setup = setup_candidates(transport, range(6), 3, n_quantiles=4)
+    # quantiles: all 6, then the 5 others again after client 3 failed; candidates: all 6
+    assert transport.batches == 3
+    assert [f["client"] for f in setup["failures"]] == [3]
+    assert sorted(setup["min_probabilities"]) == list(range(6))  # client 3 still trains
+    levels = np.linspace(0.0, 1.0, 6)[1:-1]
+    expected = merge_quantiles([client_quantiles(shards[c], levels) for c in (0, 1, 2, 4, 5)],
+                               levels)  # fmt: skip
+    np.testing.assert_array_equal(flat, np.concatenate(expected))
+    np.testing.assert_array_equal(features, np.repeat(np.arange(3), [t.size for t in expected]))

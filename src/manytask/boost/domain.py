@@ -4,7 +4,8 @@
 inputs to predict the source index, optionally on extra unlabelled inputs whose source is
 known, or fits a classifier the user gives, or (``prefit=True``) uses one already fitted.
 The Q-ensemble (eq. 3) and the Q-weighted errors need Q(k|x) > 0 on the training points,
-so the probabilities are clipped from below and renormalised.
+so the probabilities are clipped from below and renormalised (:func:`clip_probabilities`,
+defined NumPy-only in :mod:`manytask.boost.federated.domain_client` for the federated clients).
 The boosters that use Q live elsewhere.
 """
 
@@ -19,43 +20,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._validation import check_positive
+from .federated.domain_client import clip_probabilities
 from .validation import as_domain_labels, check_fitted_X
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
-
-
-def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
-    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one.
-
-    The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
-    is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.
-
-    Returns
-    -------
-    clipped : ndarray of shape (N, K)
-    n_clipped : int
-        How many entries were raised to ``clip``.
-
-    Examples
-    --------
-    >>> clipped, n_clipped = clip_probabilities([[1.0, 0.0]], clip=0.01)
-    >>> clipped.tolist(), n_clipped
-    ([[0.99, 0.01]], 1)
-    """
-    probabilities = np.asarray(probabilities, dtype=float)
-    n_classes = probabilities.shape[1]
-    clipped_mask = probabilities < clip
-    for _ in range(n_classes):
-        free_mass = 1.0 - clip * clipped_mask.sum(axis=1, keepdims=True)
-        free_total = np.where(clipped_mask, 0.0, probabilities).sum(axis=1, keepdims=True)
-        scale = free_mass / np.where(free_total > 0, free_total, 1.0)
-        clipped = np.where(clipped_mask, clip, probabilities * scale)
-        newly_clipped = clipped < clip
-        if not np.any(newly_clipped & ~clipped_mask):
-            break
-        clipped_mask |= newly_clipped
-    # Rounding may leave a rescaled entry an ulp below clip.
-    return np.maximum(clipped, clip), int(clipped_mask.sum())
 
 
 class DomainClassifier(BaseEstimator):

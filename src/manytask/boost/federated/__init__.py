@@ -53,8 +53,7 @@ coordinate argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r)), and F(α + η e) = max_l 
 batched exchanges: the server sends ``line_search_batch`` trial steps η_1..η_b (+ the
 direction, 4 numbers), each client returns Σ_i a_i e^{−η u_i} and its slope (2b numbers); the
 server brackets, sections the interval where the right-derivative of max_l F_l changes sign,
-and checks F decreased (:func:`section_search`; 13–16 exchanges per round with b = 15), so a
-round costs ≈ 15 request batches and ≈ 450 more numbers each way per client.
+and checks F decreased (:func:`section_search`), each exchange one more request batch.
 
 Soft-max (``mu``, §3) and the pooled baseline. With ``FederatedServer(..., mu=μ)``
 (``simulate(..., mu=μ)``) a round descends F_μ = (1/μ) log Σ_k e^{μ F_k}: the same one request,
@@ -65,8 +64,8 @@ F) (``MultiBoostClassifier(mu=μ)``'s direction) with the AdaBoost step of its d
 (``section_search(..., aggregate=soft_max_aggregate(μ))``) with the exact line search. F_μ is
 smooth, so no tie fallback is needed; it does not stall where the hard max zig-zags.
 ``simulate(..., pooled=True)`` is the FedAvg-style baseline: the same clients and protocol with
-one domain and Q ≡ 1, so the server minimises Σ_c m_c Φ_c / Σ_c m_c, AdaBoost on the union
-(equal to :class:`~manytask.boost.AdaBoost` to ~1e-14 in α).
+one domain and Q ≡ 1, so the server minimises Σ_c m_c Φ_c / Σ_c m_c: AdaBoost on the union
+(:class:`~manytask.boost.AdaBoost`'s α to rounding).
 """
 
 from .client import (

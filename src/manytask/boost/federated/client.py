@@ -121,7 +121,7 @@ def client_quantiles(shard: ClientShard, levels) -> dict:
 
 def client_scaled_losses(state: ModelState, shard: ClientShard) -> np.ndarray:
     """a_i = e^{−y_i f(x_i)} on the client's points: O(m·t) for t terms, so a client computes
-    it once per round (``losses`` phase) and passes it as ``scaled`` to the later phases."""
+    it once per round (``round`` phase) and passes it as ``scaled`` to the later phases."""
     return np.exp(-client_margins(state, shard))
 
 

@@ -10,12 +10,12 @@ The clients of a worker live in one dask actor (:class:`WorkerClients`, made by
 ``client.submit(WorkerClients, {client: shard_future}, actor=True)`` on the worker that holds
 the shards): it keeps the shards and what :func:`respond` returns to keep, and a request batch
 is one direct call per worker, not through the scheduler. A payload shared by several clients
-is pickled once per call, and its arrays of 64 kB or more (the candidate table an ``edges``
-request repeats every round) reach each actor once per run: afterwards a
+is pickled once per call, and its arrays of 64 kB or more (e.g. the candidate indices a
+``round`` request with all candidates repeats) reach each actor once per run: afterwards a
 :class:`CachedArray` key stands for them (:class:`SentArrays` on the driver keeps the record
 in step with the actor's). The answers are the clients' own messages, not summed on the
 worker: the driver counts, logs and drops clients one by one, and a message is at most
-(active sources × candidates) numbers. ``mode="tasks"`` runs each client's request as a task
+p·s + 2 numbers (p sources, s candidates). ``mode="tasks"`` runs each client's request as a task
 instead, the kept state chained from call to call as a future; it gives the same numbers, but
 each request costs two scheduled tasks (benchmarks/RESULTS.md). A client that answers after
 the driver gave up on it (timeout) still keeps what the answer keeps; :func:`respond` is

@@ -17,7 +17,7 @@ over a :class:`~.protocol.Transport`, the inputs never leaving their clients:
    ‖W‖²/(2CN) over the standardised (W, b) by SciPy's L-BFGS-B with scikit-learn's options
    (the chain rule takes the summed gradients to W: ∂/∂W = (∂/∂coef − ∂/∂intercept μᵀ)/σ).
 3. ``domain_model``: every client receives the fitted parameters and ``clip``, keeps its
-   Q(·|x_i) (clipped as :func:`~manytask.boost.clip_probabilities`) and returns how many
+   Q(·|x_i) (clipped as :func:`~.domain_client.clip_probabilities`) and returns how many
    entries were clipped.
 
 Lives here: the server side, :func:`fit_domain_classifier` (with :func:`merge_moments`) and
@@ -33,6 +33,7 @@ from scipy.optimize import minimize
 
 from ..domain import DomainClassifier
 from .domain_client import SoftmaxDomainModel
+from .protocol import ClientFailure, ask_every
 
 __all__ = ["as_domain_classifier", "fit_domain_classifier", "merge_moments"]
 
@@ -87,8 +88,6 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
         clipping), ``objective``, ``restarts``, ``failures``, ``numbers_to_clients``,
         ``numbers_from_clients`` and ``batches`` (the set-up of Q, all phases).
     """
-    from .protocol import ClientFailure
-
     classes = np.asarray(classes)
     if classes.size < 2:
         raise ValueError(f"classes must hold at least 2 domains, got {classes.size}")
@@ -97,7 +96,7 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
     transport.sent, transport.received, transport.batches = 0, 0, 0
     transport.failures = []
     clients = sorted(c for ids in clients_by_domain for c in ids)
-    moments = _ask_every(transport, "domain_moments", {c: {} for c in clients})
+    moments = ask_every(transport, "domain_moments", {c: {} for c in clients})
     if not moments:
         raise RuntimeError("no client answered the domain_moments request")
     n, mean, variance = merge_moments(list(moments.values()))
@@ -148,7 +147,7 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
     _, coef, intercept = input_space(result.x)
     model = SoftmaxDomainModel(coef, intercept, classes)
     install = {"coef": coef, "intercept": intercept, "clip": float(clip)}
-    installed = _ask_every(transport, "domain_model", {c: install for c in clients})
+    installed = ask_every(transport, "domain_model", {c: install for c in clients})
     n_clipped = sum(int(answer["n_clipped"]) for answer in installed.values())
     record = {
         "iterations": int(result.nit),
@@ -164,20 +163,6 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
         "batches": transport.batches,
     }
     return as_domain_classifier(model, classes, clip, n_clipped), record
-
-
-def _ask_every(transport, phase, payloads) -> dict:
-    """{client: answer} of one request batch, re-sent without each client that fails."""
-    from .protocol import ClientFailure
-
-    pending, answers = dict(payloads), {}
-    while pending:
-        try:
-            answers.update(transport.request(phase, pending))
-            break
-        except ClientFailure as failure:
-            del pending[failure.client]
-    return answers
 
 
 def as_domain_classifier(model, classes, clip, n_clipped) -> DomainClassifier:

@@ -1,17 +1,25 @@
-"""The client side of Q(k|x)'s federated training (:mod:`.domain`): NumPy only.
+"""The client side of Q(k|x)'s federated training (:mod:`.domain`; §3's "Q-function", the
+multinomial logistic regression of §6): NumPy only.
 
-Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space) and the answers of the
-three ``domain_*`` phases, :func:`client_moments`, :func:`client_loss` and
-:func:`client_install`. Like :mod:`.client` and :mod:`.protocol`, this module imports nothing
-outside ``manytask.boost.federated`` at import time: the Flower ClientApp loads that package
-alone. Not here: the server side (:mod:`.domain`).
+Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space),
+:func:`clip_probabilities` (Q bounded below, shared with
+:class:`~manytask.boost.DomainClassifier`) and the answers of the three ``domain_*`` phases,
+:func:`client_moments`, :func:`client_loss` and :func:`client_install`. Like :mod:`.client`
+and :mod:`.protocol`, this module imports nothing outside ``manytask.boost.federated``: the
+Flower ClientApp loads that package alone. Not here: the server side (:mod:`.domain`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SoftmaxDomainModel", "client_install", "client_loss", "client_moments"]
+__all__ = [
+    "SoftmaxDomainModel",
+    "client_install",
+    "client_loss",
+    "client_moments",
+    "clip_probabilities",
+]
 
 
 class SoftmaxDomainModel:
@@ -46,6 +54,41 @@ def log_softmax(X, coef, intercept) -> np.ndarray:
     return z - top - np.log(np.exp(z - top).sum(axis=1, keepdims=True))
 
 
+def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
+    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one
+    (§3's direction needs Q(k|x_{k,i}) > 0 on every point of source k).
+
+    The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
+    is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.
+
+    Returns
+    -------
+    clipped : ndarray of shape (N, K)
+    n_clipped : int
+        How many entries were raised to ``clip``.
+
+    Examples
+    --------
+    >>> clipped, n_clipped = clip_probabilities([[1.0, 0.0]], clip=0.01)
+    >>> clipped.tolist(), n_clipped
+    ([[0.99, 0.01]], 1)
+    """
+    probabilities = np.asarray(probabilities, dtype=float)
+    n_classes = probabilities.shape[1]
+    clipped_mask = probabilities < clip
+    for _ in range(n_classes):
+        free_mass = 1.0 - clip * clipped_mask.sum(axis=1, keepdims=True)
+        free_total = np.where(clipped_mask, 0.0, probabilities).sum(axis=1, keepdims=True)
+        scale = free_mass / np.where(free_total > 0, free_total, 1.0)
+        clipped = np.where(clipped_mask, clip, probabilities * scale)
+        newly_clipped = clipped < clip
+        if not np.any(newly_clipped & ~clipped_mask):
+            break
+        clipped_mask |= newly_clipped
+    # Rounding may leave a rescaled entry an ulp below clip.
+    return np.maximum(clipped, clip), int(clipped_mask.sum())
+
+
 def client_moments(shard, payload, kept):
     """``domain_moments``: (m_c, mean, Σ_i (x_i − mean)²) of the shard, 2d + 1 numbers."""
     mean = shard.X.mean(axis=0)
@@ -78,10 +121,6 @@ def client_loss(shard, payload, kept):
 def client_install(shard, payload, kept):
     """``domain_model``: keep Q(·|x_i) of the fitted model, clipped as
     :class:`~manytask.boost.DomainClassifier` clips it; return how many entries were."""
-    # imported here, and absolutely: the ClientApp loads this package alone, and only this
-    # phase (once per run) needs Q's clipping
-    from manytask.boost.domain import clip_probabilities
-
     log_q = log_softmax(shard.X, np.asarray(payload["coef"], dtype=float), payload["intercept"])
     clipped, n_clipped = clip_probabilities(np.exp(log_q), float(np.asarray(payload["clip"])))
     return {"n_clipped": n_clipped}, {**kept, "domain_probabilities": clipped}

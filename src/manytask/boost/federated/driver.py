@@ -23,7 +23,7 @@ import numpy as np
 from ..objective import active_domains
 from ..steps import adaboost_error, adaboost_step
 from ..stumps import Stump
-from .protocol import ClientFailure
+from .protocol import ClientFailure, ask_every
 from .server import merge_quantiles, section_search, soft_max_aggregate
 
 __all__ = [
@@ -73,19 +73,16 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
     per-feature quantiles the clients report at ``n_quantiles`` levels
     (:func:`~.server.merge_quantiles`); then the table is sent to every client, which
     answers min_i Q(k|x_i) per domain (``setup["min_probabilities"]``, for
-    :attr:`FederatedServer.min_probabilities <.server.FederatedServer>`). A client that fails
-    here is reported in the returned ``setup["failures"]`` and may still train.
+    :attr:`FederatedServer.min_probabilities <.server.FederatedServer>`). One request batch
+    per phase (:func:`~.protocol.ask_every`); a client that fails here is reported in the
+    returned ``setup["failures"]`` and may still train.
     """
     transport.round, transport.sent, transport.received = 0, 0, 0
     transport.failures = []
     if thresholds is None:
         levels = np.linspace(0.0, 1.0, n_quantiles + 2)[1:-1]
-        reports = []
-        for client in clients:  # one at a time: a failing client must not hide the others
-            try:
-                reports.append(transport.request("setup", {client: {"levels": levels}})[client])
-            except ClientFailure:
-                continue
+        reports = list(ask_every(transport, "setup", {c: {"levels": levels} for c in clients})
+                       .values())  # fmt: skip
         if not reports:
             raise RuntimeError("no client answered the set-up (quantile reports)")
         thresholds = merge_quantiles(reports, levels)
@@ -96,13 +93,9 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
     features = np.concatenate([np.full(len(t), j) for j, t in enumerate(thresholds)]).astype(int)
     flat = np.concatenate([np.asarray(t, dtype=float) for t in thresholds])
     table = {"features": features, "thresholds": flat}
-    min_probabilities = {}
-    for client in clients:
-        try:
-            answer = transport.request("candidates", {client: table})[client]
-        except ClientFailure:
-            continue
-        min_probabilities[client] = np.asarray(answer["min_probabilities"], dtype=float)
+    answers = ask_every(transport, "candidates", {client: table for client in clients})
+    min_probabilities = {client: np.asarray(answer["min_probabilities"], dtype=float)
+                         for client, answer in answers.items()}  # fmt: skip
     setup = {
         "numbers_to_clients": transport.sent,
         "numbers_from_clients": transport.received,

@@ -31,8 +31,8 @@ if p = 2 else p rows of Q's parameters):
 - ``separating``: ``domain`` (1) → ``min_probability`` (a client whose set-up report is
   missing).
 - ``losses`` (a whole state → ``n_points``, ``loss_sum``, e.g. the final objective) and
-  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): a round in two requests,
-  as before ``round``; the driver no longer asks for them.
+  ``edges`` (``domains``, ``asked`` → ``edge_sums`` at that state): the two halves of a
+  ``round``, for a caller that needs them apart.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ __all__ = [
     "ClientFailure",
     "InProcessTransport",
     "Transport",
+    "ask_every",
     "count_numbers",
     "respond",
     "state_from_payload",
@@ -199,6 +200,20 @@ def respond(phase: str, shard: ClientShard, payload: dict, kept: dict) -> tuple[
 def count_numbers(message: dict) -> int:
     """How many numbers a payload or message carries (what crosses the wire)."""
     return int(sum(np.size(value) for value in message.values()))
+
+
+def ask_every(transport, phase: str, payloads: dict) -> dict:
+    """{client: answer} of one request batch, sent again without each client that fails
+    (after the transport's retries; the failures stay in ``transport.failures``), so one
+    failing client hides no other's answer."""
+    pending, answers = dict(payloads), {}
+    while pending:
+        try:
+            answers.update(transport.request(phase, pending))
+            break
+        except ClientFailure as failure:
+            del pending[failure.client]
+    return answers
 
 
 class Transport(ABC):

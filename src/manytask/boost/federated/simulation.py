@@ -77,13 +77,11 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         Keep every client→server message in ``federated_run_.messages``.
     mu : None or float > 0
         None: the hard max F = max_k F_k of Figure 2. A float: the soft-max
-        F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as ``MultiBoostClassifier(mu=mu)``: each round the
-        clients of every domain return the edge rows of every domain q, the server takes the
-        steepest coordinate of F_μ (rate Σ_l p_l E_l(q, r), p = softmax(μ F)) and the exact line
-        search on F_μ; it does not stall at the ties where the hard max zig-zags. Wire cost:
-        the edges phase is p + p·s numbers out and p·s back per client (hard max: |K_t|(s + 1)
-        and |K_t|·s, to the clients of the active domains only), and one direction is
-        line-searched per round (the hard max may try several at a tie).
+        F_μ = (1/μ) log Σ_k e^{μ F_k} (§3), as ``MultiBoostClassifier(mu=mu)``: each round
+        every client returns the edge rows of every domain q (p·s + 2 numbers, against s + 2
+        for the hard max), the server takes the steepest coordinate of F_μ (rate
+        Σ_l p_l E_l(q, r), p = softmax(μ F)) and the step rule's step along it; it does not
+        stall at the ties where the hard max zig-zags.
     pooled : bool
         True: the FedAvg-style baseline, federated AdaBoost on the pooled objective. The same
         clients (each still holds points of one source) and protocol, but every point is in one

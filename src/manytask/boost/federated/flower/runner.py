@@ -83,10 +83,11 @@ def _toml_value(value) -> str:
 
 
 # The ClientApp component of the app. Each client's long-running ClientApp process imports it
-# once; manytask's top-level package (scipy, scikit-learn: ~1.3 s of CPU, ~120 MB) would make
-# every such process slow to start and large, so this loads the client side of the protocol
-# (client.py, protocol.py, clientapp.py: numpy and flwr only) as a stand-alone package, or
-# manytask as usual if that fails.
+# once; manytask's top-level package (SciPy, scikit-learn and all of manytask) would make
+# every such process slow to start and large, and each of flwr-clientapp's collections after
+# a message slow, so this loads the client side of the protocol (client.py, domain_client.py,
+# protocol.py, clientapp.py: NumPy and flwr only) as a stand-alone package, or manytask as
+# usual if that fails.
 CLIENT_MODULE = "fedmultiboost_client"
 CLIENT_SOURCE = '''"""FEDMULTIBOOST's ClientApp (manytask), without manytask's top-level package."""
 
@@ -281,12 +282,12 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
     random choices for a given ``random_state``; the default federated Q is trained by the
-    ServerApp over Flower, the shards holding no Q), each a ``flower-supernode`` holding its shard
-    with one long-running ClientApp process beside it (:mod:`.supernode`); a
+    ServerApp over Flower, the shards holding no Q), each a ``flower-supernode`` holding its
+    shard with one long-running ClientApp process beside it (:mod:`.supernode`); a
     ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
     ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
-    unavailable" reply, within ~10 s). Every process is stopped on return, on error and on
-    KeyboardInterrupt.
+    unavailable" reply, within two heartbeat intervals: 10 s). Every process is stopped on
+    return, on error and on KeyboardInterrupt.
 
     Parameters
     ----------

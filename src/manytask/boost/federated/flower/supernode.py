@@ -8,7 +8,8 @@ work, loads the ClientApp once, answers every message of the run and asks again 
 ``flwr.supernode.runtime.run_clientapp``). ``main("supernode", ...)`` starts that process as
 its child (``--parent-pid``: it exits when the SuperNode dies), then becomes
 ``flower-supernode``; ``main("clientapp", ...)`` imports the ClientApp's modules first (the
-app's loader then finds them), then becomes ``flwr-clientapp``.
+app's loader then finds them) and freezes them (``gc.freeze``: ``flwr-clientapp`` runs a full
+``gc.collect()`` after every message), then becomes ``flwr-clientapp``.
 
 Both poll faster than Flower does: Flower's pauses (an idle SuperNode asks the SuperLink for
 work every 3 s and checks for its ClientApp's reply every 0.5 s; an idle ClientApp asks its
@@ -21,6 +22,7 @@ retry sooner (:func:`shorter_pull_backoff`); the SuperNode's heartbeat declares
 importing this module imports nothing heavy.
 """
 
+import gc
 import os
 import subprocess
 import sys
@@ -33,7 +35,7 @@ LONGEST = 0.2  # seconds: the longest pause while idle (Flower: 3 s and 1 s)
 REPLY_POLL = 0.005  # seconds between checks for the ClientApp's reply (Flower: 0.5)
 # The SuperNode's heartbeat: the SuperLink answers a message to a node silent for 2 intervals
 # with Flower's "node unavailable" error (Flower: 30 s, so a lost node is seen after a minute)
-HEARTBEAT_INTERVAL = 5.0  # seconds (a heartbeat goes out every ~2.4 s)
+HEARTBEAT_INTERVAL = 5.0  # seconds (Flower sends one every (5 − 2) × 0.7..0.9 s)
 HEARTBEAT_CALL_TIMEOUT = 2.0  # seconds (Flower: 5)
 
 
@@ -166,6 +168,7 @@ def _install_and_load_once(runtime) -> None:
         def load_once(*key):  # (fab id, version, hash)
             if key not in loaded:
                 loaded[key] = load(*key)
+                gc.freeze()  # the app's objects too (see clientapp)
             return loaded[key]
 
         return load_once
@@ -181,6 +184,9 @@ def clientapp(argv) -> None:
     _preload_clientapp()
     shorter_pull_backoff()
     _install_and_load_once(runtime)
+    # flwr-clientapp runs gc.collect() after every message; the modules loaded so far live as
+    # long as the process, so they are moved out of the collector's reach
+    gc.freeze()
     pauses = Pauses()
     runtime.time = _time_with(lambda seconds: pauses.idle() if seconds >= 1.0 else
                               time.sleep(seconds))  # fmt: skip
