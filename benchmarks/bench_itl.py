@@ -60,7 +60,7 @@ LEVELS = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
 SPLITS = 3
 LOW_RANK_COMPONENTS = 300
 LOW_RANK_FEATURES = 6
-SHARED_DATA = Path("/work/shared/data")
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data
 
 
 def heteroscedastic(n, seed, n_features=2):

@@ -20,6 +20,7 @@ import json
 import os
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -29,7 +30,10 @@ from manytask.experiments.itl_table1 import LEVELS, paper_table, standardised
 from manytask.itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from manytask.kernels import median_heuristic
 
-os.environ.setdefault("MANYTASK_DATA", "/work/shared/data")
+# ../shared/data beside the checkout, as bench_itl.py; MANYTASK_DATA, when set, wins
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+if "MANYTASK_DATA" not in os.environ and SHARED_DATA.is_dir():
+    os.environ["MANYTASK_DATA"] = str(SHARED_DATA)
 
 
 def fit_predict(params, X_train, y_train, X_test, split):
