@@ -207,7 +207,7 @@ def run_one(setting, method, seed, rounds):
     return {"hv_fraction": fraction, "time_per_iter_s": float(np.mean(times))}
 
 
-def summarise(records, args, seconds):
+def summarise(records, args):
     rows, verdicts = [], []
     for name in PROBLEMS:
         stats = {}
@@ -287,7 +287,7 @@ Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__},
 {args.threads} thread(s) for BLAS and torch, on a machine shared with other jobs
 (timings are indicative).
 `python benchmarks/bench_bo_botorch.py --rounds {args.rounds}`, seeds
-{seed_list} (the last invocation took {seconds / 60:.0f} min; runs accumulate in `--cache`).
+{seed_list} (runs accumulate in `--cache`; the table is rendered from it with `--render-only`).
 
 BoTorch's test problems, negated (all objectives maximised): DTLZ2 (d = 6, 2 and 3
 objectives), ZDT1 (d = 4), VehicleSafety (d = 5). N = {N_CANDIDATES} fixed scrambled Sobol
@@ -332,9 +332,8 @@ def main():
 
     torch.set_num_threads(args.threads)  # oversubscribed threads slow torch's fits ~10×
     threadpool_limits(args.threads)
-    begin = time.perf_counter()
     if args.render_only:
-        render(cache, args, begin)
+        render(cache, args)
         return
     settings = {name: Setting(name, args.noise) for name in args.problems}
     warm_up = next(iter(settings.values()))
@@ -355,14 +354,14 @@ def main():
                 print(json.dumps(record), flush=True)
                 with cache.open("a") as handle:
                     handle.write(json.dumps(record) + "\n")
-        render(cache, args, begin)
+        render(cache, args)
 
 
-def render(cache, args, begin):
+def render(cache, args):
     records = [json.loads(line) for line in cache.read_text().splitlines() if line]
     records = [r for r in records if r["rounds"] == args.rounds and r["noise"] == args.noise]
     unique = {(r["problem"], r["method"], r["seed"]): r for r in records}
-    text, _ = summarise(list(unique.values()), args, time.perf_counter() - begin)
+    text, _ = summarise(list(unique.values()), args)
     if args.no_write:
         print(text)
     else:
