@@ -1,6 +1,9 @@
 """Helpers shared by the test modules (on sys.path through pytest's ``pythonpath``)."""
 
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 from scipy.special import logsumexp
@@ -94,3 +97,11 @@ def loop_objective(step, margins, directions, domain_index, weights, n_domains, 
     combined = vertices @ np.array(losses)
     aggregate = combined.max() if mu is None else logsumexp(mu * combined) / mu
     return float(aggregate) + beta * step
+
+
+def run_in_fresh_interpreter(code):
+    """Run ``code`` in a new Python process and return the JSON its last printed line holds
+    (what a fresh import loads, without this test session's modules)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])

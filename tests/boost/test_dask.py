@@ -9,12 +9,11 @@ edges a dense (m × n) matrix of stump values and a brute-force loop.
 
 import ast
 import inspect
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from _helpers import run_in_fresh_interpreter
 from boost.test_federated import three_domains
 from manytask.boost import DomainClassifier, MultiBoostClassifier
 from manytask.boost.federated import (
@@ -143,16 +142,14 @@ def test_multiboost_imports_no_dask_module_and_no_federated_code():
     assert not [name for name in imported if "federated" in name or "dask" in name]
     # ... and importing and fitting it in a fresh interpreter loads no Dask module.
     code = (
-        "import sys, numpy as np\n"
+        "import json, sys, numpy as np\n"
         "from manytask.boost.multiboost import MultiBoostClassifier\n"
         "X = np.random.default_rng(0).normal(size=(40, 2))\n"
         "MultiBoostClassifier(n_estimators=2).fit(X, X[:, 0] > 0, np.repeat([0, 1], 20))\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')\n"
-        "             or m.startswith('manytask.boost.federated.dask')))\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('dask',\n"
+        "      'distributed') or m.startswith('manytask.boost.federated.dask'))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)  # fmt: skip
-    assert out.stdout.strip() == "[]"
+    assert run_in_fresh_interpreter(code) == []
 
 
 def test_from_ensemble_rebuilds_a_fitted_estimator_and_checks_its_input():

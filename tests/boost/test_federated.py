@@ -5,9 +5,6 @@ stumps (``MultiBoostClassifier`` searches every threshold and cannot be restrict
 set): margins, F_k, K_t and the edges are computed on all points at once, not per client.
 """
 
-import json
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -19,6 +16,7 @@ from sklearn.metrics import log_loss
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from _helpers import run_in_fresh_interpreter
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
 from manytask.boost.federated import (
     ClientShard,
@@ -851,9 +849,7 @@ def test_the_client_side_answers_every_phase_without_scikit_learn():
         "                  'loaded': sorted(m for m in sys.modules if m.split('.')[0]\n"
         "                                   in ('sklearn', 'scipy', 'manytask'))}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)  # fmt: skip
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result = run_in_fresh_interpreter(code)
     assert result["loaded"] == []
     # independent: Q(1|x) = logistic(x·coef + intercept), two domains clipped to [0.1, 0.9]
     X = np.linspace(-3, 3, 12).reshape(6, 2)
