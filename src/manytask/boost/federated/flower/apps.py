@@ -66,6 +66,7 @@ from .supernode import shorter_pull_backoff
 
 try:
     from flwr.common import Context, Message
+    from flwr.common.constant import ErrorCode
     from flwr.server import Grid, ServerApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ServerApp = None
@@ -112,10 +113,14 @@ class FlowerTransport(Transport):
     with ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds
     have passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms
     doubling up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to
-    Flower node ids. An error reply (the ClientApp's exception, or the SuperLink's "node
-    unavailable" for a SuperNode that stopped its heartbeat) becomes :class:`ClientAppError`, a
-    missing reply ``TimeoutError``; the base class retries and counts. ``batch_seconds``:
-    (round, wall seconds from push to the last reply) of every request batch.
+    Flower node ids. An error reply becomes :class:`ClientAppError` named by Flower's error
+    code: the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``),
+    the SuperLink's ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, or
+    ``MESSAGE_UNAVAILABLE`` for a reply whose arrays never followed it (a SuperNode that
+    stopped between pushing the two; the Grid gives up after its pull retries, about 100 s with
+    the ServerApp's ``pull-backoff``). A missing reply becomes ``TimeoutError``; the base class
+    retries and counts. ``batch_seconds``: (round, wall seconds from push to the last reply) of
+    every request batch.
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
@@ -154,7 +159,7 @@ class FlowerTransport(Transport):
                 if client is None:
                     continue
                 if reply.has_error():
-                    results[client] = ClientAppError(reply.error.reason)
+                    results[client] = _flower_error(reply.error)
                 else:
                     results[client] = decode(reply.content)
             if not pending or (deadline is not None and time.monotonic() > deadline):
@@ -164,6 +169,12 @@ class FlowerTransport(Transport):
         for client in pending.values():
             results[client] = TimeoutError(f"no reply within {self.timeout} s")
         return results
+
+
+def _flower_error(error) -> ClientAppError:
+    """Flower's ``Error`` of a reply as ``ClientAppError("CODE_NAME: reason")``."""
+    names = {value: name for name, value in vars(ErrorCode).items() if name.isupper()}
+    return ClientAppError(f"{names.get(error.code, error.code)}: {error.reason}")
 
 
 def _wait_for_nodes(grid, n_clients, wait):
