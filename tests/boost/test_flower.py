@@ -342,9 +342,9 @@ def test_killed_supernode_is_dropped_and_the_model_equals_the_in_process_run(tmp
     server's next message to it with Flower's NODE_UNAVAILABLE error (or, if the kill lands
     between the SuperNode pushing a reply and pushing its arrays, the Grid reports that reply
     MESSAGE_UNAVAILABLE once its pulls give up), the driver drops the client and restarts the
-    round, later rounds go on without it. The model equals the
-    in-process run in which the same client fails from the same round (so no round committed
-    half of an update), and the run's failures name that client and only it."""
+    round, later rounds go on without it. The model equals the in-process run in which the
+    same client fails from the same round (so no round committed half of an update), and the
+    run's failures name that client and only it."""
     X, y, domains = two_domains()
     victim = 1
     kwargs = dict(n_rounds=8, random_state=0, thresholds=public_thresholds(X))

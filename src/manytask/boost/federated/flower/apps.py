@@ -114,13 +114,13 @@ class FlowerTransport(Transport):
     have passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms
     doubling up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to
     Flower node ids. An error reply becomes :class:`ClientAppError` named by Flower's error
-    code: the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``),
-    the SuperLink's ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, or
-    ``MESSAGE_UNAVAILABLE`` for a reply whose arrays never followed it (a SuperNode that
-    stopped between pushing the two; the Grid gives up after its pull retries, about 100 s with
-    the ServerApp's ``pull-backoff``). A missing reply becomes ``TimeoutError``; the base class
-    retries and counts. ``batch_seconds``: (round, wall seconds from push to the last reply) of
-    every request batch.
+    code: the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``), the SuperLink's
+    ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, or ``MESSAGE_UNAVAILABLE``
+    for a reply whose arrays never followed it (a SuperNode that stopped between pushing the
+    two; the Grid gives up after Flower's 500 pull retries, paced by the ServerApp's
+    ``pull-backoff``). A missing reply becomes ``TimeoutError``; the base class retries and
+    counts. ``batch_seconds``: (round, wall seconds from push to the last reply) of every
+    request batch.
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
