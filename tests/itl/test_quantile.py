@@ -106,14 +106,23 @@ def test_non_crossing_penalty_removes_crossings():
     rng = np.random.default_rng(0)
     X, y, _ = sine_toy(60, rng)
     X_test = rng.uniform(0.0, 1.5, size=(100, 1))
-    common = dict(lambda_=1e-3, input_bandwidth=0.2, n_anchors=10, random_state=0)
+    # Solved to tol = 1e-12 so that the assertions hold for the minimiser, not for an iterate:
+    # at the default 1e-8 L-BFGS-B stops at crossings of 2.3e-4 to 6.9e-4 depending on the
+    # CPU's rounding; converged, two numeric environments (AVX-512 NumPy with OpenBLAS
+    # Haswell, baseline-SIMD NumPy with OpenBLAS Sandybridge) give 8.0e-4 on X and 7.4e-4 on
+    # X_test, within 1.1 % of each other.
+    common = dict(
+        lambda_=1e-3, input_bandwidth=0.2, n_anchors=10, random_state=0, tol=1e-12, max_iter=50_000
+    )
     free = InfiniteQuantileRegressor(lambda_nc=0.0, **common).fit(X, y)
     penalised = InfiniteQuantileRegressor(lambda_nc=10.0, **common).fit(X, y)
+    assert free.converged_ and penalised.converged_
     # The κ-smoothed positive part still lets slopes of order −κ through (its gradient is ½
-    # at 0), so "≈ 0" is 5e-4: crossing×100 ≤ 0.05, ten times under the paper's 0.5 target.
+    # at 0), so "≈ 0" is 1.5e-3: crossing×100 ≤ 0.15, three times under the paper's 0.5
+    # target, and ten times under the unpenalised minimiser's 1.4e-2.
     for points in (X, X_test):
-        assert crossing_loss(penalised.predict(points, DENSE_LEVELS)) < 5e-4
-    assert crossing_loss(free.predict(X_test, DENSE_LEVELS)) > 1e-3
+        assert crossing_loss(penalised.predict(points, DENSE_LEVELS)) < 1.5e-3
+    assert crossing_loss(free.predict(X_test, DENSE_LEVELS)) > 1e-2
 
 
 def test_sine_toy_quantiles_close_to_true_ones():
