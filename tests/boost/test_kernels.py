@@ -181,9 +181,14 @@ def test_multiboost_fit_is_the_same_with_both_kernels(n_bins):
                 X, y, domains=domains
             )
     numpy_fit, numba_fit = fits["numpy"], fits["numba"]
-    assert numba_fit.estimators_ == numpy_fit.estimators_
-    # The line search sums the same terms in the same order with either backend.
-    np.testing.assert_array_equal(numba_fit.estimator_weights_, numpy_fit.estimator_weights_)
+    # Stumps that agree on every training point (a −inf stump on any feature; two bin edges
+    # with no point between them) tie exactly, and a CPU's rounding may break such a tie
+    # either way, so the terms are not compared: the function on the training points is,
+    # to 1e-9 (25 terms, |α Q h| ≲ 2, each α from sums of ≤ 300 terms).
+    np.testing.assert_allclose(
+        numba_fit.decision_function(X), numpy_fit.decision_function(X), rtol=0.0, atol=1e-9
+    )
+    assert numba_fit.objective_ == pytest.approx(numpy_fit.objective_, rel=1e-9)
     assert any(record.get("direction_rule") == "paper" for record in numba_fit.history_)
 
 
