@@ -33,15 +33,49 @@ exclude_patterns = ["_build", "results"]
 templates_path = ["_templates"]
 
 # Autodoc / autosummary / numpydoc. Class members are listed by our autosummary template,
-# not by numpydoc; numpydoc's style validation is off (docstrings follow STYLE.md, and a
-# style nit must not fail the build), but a docstring whose reST is malformed still does.
+# not by numpydoc.
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
-numpydoc_validation_checks: set[str] = set()
+# numpydoc's validation (on when this set of checks is not empty) of every object the API
+# pages render (functions, classes, and the methods and properties our autosummary template
+# lists); a violation is a Sphinx warning, so an error under -W. tests/test_docstrings.py
+# runs the same checks under pytest. The checks are the structure STYLE.md asks for, not
+# numpydoc's style nits (summary verb mood, capitals and full stops, extended summary, See
+# Also), which must not fail a build:
+#   GL08 the object has a docstring;  SS01 it has a summary line;
+#   GL06 no unknown section ("Example" is one: numpydoc reads only "Examples", and drops
+#        an unknown section from the page; tests/test_docstrings.py catches it, since our
+#        _examples_heading hook renames it before numpydoc validates here);
+#   GL07 sections in numpydoc's order;
+#   PR01 every parameter of the signature documented;  PR02 no parameter that is not in
+#        the signature;  PR03 documented in the signature's order;
+#   RT01 a Returns section if the function returns a value;  YD01 Yields for a generator;
+#   EX01 an Examples section (pytest --doctest-modules runs it).
+numpydoc_validation_checks = {
+    "GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR03", "RT01", "YD01", "EX01"
+}  # fmt: skip
+# Modules whose docstrings are not converted yet (issue 22, item 5): the remaining work.
+# Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
+# Delete a line when its module passes; with the list empty, delete _examples_heading too.
+NOT_YET_VALIDATED = [
+    r"^manytask\.bo\b",
+    r"^manytask\.boost\b",
+    r"^manytask\.itl\b",
+    r"^manytask\.experiments\b",
+    r"^manytask\.cli\b",
+    r"^manytask\._validation\b",
+    r"^manytask\.simplex\b",
+    r"^manytask\.kernels\b",
+    r"^manytask\.posterior\b",
+    r"^manytask\.datasets\b",
+    r"^manytask\.report\b",
+    r"^manytask\.demos\b",
+]
+numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
 numpydoc_xref_param_type = False
 nitpicky = False
 # numpydoc parses each raw docstring once more for the signature, before our
