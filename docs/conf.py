@@ -68,7 +68,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
-    r"^manytask\.kernels\b",
     r"^manytask\.posterior\b",
     r"^manytask\.datasets\b",
     r"^manytask\.report\b",
