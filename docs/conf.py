@@ -6,7 +6,9 @@ Nothing is executed beyond importing manytask, and nothing is fetched from the n
 build or view time: no MathJax, no web fonts, no version switcher.
 """
 
+import importlib
 import inspect
+import re
 import warnings
 from pathlib import Path
 
@@ -68,7 +70,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
-    r"^manytask\.posterior\b",
     r"^manytask\.datasets\b",
     r"^manytask\.report\b",
     r"^manytask\.demos\b",
@@ -124,8 +125,6 @@ API_MODULES = [
 
 def _public_names(module_name):
     """The public names of a module: its ``__all__``, else its non-underscore callables."""
-    import importlib
-
     module = importlib.import_module(module_name)
     names = getattr(module, "__all__", None)
     if names is None:
@@ -141,6 +140,16 @@ def _public_names(module_name):
         for name in names
         if not name.startswith("__") and not inspect.ismodule(getattr(module, name))
     ]
+
+
+# A constant (a dict, a tuple) has no docstring of its own: numpydoc would validate its
+# type's. Its ``#:`` comment is what the page shows, so it is not validated.
+numpydoc_validation_exclude |= {
+    rf"^{re.escape(module_name)}\.{name}$"
+    for module_name, _ in API_MODULES
+    for name in _public_names(module_name)
+    if not callable(getattr(importlib.import_module(module_name), name))
+}
 
 
 def _write_api_pages(app, config):
