@@ -70,7 +70,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
-    r"^manytask\.demos\b",
 ]
 numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
 numpydoc_xref_param_type = False

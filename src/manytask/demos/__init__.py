@@ -21,7 +21,7 @@ __all__ = ["Demo", "DEMOS", "bo", "boost", "itl", "posterior"]
 class Demo:
     """One entry of the demo registry.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Short identifier (``"posterior"``).
@@ -30,6 +30,11 @@ class Demo:
     run : callable
         ``run(report, *, seed, progress) -> str``: add a section to ``report`` and return
         the text to print.
+
+    Examples
+    --------
+    >>> [demo.name for demo in DEMOS]
+    ['posterior', 'bo', 'boost', 'itl']
     """
 
     name: str
