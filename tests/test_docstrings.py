@@ -33,15 +33,24 @@ CHECKS = CONF["numpydoc_validation_checks"]
 NOT_YET_VALIDATED = re.compile("|".join(CONF["NOT_YET_VALIDATED"]))
 
 
+def _import(name):
+    """The module, or None when it needs an optional extra that is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is None or error.name.partition(".")[0] == "manytask":
+            raise
+        return None
+
+
 def _public_api() -> dict[str, object]:
     """Qualified name -> object, for the public classes, functions, methods and properties."""
     modules = [manytask] + [
-        importlib.import_module(info.name)
-        for info in pkgutil.walk_packages(manytask.__path__, "manytask.")
+        _import(info.name) for info in pkgutil.walk_packages(manytask.__path__, "manytask.")
     ]
     api = {}
     for module in modules:
-        for name in getattr(module, "__all__", []):
+        for name in getattr(module, "__all__", []):  # (None, a skipped module, has none)
             obj = getattr(module, name)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and obj.__module__.startswith(
                 "manytask"
