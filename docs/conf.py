@@ -6,7 +6,9 @@ Nothing is executed beyond importing manytask, and nothing is fetched from the n
 build or view time: no MathJax, no web fonts, no version switcher.
 """
 
+import importlib
 import inspect
+import re
 import warnings
 from pathlib import Path
 
@@ -33,15 +35,43 @@ exclude_patterns = ["_build", "results"]
 templates_path = ["_templates"]
 
 # Autodoc / autosummary / numpydoc. Class members are listed by our autosummary template,
-# not by numpydoc; numpydoc's style validation is off (docstrings follow STYLE.md, and a
-# style nit must not fail the build), but a docstring whose reST is malformed still does.
+# not by numpydoc.
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
-numpydoc_validation_checks: set[str] = set()
+# numpydoc's validation (on when this set of checks is not empty) of every object the API
+# pages render (functions, classes, and the methods and properties our autosummary template
+# lists); a violation is a Sphinx warning, so an error under -W. tests/test_docstrings.py
+# runs the same checks under pytest. The checks are the structure STYLE.md asks for, not
+# numpydoc's style nits (summary verb mood, capitals and full stops, extended summary, See
+# Also), which must not fail a build:
+#   GL08 the object has a docstring;  SS01 it has a summary line;
+#   GL06 no unknown section ("Example" is one: numpydoc reads only "Examples", and drops
+#        an unknown section from the page; tests/test_docstrings.py catches it, since our
+#        _examples_heading hook renames it before numpydoc validates here);
+#   GL07 sections in numpydoc's order;
+#   PR01 every parameter of the signature documented;  PR02 no parameter that is not in
+#        the signature;  PR03 documented in the signature's order;
+#   RT01 a Returns section if the function returns a value;  YD01 Yields for a generator;
+#   EX01 an Examples section (pytest --doctest-modules runs it).
+numpydoc_validation_checks = {
+    "GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR03", "RT01", "YD01", "EX01"
+}  # fmt: skip
+# Modules whose docstrings are not converted yet (issue 22, item 5): the remaining work.
+# Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
+# Delete a line when its module passes; with the list empty, delete _examples_heading too.
+NOT_YET_VALIDATED = [
+    r"^manytask\.bo\b",
+    r"^manytask\.boost\b",
+    r"^manytask\.itl\b",
+    r"^manytask\.experiments\b",
+    r"^manytask\.cli\b",
+    r"^manytask\._validation\b",
+]
+numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
 numpydoc_xref_param_type = False
 nitpicky = False
 # numpydoc parses each raw docstring once more for the signature, before our
@@ -92,8 +122,6 @@ API_MODULES = [
 
 def _public_names(module_name):
     """The public names of a module: its ``__all__``, else its non-underscore callables."""
-    import importlib
-
     module = importlib.import_module(module_name)
     names = getattr(module, "__all__", None)
     if names is None:
@@ -109,6 +137,16 @@ def _public_names(module_name):
         for name in names
         if not name.startswith("__") and not inspect.ismodule(getattr(module, name))
     ]
+
+
+# A constant (a dict, a tuple) has no docstring of its own: numpydoc would validate its
+# type's. Its ``#:`` comment is what the page shows, so it is not validated.
+numpydoc_validation_exclude |= {
+    rf"^{re.escape(module_name)}\.{name}$"
+    for module_name, _ in API_MODULES
+    for name in _public_names(module_name)
+    if not callable(getattr(importlib.import_module(module_name), name))
+}
 
 
 def _write_api_pages(app, config):
@@ -143,8 +181,9 @@ def _write_api_pages(app, config):
 def _examples_heading(app, what, name, obj, options, lines):
     """Read a docstring's ``Example`` section as numpydoc's ``Examples``.
 
-    numpydoc knows ``Examples`` only and silently drops a section it does not know; the
-    docstrings say ``Example`` where there is one.
+    numpydoc knows ``Examples`` only and silently drops a section it does not know; modules
+    not converted yet (``NOT_YET_VALIDATED``) still say ``Example``. Delete this hook, and
+    the warnings filter above, with the last of them.
     """
     for i in range(len(lines) - 1):
         underline = lines[i + 1].strip()

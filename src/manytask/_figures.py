@@ -11,6 +11,16 @@ __all__ = ["agg_figure"]
 def agg_figure(width: float, height: float):
     """A constrained-layout ``Figure`` of ``width`` × ``height`` inches on an Agg canvas.
 
+    Parameters
+    ----------
+    width, height : float
+        Size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        An empty figure, attached to its own Agg canvas (``figure.savefig`` works).
+
     Examples
     --------
     >>> figure = agg_figure(3.0, 2.0)

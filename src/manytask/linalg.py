@@ -23,7 +23,19 @@ JITTER_STEPS = (1e-10, 1e-8, 1e-6, 1e-4)
 
 
 class NotPositiveDefiniteError(np.linalg.LinAlgError, ValueError):
-    """A matrix that should be positive definite is not, even after adding jitter."""
+    """A matrix that should be positive definite is not, even after adding jitter.
+
+    A ``ValueError`` too, so callers that check their input catch it with the rest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> try:
+    ...     cholesky(-np.eye(2))
+    ... except NotPositiveDefiniteError as error:
+    ...     print(str(error)[:43])
+    matrix (2x2) is not positive definite: smal
+    """
 
 
 def cholesky(A, name: str = "matrix", scale=None) -> np.ndarray:
@@ -34,8 +46,27 @@ def cholesky(A, name: str = "matrix", scale=None) -> np.ndarray:
     diagonal; a Schur complement passes the diagonal of the matrix it was bordered from, so
     that its jitter is on the same scale as a full factorisation's.
 
-    Example
+    Parameters
+    ----------
+    A : array_like of shape (m, m) or (b, m, m)
+        Symmetric matrix, or a stack of them factorised one by one.
+    name : str, default="matrix"
+        What A is, for the warning and the error message.
+    scale : float or array_like of shape (b,), optional
+        Scale of the jitter (one per matrix of a stack); default: the mean of the diagonal.
+
+    Returns
     -------
+    ndarray of shape (m, m) or (b, m, m)
+        Lower-triangular L with L Lᵀ = A (+ jitter).
+
+    Raises
+    ------
+    NotPositiveDefiniteError
+        If A is not positive definite even with the largest jitter.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> L = cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
     >>> np.allclose(L @ L.T, [[4.0, 2.0], [2.0, 2.0]])
@@ -80,7 +111,27 @@ def _lapack_cholesky(A):
 
 
 def solve_lower(L, B) -> np.ndarray:
-    """L⁻¹B for a lower-triangular L (m, m) or a stack (b, m, m) with B of matching batch."""
+    """L⁻¹B for a lower-triangular L, or for a stack of them.
+
+    Parameters
+    ----------
+    L : array_like of shape (m, m) or (b, m, m)
+        Lower-triangular matrix, e.g. from :func:`cholesky`, or a stack of them.
+    B : array_like of shape (m, k) or (m,), or (b, m, k) for a stack
+        Right-hand sides.
+
+    Returns
+    -------
+    ndarray
+        L⁻¹B, shaped like B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> solve_lower(L, np.array([2.0, 3.0]))
+    array([1., 2.])
+    """
     L, B = np.asarray(L), np.asarray(B)
     if L.ndim == 2:
         return solve_triangular(L, B, lower=True, check_finite=False)
@@ -94,8 +145,20 @@ def psd_inverse_sqrt(K, rtol: float = 1e-10) -> np.ndarray:
     pseudo-inverse square root (K^{1/2})⁺ up to a rotation of the embedding space, which
     leaves Nyström posteriors unchanged.
 
-    Example
+    Parameters
+    ----------
+    K : array_like of shape (m, m)
+        Symmetric positive semi-definite matrix.
+    rtol : float, default=1e-10
+        Relative threshold below which an eigenvalue counts as zero.
+
+    Returns
     -------
+    ndarray of shape (m, r)
+        The embedding E.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> K = np.array([[2.0, 0.0], [0.0, 0.0]])
     >>> psd_inverse_sqrt(K).shape

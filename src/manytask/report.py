@@ -107,8 +107,22 @@ def text_table(columns, rows, total_row: bool = False) -> str:
     the others right-aligned, a rule under the header (and above the last row if
     ``total_row``).
 
-    Example
+    Parameters
+    ----------
+    columns : sequence
+        Header cells.
+    rows : sequence of sequences
+        Body cells, one value per column (converted with ``str``).
+    total_row : bool, default=False
+        Set the last row apart, as a total.
+
+    Returns
     -------
+    str
+        The table, lines joined by newlines.
+
+    Examples
+    --------
     >>> print(text_table(["task", "error"], [["a", "0.1"], ["mean", "0.1"]], total_row=True))
     task  error
     ----  -----
@@ -133,8 +147,8 @@ def text_table(columns, rows, total_row: bool = False) -> str:
 def slugify(text: str) -> str:
     """Lower-case ASCII identifier made of letters, digits and dashes (``"section"`` if empty).
 
-    Example
-    -------
+    Examples
+    --------
     >>> slugify("Multi-task posterior: 4 tasks")
     'multi-task-posterior-4-tasks'
     """
@@ -153,8 +167,8 @@ class Section:
         Identifier used for the HTML anchor and as the prefix of figure file names; by
         default derived from ``title``. Letters, digits, ``_``, ``.`` and ``-`` only.
 
-    Example
-    -------
+    Examples
+    --------
     >>> section = Section("Posterior <demo>")
     >>> section = section.add_paragraph("Errors & ratios.").add_table(
     ...     rows=[["task 1", 0.1234567]], columns=["task", "RMSE"])
@@ -171,12 +185,44 @@ class Section:
         return f"Section({self.title!r}, {len(self.blocks)} blocks)"
 
     def add_paragraph(self, text: str) -> Section:
-        """Append a paragraph of plain text (escaped, not interpreted as HTML)."""
+        """Append a paragraph of plain text (escaped, not interpreted as HTML).
+
+        Parameters
+        ----------
+        text : str
+            The paragraph.
+
+        Returns
+        -------
+        Section
+            self, to chain calls.
+
+        Examples
+        --------
+        >>> Section("Notes").add_paragraph("a < b").to_html().count("a &lt; b")
+        1
+        """
         self.blocks.append(_Paragraph(str(text)))
         return self
 
     def add_preformatted(self, text: str) -> Section:
-        """Append monospaced text, e.g. the aligned table a command printed."""
+        """Append monospaced text, e.g. the aligned table a command printed.
+
+        Parameters
+        ----------
+        text : str
+            The text, shown as it is (escaped) in a ``<pre>`` element.
+
+        Returns
+        -------
+        Section
+            self, to chain calls.
+
+        Examples
+        --------
+        >>> "<pre>" in Section("Output").add_preformatted("x  1").to_html()
+        True
+        """
         self.blocks.append(_Preformatted(str(text)))
         return self
 
@@ -189,10 +235,32 @@ class Section:
     ) -> Section:
         """Append a table; real numbers are formatted with ``float_format`` and right-aligned.
 
+        Parameters
+        ----------
+        rows : sequence of sequences
+            Body cells, one value per column.
+        columns : sequence of str
+            Header cells.
+        caption : str, optional
+            Caption above the table.
+        float_format : str, default=".4g"
+            Format specification of real numbers.
+
+        Returns
+        -------
+        Section
+            self, to chain calls.
+
         Raises
         ------
         ValueError
             If a row does not have one value per column.
+
+        Examples
+        --------
+        >>> html = Section("Errors").add_table([["a", 0.123456]], ["task", "error"]).to_html()
+        >>> '<td class="num">0.1235</td>' in html
+        True
         """
         columns = tuple(str(c) for c in columns)
         rows = tuple(tuple(row) for row in rows)
@@ -224,8 +292,25 @@ class Section:
             File name stem: letters, digits, ``_``, ``.`` and ``-`` (no path separators).
         caption, alt : str, optional
             Caption under the image, and its alternative text (defaults to the caption).
-        dpi : int
+        dpi : int, default=100
             Resolution used when rendering a matplotlib figure.
+
+        Returns
+        -------
+        Section
+            self, to chain calls.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is unsafe or already used in the section, or ``figure`` is neither.
+
+        Examples
+        --------
+        >>> from manytask._figures import agg_figure
+        >>> section = Section("Plots").add_figure(agg_figure(2.0, 1.0), "curve", caption="A curve")
+        >>> [filename for filename, _ in section.figures]
+        ['plots-curve.png']
         """
         name = _check_name(name, "name")
         if name.lower().endswith(".png"):
@@ -249,17 +334,53 @@ class Section:
         return self
 
     def figure_filename(self, name: str) -> str:
-        """File name, relative to the report folder, of the figure called ``name``."""
+        """File name, relative to the report folder, of the figure called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The figure's name, as given to :meth:`add_figure`.
+
+        Returns
+        -------
+        str
+            ``<slug>-<name>.png``.
+
+        Examples
+        --------
+        >>> Section("Multi-task posterior").figure_filename("mean")
+        'multi-task-posterior-mean.png'
+        """
         return f"{self.slug}-{name}.png"
 
     @property
     def figures(self) -> list[tuple[str, bytes]]:
-        """``(file name, PNG bytes)`` of every figure, in order."""
+        """``(file name, PNG bytes)`` of every figure, in order.
+
+        Examples
+        --------
+        >>> Section("Plots").figures
+        []
+        """
         blocks = [b for b in self.blocks if isinstance(b, _Figure)]
         return [(self.figure_filename(b.name), b.png) for b in blocks]
 
     def to_html(self) -> str:
-        """The section as an HTML fragment (``<section>`` element)."""
+        """The section as an HTML fragment (``<section>`` element).
+
+        Returns
+        -------
+        str
+            The fragment, with the title as ``<h2>`` and the slug as its anchor.
+
+        Examples
+        --------
+        >>> print(Section("Notes").to_html())
+        <section id="notes">
+        <h2>Notes</h2>
+        <BLANKLINE>
+        </section>
+        """
         body = "\n".join(block.to_html(self) for block in self.blocks)
         return (
             f'<section id="{html.escape(self.slug)}">\n'
@@ -277,8 +398,8 @@ class Report:
     title : str
         Title of the page.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     report = Report(pathlib.Path(folder) / "report", title="manytask")
@@ -297,7 +418,31 @@ class Report:
         return f"Report({str(self.out_dir)!r}, {len(self.sections)} sections)"
 
     def add_section(self, section: Section) -> Section:
-        """Append ``section`` and return it; its slug must be new in this report."""
+        """Append ``section`` and return it; its slug must be new in this report.
+
+        Parameters
+        ----------
+        section : Section
+            The section.
+
+        Returns
+        -------
+        Section
+            ``section``, to fill it in after adding it.
+
+        Raises
+        ------
+        ValueError
+            If ``section`` is not a Section or its slug is taken.
+
+        Examples
+        --------
+        >>> report = Report("unused-folder")
+        >>> report.add_section(Section("Notes")).title
+        'Notes'
+        >>> len(report.sections)
+        1
+        """
         if not isinstance(section, Section):
             raise ValueError(f"section must be a Section, got {type(section).__name__}")
         if any(s.slug == section.slug for s in self.sections):
@@ -310,11 +455,28 @@ class Report:
 
     @property
     def index_path(self) -> Path:
-        """Where :meth:`write` puts the page: ``out_dir / "index.html"``."""
+        """Where :meth:`write` puts the page: ``out_dir / "index.html"``.
+
+        Examples
+        --------
+        >>> Report("out").index_path.as_posix()
+        'out/index.html'
+        """
         return self.out_dir / "index.html"
 
     def to_html(self) -> str:
-        """The whole page as a string."""
+        """The whole page as a string.
+
+        Returns
+        -------
+        str
+            A complete HTML document with inline CSS, no scripts and no external assets.
+
+        Examples
+        --------
+        >>> Report("unused-folder", title="T").to_html().startswith("<!DOCTYPE html>")
+        True
+        """
         from . import __version__
 
         title = html.escape(self.title)
@@ -342,7 +504,12 @@ class Report:
         return "\n".join(parts)
 
     def write(self) -> Path:
-        """Write the figures, then ``index.html``, each atomically; return the page's path.
+        """Write the figures, then ``index.html``, each atomically.
+
+        Returns
+        -------
+        Path
+            :attr:`index_path`.
 
         Raises
         ------
@@ -350,6 +517,13 @@ class Report:
             If two sections would write the same figure file.
         OSError
             If ``out_dir`` cannot be created or written (e.g. it is an existing file).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     print(Report(folder).write().name)
+        index.html
         """
         figures = [item for section in self.sections for item in section.figures]
         names = [filename for filename, _ in figures]
@@ -374,7 +548,27 @@ def _check_name(name: str, parameter: str) -> str:
 
 
 def write_atomic(folder: Path, filename: str, data: bytes) -> None:
-    """Write ``folder / filename`` via a temporary file in ``folder`` and :func:`os.replace`."""
+    """Write ``folder / filename`` via a temporary file in ``folder`` and :func:`os.replace`.
+
+    A reader never sees a half-written file; on error the temporary file is removed.
+
+    Parameters
+    ----------
+    folder : Path
+        An existing folder.
+    filename : str
+        Name of the file in it.
+    data : bytes
+        The content.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_atomic(Path(folder), "a.txt", b"hello")
+    ...     print((Path(folder) / "a.txt").read_text())
+    hello
+    """
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{filename}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as handle:

@@ -28,8 +28,20 @@ __all__ = [
 def paria_weights(rng: np.random.Generator, n: int) -> np.ndarray:
     """§5 (after Paria et al. 2019): λ = α/‖α‖₁ with α_i = ‖u‖₁/u_i, u ~ U[0, 1]ⁿ.
 
-    Example
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the uniforms u.
+    n : int
+        Number of tasks.
+
+    Returns
     -------
+    ndarray of shape (n,)
+        λ > 0 with Σλ = 1.
+
+    Examples
+    --------
     >>> w = paria_weights(np.random.default_rng(0), 3)
     >>> bool(np.isclose(w.sum(), 1.0) and np.all(w > 0))
     True
@@ -41,13 +53,50 @@ def paria_weights(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def uniform_weights(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Appendix E: λ = u/‖u‖₁ with u ~ U[0, 1]ⁿ."""
+    """Appendix E: λ = u/‖u‖₁ with u ~ U[0, 1]ⁿ.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the uniforms u.
+    n : int
+        Number of tasks.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        λ > 0 with Σλ = 1.
+
+    Examples
+    --------
+    >>> w = uniform_weights(np.random.default_rng(0), 4)
+    >>> w.shape, bool(np.isclose(w.sum(), 1.0))
+    ((4,), True)
+    """
     u = np.maximum(rng.uniform(size=n), np.finfo(float).tiny)
     return u / u.sum()
 
 
 def dirichlet_weights(concentration: float = 1.0) -> Callable:
-    """A sampler of λ ~ Dirichlet(concentration · 1ₙ) (1 = uniform on the simplex)."""
+    """A sampler of λ ~ Dirichlet(concentration · 1ₙ) (1 = uniform on the simplex).
+
+    Parameters
+    ----------
+    concentration : float, default=1.0
+        Concentration > 0 of every coordinate; below 1 the draws favour the corners.
+
+    Returns
+    -------
+    callable
+        ``sample(rng, n) -> λ`` of shape (n,).
+
+    Examples
+    --------
+    >>> sample = dirichlet_weights(2.0)
+    >>> w = sample(np.random.default_rng(0), 3)
+    >>> w.shape, bool(np.isclose(w.sum(), 1.0))
+    ((3,), True)
+    """
     concentration = check_positive(concentration, "concentration")
 
     def sample(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -65,7 +114,32 @@ WEIGHT_DISTRIBUTIONS = {
 
 
 def check_simplex(weights, n: int | None = None, name: str = "weights") -> np.ndarray:
-    """Return ``weights`` as a float vector after checking λ ≥ 0 and Σλ = 1 (within 1e-8)."""
+    """Return ``weights`` as a float vector after checking λ ≥ 0 and Σλ = 1 (within 1e-8).
+
+    Parameters
+    ----------
+    weights : array_like of shape (n,)
+        Candidate λ.
+    n : int, optional
+        Required number of entries.
+    name : str, default="weights"
+        Name of the parameter in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``weights`` as floats.
+
+    Raises
+    ------
+    ValueError
+        If an entry is negative or not finite, the sum is not 1, or the length is not n.
+
+    Examples
+    --------
+    >>> check_simplex([0.5, 0.5])
+    array([0.5, 0.5])
+    """
     weights = as_finite_array(weights, name, ndim=1)
     if n is not None and weights.shape[0] != n:
         raise ValueError(f"{name} must have {n} entries, got {weights.shape[0]}")
@@ -78,8 +152,21 @@ def weight_sampler(weights, n: int) -> Callable:
     """Turn a name (``"paria"``, ``"uniform"``, ``"dirichlet"``), a fixed λ (a Dirac: one
     deterministic scalarisation) or a callable ``(rng, n) -> λ`` into a sampler for n tasks.
 
-    Example
+    Parameters
+    ----------
+    weights : str, array_like of shape (n,) or callable
+        A key of ``WEIGHT_DISTRIBUTIONS``, a fixed λ, or a sampler (whose draws are then
+        checked by :func:`check_simplex`).
+    n : int
+        Number of tasks; a fixed λ must have n entries.
+
+    Returns
     -------
+    callable
+        ``sample(rng, n) -> λ`` of shape (n,).
+
+    Examples
+    --------
     >>> sample = weight_sampler([0.25, 0.75], n=2)
     >>> sample(np.random.default_rng(0), 2)
     array([0.25, 0.75])

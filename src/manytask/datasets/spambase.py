@@ -24,8 +24,27 @@ N_SAMPLES, N_FEATURES = 4601, 57
 
 @dataclass(frozen=True)
 class Spambase:
-    """The Spambase data: ``X`` (4601, 57) raw attributes, ``y`` (4601,) with 1 = spam and
-    0 = non-spam, the attribute names and the file it came from."""
+    """The Spambase data, as :func:`load_spambase` returns it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (4601, 57)
+        Raw attributes.
+    y : ndarray of shape (4601,)
+        1 = spam, 0 = non-spam.
+    feature_names : tuple of str
+        The 57 attribute names.
+    target_names : tuple of str
+        Names of the classes 0 and 1.
+    source : str
+        The file it was read from.
+
+    Examples
+    --------
+    >>> data = Spambase(np.zeros((2, 57)), np.array([0, 1]), (), ("nonspam", "spam"), "here")
+    >>> data.target_names[1]
+    'spam'
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -42,11 +61,31 @@ def _candidates(folder: Path) -> list[Path]:
 
 
 def find_spam_rda(data_home=None) -> Path:
-    """The path of ``spam.rda``; raises FileNotFoundError saying how to get it.
+    """The path of ``spam.rda``.
 
-    ``data_home`` may be the file itself or a folder holding ``spam.rda`` (or
-    ``spambase/spam.rda``); when it is None, ``$MANYTASK_DATA`` and then Debian's
-    r-cran-kernlab location are tried.
+    Parameters
+    ----------
+    data_home : str or Path, optional
+        The file itself or a folder holding ``spam.rda`` (or ``spambase/spam.rda``); when
+        it is None, ``$MANYTASK_DATA`` and then Debian's r-cran-kernlab location are tried.
+
+    Returns
+    -------
+    Path
+        The first existing candidate.
+
+    Raises
+    ------
+    FileNotFoundError
+        If none exists, naming the places looked at and how to get the file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> home = Path(tempfile.mkdtemp())
+    >>> _ = (home / "spam.rda").write_bytes(b"")
+    >>> find_spam_rda(home) == home / "spam.rda"
+    True
     """
     if data_home is not None:
         searched = _candidates(Path(data_home))
@@ -93,8 +132,8 @@ def load_spambase(data_home=None) -> Spambase:
     Spambase
         ``X`` (4601, 57) float, ``y`` (4601,) int with 1 for spam (1813 of them).
 
-    Example
-    -------
+    Examples
+    --------
     >>> try:
     ...     data = load_spambase()
     ... except (FileNotFoundError, ImportError):

@@ -49,8 +49,18 @@ def _inputs(x) -> np.ndarray:
 def sine_toy_mean(x) -> np.ndarray:
     """f(x) = −sin(2πx)(1 + sin(2πx/3)): the 1 Hz sine times its 1/3 Hz envelope of mean 1.
 
-    Example
+    Parameters
+    ----------
+    x : array_like of shape (n,) or (n, 1)
+        Inputs.
+
+    Returns
     -------
+    ndarray of shape (n,)
+        f(x), the conditional median of the toy data.
+
+    Examples
+    --------
     >>> bool(np.isclose(sine_toy_mean([0.25])[0], -(1 + np.sin(np.pi / 6))))
     True
     """
@@ -61,8 +71,18 @@ def sine_toy_mean(x) -> np.ndarray:
 def sine_toy_std(x) -> np.ndarray:
     """σ(x) = 0.2 + (1.5 − x)/1.5: the noise standard deviation, 1.2 at 0 and 0.2 at 1.5.
 
-    Example
+    Parameters
+    ----------
+    x : array_like of shape (n,) or (n, 1)
+        Inputs.
+
+    Returns
     -------
+    ndarray of shape (n,)
+        σ(x).
+
+    Examples
+    --------
     >>> sine_toy_std([0.0, 1.5]).round(12).tolist()
     [1.2, 0.2]
     """
@@ -86,8 +106,8 @@ def sine_toy_quantiles(x, quantiles) -> np.ndarray:
     array of shape (n, k)
         Column l is the quantile of level ``quantiles[l]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> q = sine_toy_quantiles([0.0, 1.5], [0.5])
     >>> np.allclose(q[:, 0], 0.0)  # the median is f(x), and f(0) = f(1.5) = 0
     True
@@ -114,8 +134,15 @@ def make_sine_toy(n_samples=40, random_state=None, sort=True):
     sort : bool, default=True
         Sort the points by x (the authors' generator does), which makes curves easy to plot.
 
-    Example
+    Returns
     -------
+    X : ndarray of shape (n, 1)
+        Inputs, uniform on [0, 1.5].
+    y : ndarray of shape (n,)
+        f(x) + σ(x) ε with ε standard normal.
+
+    Examples
+    --------
     >>> X, y = make_sine_toy(5, random_state=0)
     >>> X.shape, y.shape, bool(np.all(np.diff(X[:, 0]) >= 0))
     ((5, 1), (5,), True)

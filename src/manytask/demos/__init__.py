@@ -3,8 +3,7 @@ one section to the HTML report (:mod:`manytask.report`).
 
 :data:`DEMOS` is the registry the command line walks through, in order. A demo is a
 :class:`Demo` whose ``run(report, seed=..., progress=...)`` adds its section to ``report``
-and returns the text to print. Later demos (Bayesian optimisation, boosting, infinite task
-learning) append their own entry here.
+and returns the text to print: one demo per module here (posterior, bo, boost, itl).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ __all__ = ["Demo", "DEMOS", "bo", "boost", "itl", "posterior"]
 class Demo:
     """One entry of the demo registry.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Short identifier (``"posterior"``).
@@ -30,6 +29,11 @@ class Demo:
     run : callable
         ``run(report, *, seed, progress) -> str``: add a section to ``report`` and return
         the text to print.
+
+    Examples
+    --------
+    >>> [demo.name for demo in DEMOS]
+    ['posterior', 'bo', 'boost', 'itl']
     """
 
     name: str

@@ -32,7 +32,7 @@ ALGORITHMS = ("mt-kb", "it-kb")
 class BODemoResult:
     """Time-average regret curves of each algorithm over seeds.
 
-    Attributes
+    Parameters
     ----------
     curves : dict
         ``curves[algorithm]`` is an array (n_seeds, rounds) of R_C(t)/t.
@@ -40,6 +40,14 @@ class BODemoResult:
         T, the evaluations per run.
     seed : int
         Run s uses seed ``seed + s`` (weights, noise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+    >>> result = BODemoResult(curves, rounds=2, seed=0)
+    >>> result.rows()[0]
+    ['MT-KB', 0.5, 0.0, 1]
     """
 
     curves: dict
@@ -50,23 +58,76 @@ class BODemoResult:
 
     @property
     def n_seeds(self) -> int:
+        """Number of runs per algorithm.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+        >>> result = BODemoResult(curves, rounds=2, seed=0)
+        >>> result.n_seeds
+        1
+        """
         return len(next(iter(self.curves.values())))
 
     def rows(self) -> list[list]:
-        """Table rows: algorithm, mean and std over seeds of R_C(T)/T, number of runs."""
+        """Table rows: algorithm, mean and std over seeds of R_C(T)/T, number of runs.
+
+        Returns
+        -------
+        list of list
+            One row per algorithm, in the order of :attr:`COLUMNS`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+        >>> result = BODemoResult(curves, rounds=2, seed=0)
+        >>> result.rows()[1]
+        ['IT-KB', 0.75, 0.0, 1]
+        """
         return [
             [name.upper(), float(curve[:, -1].mean()), float(curve[:, -1].std()), len(curve)]
             for name, curve in self.curves.items()
         ]
 
     def summary(self) -> str:
+        """One line describing the setting.
+
+        Returns
+        -------
+        str
+            Problem, rounds, seeds, scalarisation.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+        >>> result = BODemoResult(curves, rounds=2, seed=0)
+        >>> result.summary()[:45]
+        'Perturbed sine (4 tasks, omega 0.4), 2 rounds'
+        """
         return (
             f"Perturbed sine (4 tasks, omega 0.4), {self.rounds} rounds, {self.n_seeds} seeds "
             f"from {self.seed}; Chebyshev scalarisation, Paria weights, theoretical radii."
         )
 
     def table(self) -> str:
-        """The rows as an aligned plain-text table."""
+        """The rows as an aligned plain-text table.
+
+        Returns
+        -------
+        str
+            See :func:`manytask.report.text_table`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+        >>> result = BODemoResult(curves, rounds=2, seed=0)
+        >>> print(result.table().splitlines()[2])
+        MT-KB                   0.5000  0.0000     1
+        """
         rows = [[row[0], f"{row[1]:.4f}", f"{row[2]:.4f}", str(row[3])] for row in self.rows()]
         return text_table(self.COLUMNS, rows)
 
@@ -76,8 +137,26 @@ def run_bo_demo(
 ) -> BODemoResult:
     """Run MT-KB and IT-KB on the perturbed sine for ``rounds`` rounds and ``n_seeds`` seeds.
 
-    Example
+    Chebyshev scalarisation with Paria weights (§5), scored by R_C(t)/t.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        Run s uses seed ``seed + s``.
+    rounds : int, default=30
+        Evaluations T per run, ≥ 1.
+    n_seeds : int, default=3
+        Runs per algorithm, ≥ 1.
+    progress : bool, default=False
+        Show a progress bar over the runs.
+
+    Returns
     -------
+    BODemoResult
+        The regret curves.
+
+    Examples
+    --------
     >>> result = run_bo_demo(rounds=3, n_seeds=1)
     >>> result.curves["mt-kb"].shape
     (1, 3)
@@ -97,7 +176,26 @@ def run_bo_demo(
 
 
 def plot_bo_demo(result: BODemoResult):
-    """Mean ± std over seeds of R_C(t)/t against t, one line per algorithm (Agg canvas)."""
+    """Mean ± std over seeds of R_C(t)/t against t, one line per algorithm (Agg canvas).
+
+    Parameters
+    ----------
+    result : BODemoResult
+        What :func:`run_bo_demo` returned.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+    >>> result = BODemoResult(curves, rounds=2, seed=0)
+    >>> len(plot_bo_demo(result).axes)
+    1
+    """
     figure = agg_figure(6.4, 3.8)
     ax = figure.subplots()
     steps = np.arange(1, result.rounds + 1)
@@ -113,7 +211,26 @@ def plot_bo_demo(result: BODemoResult):
 
 
 def bo_section(result: BODemoResult) -> Section:
-    """The report section: setting, table of final regret, the regret curves."""
+    """The report section: setting, table of final regret, the regret curves.
+
+    Parameters
+    ----------
+    result : BODemoResult
+        What :func:`run_bo_demo` returned.
+
+    Returns
+    -------
+    Section
+        Slug ``"bo"``, one figure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> curves = {"mt-kb": np.array([[1.0, 0.5]]), "it-kb": np.array([[1.0, 0.75]])}
+    >>> result = BODemoResult(curves, rounds=2, seed=0)
+    >>> [name for name, _ in bo_section(result).figures]
+    ['bo-regret.png']
+    """
     section = Section("Multi-task Bayesian optimisation", slug="bo")
     section.add_paragraph(
         "MT-KB picks each point by an upper confidence bound on a random Chebyshev "
@@ -139,7 +256,32 @@ def bo_section(result: BODemoResult) -> Section:
 
 
 def run_section(report: Report, *, seed: int = 0, progress: bool = False) -> str:
-    """Run the demo, add its section to ``report`` and return the text to print."""
+    """Run the demo, add its section to ``report`` and return the text to print.
+
+    This is the ``run`` of its :class:`~manytask.demos.Demo` entry (``manytask demo``).
+
+    Parameters
+    ----------
+    report : Report
+        The report to add the section to.
+    seed : int, default=0
+        Seed of the demo.
+    progress : bool, default=False
+        Show a progress bar.
+
+    Returns
+    -------
+    str
+        The summary and the text table.
+
+    Examples
+    --------
+    >>> from manytask.report import Report
+    >>> report = Report("unused-folder")
+    >>> text = run_section(report)
+    >>> report.sections[0].slug
+    'bo'
+    """
     result = run_bo_demo(seed=seed, progress=progress)
     report.add_section(bo_section(result))
     return f"{result.summary()}\n\n{result.table()}"

@@ -62,19 +62,22 @@ def make_three_sources(n_per_source=TRAIN_SIZES, random_state=0):
 
     Parameters
     ----------
-    n_per_source : sequence of 3 ints
+    n_per_source : sequence of 3 ints, default=TRAIN_SIZES
         Points drawn from each source (each ≥ 1).
-    random_state : int or numpy Generator
+    random_state : int or numpy Generator, default=0
+        Seed of the draw.
 
     Returns
     -------
-    X : ndarray (n, 2)
-    y : ndarray (n,) of {0, 1}
+    X : ndarray of shape (n, 2)
+        Inputs.
+    y : ndarray of shape (n,), in {0, 1}
         1{x₂ > 0} on sources 0 and 1, 1{x₂ < 0} on source 2.
-    domains : ndarray (n,) of {0, 1, 2}
+    domains : ndarray of shape (n,), in {0, 1, 2}
+        Source of every point.
 
-    Example
-    -------
+    Examples
+    --------
     >>> X, y, domains = make_three_sources((2, 2, 2), random_state=0)
     >>> X.shape, np.bincount(domains).tolist()
     ((6, 2), [2, 2, 2])
@@ -98,7 +101,7 @@ def make_three_sources(n_per_source=TRAIN_SIZES, random_state=0):
 class BoostDemoResult:
     """Fitted models and their test errors on the toy.
 
-    Attributes
+    Parameters
     ----------
     models : dict
         ``models[method]``: the fitted classifier (keys of :data:`METHODS`).
@@ -107,8 +110,20 @@ class BoostDemoResult:
     X_train, y_train, domains_train : ndarray
         The training sample.
     n_estimators : int
+        Boosting rounds T asked for.
     seed : int
         Training sample from ``seed``, test sample from ``seed + 1``.
+
+    Examples
+    --------
+    >>> from manytask.boost import AdaBoost, mixture_errors
+    >>> X, y, domains = make_three_sources((5, 5, 5))
+    >>> model = AdaBoost(n_estimators=2).fit(X, y)
+    >>> errors = mixture_errors(model, X, y, domains)
+    >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+    ...                          X, y, domains, n_estimators=2, seed=0)
+    >>> len(result.rows()) == len(METHODS)
+    True
     """
 
     models: dict
@@ -123,7 +138,24 @@ class BoostDemoResult:
                "agnostic", "rounds")  # fmt: skip
 
     def rows(self) -> list[list]:
-        """Per method: test error on each source, on the uniform mixture, agnostic, rounds."""
+        """Per method: test error on each source, on the uniform mixture, agnostic, rounds.
+
+        Returns
+        -------
+        list of list
+            One row per method of :data:`METHODS`, in the order of :attr:`COLUMNS`.
+
+        Examples
+        --------
+        >>> from manytask.boost import AdaBoost, mixture_errors
+        >>> X, y, domains = make_three_sources((5, 5, 5))
+        >>> model = AdaBoost(n_estimators=2).fit(X, y)
+        >>> errors = mixture_errors(model, X, y, domains)
+        >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+        ...                          X, y, domains, n_estimators=2, seed=0)
+        >>> result.rows()[0][0], len(result.rows()[0])
+        ('AdaBoost-all (pooled)', 7)
+        """
         return [
             [
                 METHODS[name],
@@ -136,6 +168,24 @@ class BoostDemoResult:
         ]
 
     def summary(self) -> str:
+        """One line describing the setting.
+
+        Returns
+        -------
+        str
+            Sources, sample sizes, rounds and seed.
+
+        Examples
+        --------
+        >>> from manytask.boost import AdaBoost, mixture_errors
+        >>> X, y, domains = make_three_sources((5, 5, 5))
+        >>> model = AdaBoost(n_estimators=2).fit(X, y)
+        >>> errors = mixture_errors(model, X, y, domains)
+        >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+        ...                          X, y, domains, n_estimators=2, seed=0)
+        >>> result.summary()[:25]
+        '2-D toy, 3 sources (300, '
+        """
         sizes = ", ".join(str(n) for n in TRAIN_SIZES)
         return (
             f"2-D toy, 3 sources ({sizes} training points; {TEST_SIZE} test points each), "
@@ -144,7 +194,24 @@ class BoostDemoResult:
         )
 
     def table(self) -> str:
-        """The rows as an aligned plain-text table."""
+        """The rows as an aligned plain-text table.
+
+        Returns
+        -------
+        str
+            See :func:`manytask.report.text_table`.
+
+        Examples
+        --------
+        >>> from manytask.boost import AdaBoost, mixture_errors
+        >>> X, y, domains = make_three_sources((5, 5, 5))
+        >>> model = AdaBoost(n_estimators=2).fit(X, y)
+        >>> errors = mixture_errors(model, X, y, domains)
+        >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+        ...                          X, y, domains, n_estimators=2, seed=0)
+        >>> len(result.table().splitlines()) == 2 + len(METHODS)
+        True
+        """
         rows = [[r[0], *(f"{v:.3f}" for v in r[1:6]), str(r[6])] for r in self.rows()]
         return text_table(self.COLUMNS, rows)
 
@@ -154,8 +221,24 @@ def run_boost_demo(
 ) -> BoostDemoResult:
     """Fit AdaBoost-all and MULTIBOOST (paper, soft-max ``mu``, exact line search); test them.
 
-    Example
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the training sample (the test sample uses ``seed + 1``).
+    n_estimators : int, default=50
+        Boosting rounds T of every method.
+    mu : float, default=10.0
+        μ of the soft-max variant.
+    progress : bool, default=False
+        Show a progress bar over the methods.
+
+    Returns
     -------
+    BoostDemoResult
+        The fitted models and their test errors.
+
+    Examples
+    --------
     >>> result = run_boost_demo(n_estimators=3)
     >>> sorted(result.errors) == sorted(METHODS)
     True
@@ -207,7 +290,7 @@ the clients' gradient sums too, in process, on Flower and on Dask (domain_classi
 class FederationDemoResult:
     """The toy trained by an in-process federation, and its test errors.
 
-    Attributes
+    Parameters
     ----------
     model : MultiBoostClassifier
         The federated ensemble (``federated_run_`` holds the per-round record).
@@ -217,6 +300,12 @@ class FederationDemoResult:
         The soft-max μ used, None for the paper's hard max.
     numbers : int
         Numbers sent to and received from the clients, set-up included.
+
+    Examples
+    --------
+    >>> result = run_federation_demo()
+    >>> result.mu is None  # the paper's hard max
+    True
     """
 
     model: MultiBoostClassifier
@@ -225,6 +314,18 @@ class FederationDemoResult:
     numbers: int
 
     def summary(self) -> str:
+        """One line: the federation, its test errors and the numbers communicated.
+
+        Returns
+        -------
+        str
+            The line.
+
+        Examples
+        --------
+        >>> run_federation_demo().summary()[:41]
+        'FEDMULTIBOOST in process (hard max (paper'
+        """
         run = self.model.federated_run_
         objective = "hard max (paper)" if self.mu is None else f"soft-max mu={self.mu:g}"
         return (
@@ -243,8 +344,18 @@ def run_federation_demo(seed: int = 0) -> FederationDemoResult:
     The federation is :func:`~manytask.boost.federated.simulate` with its defaults: the
     paper's hard max (Figure 2) and the AdaBoost step.
 
-    Example
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the training sample and of the federation's draws (test sample ``seed + 1``).
+
+    Returns
     -------
+    FederationDemoResult
+        The federated model, its test errors and the numbers communicated.
+
+    Examples
+    --------
     >>> result = run_federation_demo()
     >>> result.numbers > 0 and len(result.model.estimators_) <= FEDERATION["n_rounds"]
     True
@@ -260,7 +371,31 @@ def run_federation_demo(seed: int = 0) -> FederationDemoResult:
 
 
 def plot_decision_regions(result: BoostDemoResult, resolution: int = 120):
-    """One panel per method: predicted class on a grid, training points by source and label."""
+    """One panel per method: predicted class on a grid, training points by source and label.
+
+    Parameters
+    ----------
+    result : BoostDemoResult
+        What :func:`run_boost_demo` returned.
+    resolution : int, default=120
+        Grid points along x₁ (half as many along x₂).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes per method.
+
+    Examples
+    --------
+    >>> from manytask.boost import AdaBoost, mixture_errors
+    >>> X, y, domains = make_three_sources((5, 5, 5))
+    >>> model = AdaBoost(n_estimators=2).fit(X, y)
+    >>> errors = mixture_errors(model, X, y, domains)
+    >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+    ...                          X, y, domains, n_estimators=2, seed=0)
+    >>> len(plot_decision_regions(result, resolution=10).axes) == len(METHODS)
+    True
+    """
     figure = agg_figure(10.0, 3.4)
     axes = figure.subplots(1, len(METHODS), sharey=True)
     x1 = np.linspace(-4.5, 4.5, resolution)
@@ -289,7 +424,29 @@ def plot_decision_regions(result: BoostDemoResult, resolution: int = 120):
 
 
 def plot_domain_errors(result: BoostDemoResult):
-    """Grouped bars: test error of each method on each source and the agnostic error."""
+    """Grouped bars: test error of each method on each source and the agnostic error.
+
+    Parameters
+    ----------
+    result : BoostDemoResult
+        What :func:`run_boost_demo` returned.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes.
+
+    Examples
+    --------
+    >>> from manytask.boost import AdaBoost, mixture_errors
+    >>> X, y, domains = make_three_sources((5, 5, 5))
+    >>> model = AdaBoost(n_estimators=2).fit(X, y)
+    >>> errors = mixture_errors(model, X, y, domains)
+    >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+    ...                          X, y, domains, n_estimators=2, seed=0)
+    >>> len(plot_domain_errors(result).axes)
+    1
+    """
     figure = agg_figure(6.4, 3.4)
     ax = figure.subplots()
     groups = ["source 0", "source 1", "source 2", "agnostic"]
@@ -313,6 +470,29 @@ def boost_section(
     """The report section: the toy, the error table, decision regions and error bars.
 
     With ``federation``, a closing paragraph on the federated run and how to run others.
+
+    Parameters
+    ----------
+    result : BoostDemoResult
+        What :func:`run_boost_demo` returned.
+    federation : FederationDemoResult, optional
+        What :func:`run_federation_demo` returned.
+
+    Returns
+    -------
+    Section
+        Slug ``"boost"``, two figures.
+
+    Examples
+    --------
+    >>> from manytask.boost import AdaBoost, mixture_errors
+    >>> X, y, domains = make_three_sources((5, 5, 5))
+    >>> model = AdaBoost(n_estimators=2).fit(X, y)
+    >>> errors = mixture_errors(model, X, y, domains)
+    >>> result = BoostDemoResult(dict.fromkeys(METHODS, model), dict.fromkeys(METHODS, errors),
+    ...                          X, y, domains, n_estimators=2, seed=0)
+    >>> [name for name, _ in boost_section(result).figures]
+    ['boost-regions.png', 'boost-errors.png']
     """
     section = Section("Multi-source boosting", slug="boost")
     section.add_paragraph(
@@ -365,7 +545,32 @@ def boost_section(
 
 
 def run_section(report: Report, *, seed: int = 0, progress: bool = False) -> str:
-    """Run the demo, add its section to ``report`` and return the text to print."""
+    """Run the demo, add its section to ``report`` and return the text to print.
+
+    This is the ``run`` of its :class:`~manytask.demos.Demo` entry (``manytask demo``).
+
+    Parameters
+    ----------
+    report : Report
+        The report to add the section to.
+    seed : int, default=0
+        Seed of the demo.
+    progress : bool, default=False
+        Show a progress bar.
+
+    Returns
+    -------
+    str
+        The summaries, the text table and how to run the federation elsewhere.
+
+    Examples
+    --------
+    >>> from manytask.report import Report
+    >>> report = Report("unused-folder")
+    >>> text = run_section(report)  # doctest: +SKIP
+    >>> report.sections[0].slug  # doctest: +SKIP
+    'boost'
+    """
     result = run_boost_demo(seed=seed, progress=progress)
     federation = run_federation_demo(seed=seed)
     report.add_section(boost_section(result, federation))

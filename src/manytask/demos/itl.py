@@ -34,7 +34,7 @@ TABLE_LEVELS = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 class ITLDemoResult:
     """One ∞-QR fit on the sine toy data and its evaluation.
 
-    Attributes
+    Parameters
     ----------
     X, y : arrays
         The training data, (n, 1) and (n,).
@@ -48,6 +48,18 @@ class ITLDemoResult:
         100 × crossing loss of the 19 levels on the test points.
     seconds : float
         Fit time.
+    seed : int
+        Seed of the training data (the test data use ``seed + 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> zeros = np.zeros(19)
+    >>> grid = np.linspace(0.0, 1.5, 5)
+    >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    >>> result.rows()[0]
+    [0.05, 0.0, 0.0]
     """
 
     X: np.ndarray
@@ -63,7 +75,23 @@ class ITLDemoResult:
     COLUMNS = ("level", "test pinball (∞-QR)", "test pinball (true quantile)")
 
     def rows(self) -> list[list]:
-        """One row per level of :data:`TABLE_LEVELS`."""
+        """One row per level of :data:`TABLE_LEVELS`: level, pinball of ∞-QR, of the truth.
+
+        Returns
+        -------
+        list of list
+            Seven rows, in the order of :attr:`COLUMNS`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> zeros = np.zeros(19)
+        >>> grid = np.linspace(0.0, 1.5, 5)
+        >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        >>> [row[0] for row in result.rows()]
+        [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95]
+        """
         index = {level: i for i, level in enumerate(LEVELS)}
         return [
             [level, float(self.pinball[index[level]]), float(self.pinball_true[index[level]])]
@@ -71,6 +99,23 @@ class ITLDemoResult:
         ]
 
     def summary(self) -> str:
+        """One paragraph: data, fit time, crossing loss and summed pinball loss.
+
+        Returns
+        -------
+        str
+            The paragraph.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> zeros = np.zeros(19)
+        >>> grid = np.linspace(0.0, 1.5, 5)
+        >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        >>> result.summary()[:34]
+        'Sine toy data (n = 2, seed 0); one'
+        """
         return (
             f"Sine toy data (n = {len(self.y)}, seed {self.seed}); one ∞-QR fit "
             f"({self.seconds:.1f} s), 19 levels 0.05…0.95 predicted from it. Crossing×100 of "
@@ -79,6 +124,23 @@ class ITLDemoResult:
         )
 
     def table(self) -> str:
+        """The rows as an aligned plain-text table.
+
+        Returns
+        -------
+        str
+            See :func:`manytask.report.text_table`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> zeros = np.zeros(19)
+        >>> grid = np.linspace(0.0, 1.5, 5)
+        >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        >>> len(result.table().splitlines())  # header, rule, 7 levels
+        9
+        """
         rows = [[f"{r[0]:.2f}", f"{r[1]:.4f}", f"{r[2]:.4f}"] for r in self.rows()]
         return text_table(self.COLUMNS, rows)
 
@@ -86,8 +148,22 @@ class ITLDemoResult:
 def run_itl_demo(seed: int = 0, n_samples: int = 200, n_test: int = 2000) -> ITLDemoResult:
     """Fit ∞-QR once on ``n_samples`` sine-toy points and evaluate 19 levels.
 
-    Example
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the training data and the model; the test data use ``seed + 1``.
+    n_samples : int, default=200
+        Training points.
+    n_test : int, default=2000
+        Test points of the pinball and crossing losses.
+
+    Returns
     -------
+    ITLDemoResult
+        The fit's curves and losses.
+
+    Examples
+    --------
     >>> result = run_itl_demo(n_samples=30, n_test=50)
     >>> result.curves.shape
     (200, 19)
@@ -123,7 +199,28 @@ def run_itl_demo(seed: int = 0, n_samples: int = 200, n_test: int = 2000) -> ITL
 
 
 def plot_itl_demo(result: ITLDemoResult):
-    """The data, the 19 predicted quantile curves (one fit) and the true 5 % / 50 % / 95 %."""
+    """The data, the 19 predicted quantile curves (one fit) and the true 5 % / 50 % / 95 %.
+
+    Parameters
+    ----------
+    result : ITLDemoResult
+        What :func:`run_itl_demo` returned.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> zeros = np.zeros(19)
+    >>> grid = np.linspace(0.0, 1.5, 5)
+    >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    >>> len(plot_itl_demo(result).axes)
+    1
+    """
     from matplotlib import colormaps
 
     figure = agg_figure(6.4, 4.0)
@@ -143,7 +240,28 @@ def plot_itl_demo(result: ITLDemoResult):
 
 
 def itl_section(result: ITLDemoResult) -> Section:
-    """The report section: what was fitted, the per-level table and the curves."""
+    """The report section: what was fitted, the per-level table and the curves.
+
+    Parameters
+    ----------
+    result : ITLDemoResult
+        What :func:`run_itl_demo` returned.
+
+    Returns
+    -------
+    Section
+        Slug ``"itl"``, one figure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> zeros = np.zeros(19)
+    >>> grid = np.linspace(0.0, 1.5, 5)
+    >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
+    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    >>> itl_section(result).slug
+    'itl'
+    """
     section = Section("Infinite task learning: every quantile from one fit", slug="itl")
     section.add_paragraph(
         "∞-QR learns the whole quantile function θ ↦ q_θ(x) as one vector-valued kernel "
@@ -167,7 +285,32 @@ def itl_section(result: ITLDemoResult) -> Section:
 
 
 def run_section(report: Report, *, seed: int = 0, progress: bool = False) -> str:
-    """Run the demo, add its section to ``report`` and return the text to print."""
+    """Run the demo, add its section to ``report`` and return the text to print.
+
+    This is the ``run`` of its :class:`~manytask.demos.Demo` entry (``manytask demo``).
+
+    Parameters
+    ----------
+    report : Report
+        The report to add the section to.
+    seed : int, default=0
+        Seed of the demo.
+    progress : bool, default=False
+        Show a progress bar.
+
+    Returns
+    -------
+    str
+        The summary and the text table.
+
+    Examples
+    --------
+    >>> from manytask.report import Report
+    >>> report = Report("unused-folder")
+    >>> text = run_section(report)
+    >>> report.sections[0].slug
+    'itl'
+    """
     result = run_itl_demo(seed=seed)
     report.add_section(itl_section(result))
     return f"{result.summary()}\n\n{result.table()}"

@@ -29,8 +29,24 @@ def _plain(value):
 def kernel_to_config(kernel) -> dict:
     """A nested dict of plain Python values describing ``kernel``.
 
-    Example
+    Parameters
+    ----------
+    kernel : Kernel or OperatorKernel
+        A manytask kernel built from the classes of :mod:`manytask.kernels`.
+
+    Returns
     -------
+    dict
+        ``{"type": class name, parameter: value, …}``, nested for composite kernels; arrays
+        become lists, so ``json.dumps`` accepts it.
+
+    Raises
+    ------
+    ValueError
+        If the kernel's type has no configuration.
+
+    Examples
+    --------
     >>> from manytask.kernels import RBF, Constant
     >>> kernel_to_config(2.0 * RBF(0.5))["type"]
     'Product'
@@ -57,7 +73,29 @@ def kernel_to_config(kernel) -> dict:
 
 
 def kernel_from_config(config: dict):
-    """Rebuild a kernel from :func:`kernel_to_config`'s output."""
+    """Rebuild a kernel from :func:`kernel_to_config`'s output.
+
+    Parameters
+    ----------
+    config : dict
+        The output of :func:`kernel_to_config` (or its JSON round trip).
+
+    Returns
+    -------
+    Kernel or OperatorKernel
+        A kernel equal to the one described.
+
+    Raises
+    ------
+    ValueError
+        If ``config`` has no ``"type"`` or an unknown one.
+
+    Examples
+    --------
+    >>> from manytask.kernels import RBF
+    >>> kernel_from_config(kernel_to_config(2.0 * RBF(0.5)))
+    (Constant(value=2.0) * RBF(lengthscale=0.5))
+    """
     try:
         name = config["type"]
     except (TypeError, KeyError) as error:

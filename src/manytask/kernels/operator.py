@@ -40,6 +40,27 @@ class Decomposition:
     ``scales[β] · kernels[groups[β]]``; problems in one group share a kernel, so its Gram
     matrix is computed once. A ``kernels`` entry is a scalar :class:`Kernel` when
     ``block == 1`` and an :class:`OperatorKernel` otherwise.
+
+    Parameters
+    ----------
+    rotation : ndarray of shape (n, batch·block)
+        R, with orthonormal columns.
+    kernels : tuple of Kernel or OperatorKernel
+        The distinct kernels of the problems.
+    groups : ndarray of int, shape (batch,)
+        Index into ``kernels`` of every problem.
+    scales : ndarray of shape (batch,)
+        Factor of every problem's kernel (an eigenvalue of B for a separable kernel).
+    block : int
+        Outputs per point of every problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.kernels import RBF
+    >>> d = Separable(RBF(0.2), [[2.0, 1.0], [1.0, 2.0]]).decompose()
+    >>> d.batch, d.block, d.scales.round(6)  # the eigenvalues of B
+    (2, 1, array([1., 3.]))
     """
 
     rotation: np.ndarray
@@ -50,6 +71,14 @@ class Decomposition:
 
     @property
     def batch(self) -> int:
+        """Number of independent problems.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF
+        >>> Diagonal([RBF(0.1), RBF(0.3), RBF(0.3)]).decompose().batch
+        3
+        """
         return len(self.groups)
 
     def _group_blocks(self, X, Y, g):
@@ -57,16 +86,79 @@ class Decomposition:
         return kernel(X, Y) if self.block == 1 else kernel.gram(X, Y)
 
     def gram(self, X, Y) -> np.ndarray:
-        """Gram matrices of every problem, shape (batch, |X|·block, |Y|·block)."""
+        """Gram matrices of every problem.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d)
+            Points x'.
+
+        Returns
+        -------
+        ndarray of shape (batch, N·block, M·block)
+            ``scales[β] · kernels[groups[β]](X, Y)`` for every problem β.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> d = Separable(RBF(0.2), np.eye(3)).decompose()
+        >>> d.gram(np.zeros((4, 1)), np.zeros((5, 1))).shape
+        (3, 4, 5)
+        """
         per_group = [self._group_blocks(X, Y, g) for g in range(len(self.kernels))]
         return np.stack([s * per_group[g] for g, s in zip(self.groups, self.scales)])
 
     def group_gram(self, X, Y, g) -> np.ndarray:
-        """Unscaled Gram matrix of group g, shape (|X|·block, |Y|·block)."""
+        """Unscaled Gram matrix of group g (shared by every problem of the group).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d)
+            Points x'.
+        g : int
+            Index into ``kernels``.
+
+        Returns
+        -------
+        ndarray of shape (N·block, M·block)
+            ``kernels[g](X, Y)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> d = Separable(RBF(0.2), np.eye(3)).decompose()
+        >>> d.group_gram(np.zeros((4, 1)), np.zeros((5, 1)), 0).shape
+        (4, 5)
+        """
         return self._group_blocks(X, Y, g)
 
     def prior_blocks(self, X) -> np.ndarray:
-        """Γ(x, x) of every problem, shape (batch, N, block, block)."""
+        """Γ(x, x) of every problem, its prior covariance at each point.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (batch, N, block, block)
+            Prior covariance of every problem at every row of X.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> d = Separable(RBF(0.2), np.diag([1.0, 4.0])).decompose()
+        >>> d.prior_blocks(np.zeros((1, 1))).ravel()
+        array([1., 4.])
+        """
         per_group = []
         for kernel in self.kernels:
             if self.block == 1:
@@ -77,20 +169,79 @@ class Decomposition:
 
 
 class OperatorKernel:
-    """Base class: ``n_tasks``, ``gram(X, Y)`` and ``diag_blocks(X)``."""
+    """Base class: ``n_tasks``, ``gram(X, Y)`` and ``diag_blocks(X)``.
+
+    Examples
+    --------
+    >>> from manytask.kernels import RBF
+    >>> isinstance(Separable(RBF(0.2), [[1.0]]), OperatorKernel)
+    True
+    """
 
     n_tasks: int
 
     def gram(self, X, Y=None) -> np.ndarray:
-        """(N·n, M·n) Gram matrix; block (i, j) is Γ(X[i], Y[j])."""
+        """The sample-major Gram matrix: block (i, j) is Γ(X[i], Y[j]).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d), optional
+            Points x'; default X.
+
+        Returns
+        -------
+        ndarray of shape (N·n, M·n)
+            Rows i·n … i·n + n − 1 belong to X[i].
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> Separable(RBF(0.2), np.eye(2)).gram(np.zeros((3, 1))).shape
+        (6, 6)
+        """
         raise NotImplementedError
 
     def diag_blocks(self, X) -> np.ndarray:
-        """Γ(x, x) for every row of X, shape (N, n, n)."""
+        """Γ(x, x) for every row of X, without the off-diagonal blocks of the Gram matrix.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (N, n, n)
+            Γ(X[i], X[i]) for every i.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> Separable(RBF(0.2), np.eye(2)).diag_blocks(np.zeros((3, 1))).shape
+        (3, 2, 2)
+        """
         raise NotImplementedError
 
     def full_decomposition(self) -> Decomposition:
-        """The trivial split: one problem with n outputs per point."""
+        """The trivial split: one problem with n outputs per point.
+
+        Returns
+        -------
+        Decomposition
+            One problem (``batch == 1``), ``block == n_tasks``, identity rotation.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> d = Separable(RBF(0.2), np.eye(3)).full_decomposition()
+        >>> d.batch, d.block
+        (1, 3)
+        """
         return Decomposition(
             rotation=np.eye(self.n_tasks),
             kernels=(self,),
@@ -100,7 +251,21 @@ class OperatorKernel:
         )
 
     def decompose(self) -> Decomposition:
-        """The cheapest exact split into independent problems (the trivial one here)."""
+        """The cheapest exact split into independent problems (the trivial one here).
+
+        Returns
+        -------
+        Decomposition
+            For a kernel without structure, :meth:`full_decomposition`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> G = SumOfSeparable([(RBF(0.1), np.eye(2)), (RBF(1.0), np.ones((2, 2)))])
+        >>> G.decompose().block
+        2
+        """
         return self.full_decomposition()
 
 
@@ -113,8 +278,15 @@ def _check_scalar_kernel(k, name):
 class Separable(OperatorKernel):
     """Γ(x, x') = k(x, x') B: the separable / ICM kernel (§2).
 
-    Example
-    -------
+    Parameters
+    ----------
+    kernel : Kernel
+        Scalar kernel k.
+    B : array_like of shape (n, n)
+        Task matrix, symmetric PSD (checked by :func:`check_task_matrix`).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from manytask.kernels import RBF, uniform_task_similarity
     >>> G = Separable(RBF(0.2), uniform_task_similarity(3, omega=0.4))
@@ -131,13 +303,68 @@ class Separable(OperatorKernel):
         return f"Separable({self.kernel!r}, B with n_tasks={self.n_tasks})"
 
     def gram(self, X, Y=None):
+        """k(X, Y) ⊗ B, the sample-major Gram matrix.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d), optional
+            Points x'; default X.
+
+        Returns
+        -------
+        ndarray of shape (N·n, M·n)
+            Block (i, j) is k(X[i], Y[j]) B.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import Constant
+        >>> Separable(Constant(2.0), [[1.0, 0.5], [0.5, 1.0]]).gram(np.zeros((1, 1)))
+        array([[2., 1.],
+               [1., 2.]])
+        """
         return np.kron(self.kernel(X, Y), self.B)
 
     def diag_blocks(self, X):
+        """k(x, x) B for every row of X.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (N, n, n)
+            Γ(X[i], X[i]).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> Separable(RBF(0.2), np.eye(2)).diag_blocks(np.zeros((1, 1)))[0]
+        array([[1., 0.],
+               [0., 1.]])
+        """
         return self.kernel.diag(X)[:, None, None] * self.B
 
     def decompose(self):
-        """One scalar problem ξ_i k per positive eigenvalue ξ_i of B (Appendix A, eq. 3–6)."""
+        """One scalar problem ξ_i k per positive eigenvalue ξ_i of B (Appendix A, eq. 3–6).
+
+        Returns
+        -------
+        Decomposition
+            ``rotation`` the eigenvectors of B with eigenvalue > 1e-12 times the largest,
+            ``scales`` those eigenvalues, ``block == 1``.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF
+        >>> Separable(RBF(0.2), [[1.0, 1.0], [1.0, 1.0]]).decompose().batch  # rank 1
+        1
+        """
         values, vectors = np.linalg.eigh(self.B)
         active = values > 1e-12 * values[-1]
         return Decomposition(
@@ -152,8 +379,13 @@ class Separable(OperatorKernel):
 class Diagonal(OperatorKernel):
     """Γ(x, x') = diag(k_1(x, x'), …, k_n(x, x')): every task learnt alone (Remark 1).
 
-    Example
-    -------
+    Parameters
+    ----------
+    kernels : sequence of Kernel
+        k_1, …, k_n, one scalar kernel per task (at least one).
+
+    Examples
+    --------
     >>> from manytask.kernels import RBF
     >>> Diagonal([RBF(0.1), RBF(0.3)]).n_tasks
     2
@@ -169,6 +401,28 @@ class Diagonal(OperatorKernel):
         return f"Diagonal({self.kernels!r})"
 
     def gram(self, X, Y=None):
+        """The sample-major Gram matrix, zero between different tasks.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d), optional
+            Points x'; default X.
+
+        Returns
+        -------
+        ndarray of shape (N·n, M·n)
+            Block (i, j) is diag(k_1(X[i], Y[j]), …, k_n(X[i], Y[j])).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import Constant
+        >>> Diagonal([Constant(1.0), Constant(3.0)]).gram(np.zeros((1, 1)))
+        array([[1., 0.],
+               [0., 3.]])
+        """
         blocks = [k(X, Y) for k in self.kernels]
         N, M, n = blocks[0].shape[0], blocks[0].shape[1], self.n_tasks
         full = np.zeros((N, n, M, n))
@@ -177,11 +431,44 @@ class Diagonal(OperatorKernel):
         return full.reshape(N * n, M * n)
 
     def diag_blocks(self, X):
+        """diag(k_1(x, x), …, k_n(x, x)) for every row of X.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (N, n, n)
+            Γ(X[i], X[i]).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import Constant
+        >>> Diagonal([Constant(1.0), Constant(3.0)]).diag_blocks(np.zeros((2, 1))).shape
+        (2, 2, 2)
+        """
         diagonals = np.stack([k.diag(X) for k in self.kernels], axis=1)  # (N, n)
         return diagonals[:, :, None] * np.eye(self.n_tasks)
 
     def decompose(self):
-        """One scalar problem per task; tasks that share a kernel object share its Gram."""
+        """One scalar problem per task; tasks that share a kernel object share its Gram.
+
+        Returns
+        -------
+        Decomposition
+            Identity rotation, ``block == 1``, one group per distinct kernel object.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF
+        >>> k = RBF(0.3)
+        >>> d = Diagonal([k, k, RBF(0.1)]).decompose()
+        >>> d.groups, len(d.kernels)
+        (array([0, 0, 1]), 2)
+        """
         unique, groups = [], []
         for k in self.kernels:
             index = next((g for g, u in enumerate(unique) if u is k), None)
@@ -201,8 +488,13 @@ class Diagonal(OperatorKernel):
 class SumOfSeparable(OperatorKernel):
     """Γ(x, x') = Σ_j k_j(x, x') B_j (§2): in general no rotation makes it diagonal.
 
-    Example
-    -------
+    Parameters
+    ----------
+    terms : iterable of (Kernel, array_like of shape (n, n))
+        The pairs (k_j, B_j), at least one, every B_j of the same size.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from manytask.kernels import RBF
     >>> G = SumOfSeparable([(RBF(0.1), np.eye(2)), (RBF(1.0), np.ones((2, 2)))])
@@ -225,9 +517,52 @@ class SumOfSeparable(OperatorKernel):
         return f"SumOfSeparable({len(self.terms)} terms, n_tasks={self.n_tasks})"
 
     def gram(self, X, Y=None):
+        """Σ_j k_j(X, Y) ⊗ B_j, the sample-major Gram matrix.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+        Y : array_like of shape (M, d), optional
+            Points x'; default X.
+
+        Returns
+        -------
+        ndarray of shape (N·n, M·n)
+            Block (i, j) is Γ(X[i], Y[j]).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import Constant
+        >>> G = SumOfSeparable([(Constant(1.0), np.eye(2)), (Constant(1.0), np.ones((2, 2)))])
+        >>> G.gram(np.zeros((1, 1)))
+        array([[2., 1.],
+               [1., 2.]])
+        """
         return sum(term.gram(X, Y) for term in self.terms)
 
     def diag_blocks(self, X):
+        """Σ_j k_j(x, x) B_j for every row of X.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (N, n, n)
+            Γ(X[i], X[i]).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> G = SumOfSeparable([(RBF(0.1), np.eye(2)), (RBF(1.0), np.eye(2))])
+        >>> G.diag_blocks(np.zeros((3, 1))).shape
+        (3, 2, 2)
+        """
         return sum(term.diag_blocks(X) for term in self.terms)
 
 
@@ -235,8 +570,19 @@ def diagonal_part(kernel: OperatorKernel) -> OperatorKernel:
     """diag(Γ(x, x')): the same marginal kernel per task, without the correlation between
     tasks (the kernel of the independent baselines IT-KB, IT-BKB and MOBO).
 
-    Example
+    Parameters
+    ----------
+    kernel : Separable, Diagonal or SumOfSeparable
+        The multi-task kernel Γ.
+
+    Returns
     -------
+    Separable or Diagonal
+        Separable(k, diag(B)) for a separable Γ; Γ itself for a diagonal one;
+        Diagonal([Σ_j B_j[i, i] k_j for each task i]) for a sum of separable kernels.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from manytask.kernels import RBF
     >>> diagonal_part(Separable(RBF(0.2), [[2.0, 1.0], [1.0, 2.0]])).B

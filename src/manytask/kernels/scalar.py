@@ -42,28 +42,123 @@ class Kernel:
 
     Subclasses that support θ-derivatives also implement ``_dk_dy`` and ``_d2k_dxdy``,
     which receive (N, 1) and (M, 1) arrays.
+
+    Examples
+    --------
+    >>> k = RBF(1.0) + 2.0  # numbers become Constant kernels
+    >>> isinstance(k, Kernel), k
+    (True, (RBF(lengthscale=1.0) + Constant(value=2.0)))
     """
 
     def __call__(self, X, Y=None) -> np.ndarray:
+        """The Gram matrix k(X[i], Y[j]).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x (a 1-D vector is read as N points of one feature).
+        Y : array_like of shape (M, d), optional
+            Points y; default X.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            The kernel at every pair.
+
+        Examples
+        --------
+        >>> RBF(1.0)([[0.0], [1.0]]).shape
+        (2, 2)
+        """
         X = as_points(X, "X")
         Y = X if Y is None else as_points(Y, "Y", n_features=X.shape[1])
         return self._evaluate(X, Y)
 
     def diag(self, X) -> np.ndarray:
-        """k(x, x) for every row of X, without forming the (N, N) matrix."""
+        """k(x, x) for every row of X, without forming the (N, N) matrix.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            Points x.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            k(x, x) per row.
+
+        Examples
+        --------
+        >>> Linear()([[1.0, 2.0]]), Linear().diag([[1.0, 2.0]])
+        (array([[5.]]), array([5.]))
+        """
         return self._diag(as_points(X, "X"))
 
     def dk_dy(self, X, Y) -> np.ndarray:
-        """∂k(x, y)/∂y for 1-D inputs, as an (N, M) array."""
+        """∂k(x, y)/∂y for 1-D inputs (the β term of Prop. 3.1).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, 1)
+            First arguments x (a 1-D vector is read as N points).
+        Y : array_like of shape (M, 1)
+            Second arguments y.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            ∂k(X[i], Y[j])/∂y.
+
+        Examples
+        --------
+        >>> RBF(1.0).dk_dy([[0.0]], [[1.0]]).round(6)  # -(y - x) exp(-1/2)
+        array([[-0.606531]])
+        """
         X, Y = _one_dimensional(X, "X"), _one_dimensional(Y, "Y")
         return self._dk_dy(X, Y)
 
     def dk_dx(self, X, Y) -> np.ndarray:
-        """∂k(x, y)/∂x for 1-D inputs (kernels are symmetric: ∂₁k(x, y) = ∂₂k(y, x))."""
+        """∂k(x, y)/∂x for 1-D inputs (kernels are symmetric: ∂₁k(x, y) = ∂₂k(y, x)).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, 1)
+            First arguments x (a 1-D vector is read as N points).
+        Y : array_like of shape (M, 1)
+            Second arguments y.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            ∂k(X[i], Y[j])/∂x.
+
+        Examples
+        --------
+        >>> RBF(1.0).dk_dx([[0.0]], [[1.0]]).round(6)
+        array([[0.606531]])
+        """
         return self.dk_dy(Y, X).T
 
     def d2k_dxdy(self, X, Y) -> np.ndarray:
-        """∂²k(x, y)/∂x∂y for 1-D inputs, as an (N, M) array."""
+        """∂²k(x, y)/∂x∂y for 1-D inputs (the RKHS norm of Prop. 3.1's h).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, 1)
+            First arguments x (a 1-D vector is read as N points).
+        Y : array_like of shape (M, 1)
+            Second arguments y.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            ∂²k(X[i], Y[j])/∂x∂y.
+
+        Examples
+        --------
+        >>> RBF(1.0).d2k_dxdy([[0.0]], [[0.0]])  # 1/l² at x = y
+        array([[1.]])
+        """
         X, Y = _one_dimensional(X, "X"), _one_dimensional(Y, "Y")
         return self._d2k_dxdy(X, Y)
 
@@ -148,11 +243,14 @@ def _scalar_lengthscale(lengthscale) -> float:
 class RBF(Kernel):
     """Squared exponential kernel k(x, y) = exp(−‖(x − y) / l‖² / 2).
 
-    ``lengthscale`` is a positive number, or a 1-D array of per-dimension lengthscales
-    (ARD; its length must equal the inputs' dimension d).
+    Parameters
+    ----------
+    lengthscale : float or array_like of shape (d,), default=1.0
+        l > 0, or per-dimension lengthscales (ARD; their number must equal the inputs'
+        dimension d).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> k = RBF(lengthscale=0.5)
     >>> float(k(np.array([[0.0]]), np.array([[0.5]]))[0, 0])  # exp(-1/2)
@@ -190,12 +288,18 @@ class Matern(Kernel):
     """Matérn kernel with smoothness ``nu`` ∈ {0.5, 1.5, 2.5} and unit variance.
 
     With s = ‖(x − y) / l‖₂, nu = 0.5 is exp(−s); 1.5 is (1 + √3 s) e^{−√3 s}; 2.5 is
-    (1 + √5 s + 5s²/3) e^{−√5 s}. ``lengthscale`` is a positive number or a 1-D array of
-    per-dimension lengthscales (ARD). θ-derivatives exist for nu ≥ 1.5 only (nu = 0.5 is
-    not differentiable at x = y).
+    (1 + √5 s + 5s²/3) e^{−√5 s}. θ-derivatives exist for nu ≥ 1.5 only (nu = 0.5 is not
+    differentiable at x = y).
 
-    Example
-    -------
+    Parameters
+    ----------
+    lengthscale : float or array_like of shape (d,), default=1.0
+        l > 0, or per-dimension lengthscales (ARD).
+    nu : {0.5, 1.5, 2.5}, default=1.5
+        Smoothness.
+
+    Examples
+    --------
     >>> k = Matern(lengthscale=1.0, nu=1.5)
     >>> round(float(k([[0.0]], [[1.0]])[0, 0]), 6)
     0.483358
@@ -253,7 +357,18 @@ class Matern(Kernel):
 
 
 class Laplacian(Kernel):
-    """Laplacian kernel k(x, y) = exp(−‖x − y‖₁ / l) (L1 distance; not differentiable)."""
+    """Laplacian kernel k(x, y) = exp(−‖x − y‖₁ / l) (L1 distance; not differentiable).
+
+    Parameters
+    ----------
+    lengthscale : float, default=1.0
+        l > 0.
+
+    Examples
+    --------
+    >>> round(float(Laplacian(2.0)([[0.0, 0.0]], [[1.0, 1.0]])[0, 0]), 6)  # exp(-1)
+    0.367879
+    """
 
     def __init__(self, lengthscale: float = 1.0):
         self.lengthscale = check_positive(lengthscale, "lengthscale")
@@ -273,8 +388,13 @@ class ExpChi2(Kernel):
 
     Terms with x_j + y_j = 0 count as 0 (their limit along x = y).
 
-    Example
-    -------
+    Parameters
+    ----------
+    gamma : float, default=1.0
+        γ > 0.
+
+    Examples
+    --------
     >>> round(float(ExpChi2(gamma=1.0)([[1.0, 0.0]], [[3.0, 0.0]])[0, 0]), 6)  # exp(-4/4)
     0.367879
     """
@@ -331,7 +451,18 @@ class ExpChi2(Kernel):
 
 
 class Linear(Kernel):
-    """Linear kernel k(x, y) = xᵀy + offset (offset ≥ 0)."""
+    """Linear kernel k(x, y) = xᵀy + offset (offset ≥ 0).
+
+    Parameters
+    ----------
+    offset : float, default=0.0
+        Constant added to every inner product.
+
+    Examples
+    --------
+    >>> Linear(offset=1.0)([[1.0, 2.0]], [[3.0, 4.0]])
+    array([[12.]])
+    """
 
     def __init__(self, offset: float = 0.0):
         self.offset = check_positive(offset, "offset", strict=False)
@@ -353,7 +484,18 @@ class Linear(Kernel):
 
 
 class Constant(Kernel):
-    """Constant kernel k(x, y) = value (value ≥ 0); ``c * k`` builds ``Product(Constant(c), k)``."""
+    """Constant kernel k(x, y) = value (value ≥ 0); ``c * k`` builds ``Product(Constant(c), k)``.
+
+    Parameters
+    ----------
+    value : float, default=1.0
+        The constant.
+
+    Examples
+    --------
+    >>> Constant(2.0)([[0.0]], [[5.0]])
+    array([[2.]])
+    """
 
     def __init__(self, value: float = 1.0):
         self.value = check_positive(value, "value", strict=False)
@@ -375,7 +517,18 @@ class Constant(Kernel):
 
 
 class Sum(Kernel):
-    """k₁ + k₂."""
+    """k₁ + k₂, as ``left + right`` builds it.
+
+    Parameters
+    ----------
+    left, right : Kernel
+        The two terms.
+
+    Examples
+    --------
+    >>> Sum(Constant(1.0), Constant(2.0))([[0.0]])
+    array([[3.]])
+    """
 
     def __init__(self, left: Kernel, right: Kernel):
         self.left, self.right = left, right
@@ -397,7 +550,18 @@ class Sum(Kernel):
 
 
 class Product(Kernel):
-    """k₁ · k₂ (the derivatives follow the product rule)."""
+    """k₁ · k₂, as ``left * right`` builds it (the derivatives follow the product rule).
+
+    Parameters
+    ----------
+    left, right : Kernel
+        The two factors.
+
+    Examples
+    --------
+    >>> Product(Constant(2.0), Linear())([[3.0]])
+    array([[18.]])
+    """
 
     def __init__(self, left: Kernel, right: Kernel):
         self.left, self.right = left, right
@@ -432,8 +596,27 @@ def median_heuristic(X, max_samples: int = 1000, random_state=None) -> float:
     The usual bandwidth for RBF-type kernels (Gretton et al.). With more than
     ``max_samples`` rows, a random subset of that size (drawn with ``random_state``) is used.
 
-    Example
+    Parameters
+    ----------
+    X : array_like of shape (N, d)
+        Points, N ≥ 2.
+    max_samples : int, default=1000
+        Largest number of rows used.
+    random_state : None, int or numpy Generator
+        Seed of the subset drawn when N > ``max_samples``.
+
+    Returns
     -------
+    float
+        The median distance, > 0.
+
+    Raises
+    ------
+    ValueError
+        If more than half of the pairs coincide (the median would be 0).
+
+    Examples
+    --------
     >>> median_heuristic([[0.0], [1.0], [3.0]])  # distances 1, 2, 3
     2.0
     """

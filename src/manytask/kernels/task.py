@@ -23,14 +23,28 @@ def check_task_matrix(B, name: str = "B", tol: float = 1e-8) -> np.ndarray:
 
     Tolerances are relative to the largest absolute entry of B.
 
+    Parameters
+    ----------
+    B : array_like of shape (n, n)
+        Candidate task matrix.
+    name : str, default="B"
+        Name of the parameter in error messages.
+    tol : float, default=1e-8
+        Relative tolerance of the symmetry and PSD checks.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        (B + Bᵀ)/2, exactly symmetric.
+
     Raises
     ------
     ValueError
         If B is not square, not finite, not symmetric or has a negative eigenvalue, with a
         message saying which and by how much.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_task_matrix([[1.0, 0.5], [0.5, 1.0]]).shape
     (2, 2)
     """
@@ -54,8 +68,20 @@ def check_task_matrix(B, name: str = "B", tol: float = 1e-8) -> np.ndarray:
 def uniform_task_similarity(n: int, omega: float) -> np.ndarray:
     """B = ω Iₙ + (1 − ω) 1ₙ / n (§2, Evgeniou et al. 2005): ω = 1 unrelated, ω = 0 identical.
 
-    Example
+    Parameters
+    ----------
+    n : int
+        Number of tasks, ≥ 1.
+    omega : float
+        ω ∈ [0, 1].
+
+    Returns
     -------
+    ndarray of shape (n, n)
+        B.
+
+    Examples
+    --------
     >>> uniform_task_similarity(2, omega=0.4)
     array([[0.7, 0.3],
            [0.3, 0.7]])
@@ -78,8 +104,13 @@ def estimate_task_matrix(R, K) -> np.ndarray:
         Gram matrix of the scalar kernel at the m readings' inputs. It is factorised by a
         Cholesky decomposition (with jitter if it is singular), never inverted.
 
-    Example
+    Returns
     -------
+    ndarray of shape (n, n)
+        B, symmetric.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> R = np.random.default_rng(0).normal(size=(50, 3))
     >>> estimate_task_matrix(R, np.eye(50)).shape

@@ -56,7 +56,18 @@ class MultiTaskPosterior:
 
     @property
     def uses_split(self) -> bool:
-        """True when the posterior is computed as independent scalar problems (Appendix A)."""
+        """True when the posterior is computed as independent scalar problems (Appendix A).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), np.eye(2))
+        >>> mt.posterior.ExactPosterior(G, 0.1).uses_split
+        True
+        >>> mt.posterior.ExactPosterior(G, 0.1, solver="full").uses_split
+        False
+        """
         return self.decomposition.block == 1
 
     # ---- input checks --------------------------------------------------------------------
@@ -142,17 +153,85 @@ class MultiTaskPosterior:
         return self._problem_posterior(X, with_cov)
 
     def mean(self, X=None) -> np.ndarray:
-        """Posterior mean μ_t(x), shape (N, n_tasks); X=None means the candidates."""
+        """Posterior mean μ_t(x) = G_t(x)ᵀ(G_t + ηI)⁻¹Y_t (§3.1).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), optional
+            Query points; default (None) the candidates given to ``fit``, whose posterior
+            is cached.
+
+        Returns
+        -------
+        ndarray of shape (N, n_tasks)
+            μ_t at every query point.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> X = np.linspace(0, 1, 5)[:, None]
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1).fit(X, np.c_[X, -X])
+        >>> post.mean([[0.5]]).shape
+        (1, 2)
+        """
         mean, _ = self._query(X, with_cov=False)
         return self._from_problems(mean, None)[0]
 
     def cov(self, X=None) -> np.ndarray:
-        """Posterior covariance Γ_t(x, x), shape (N, n_tasks, n_tasks)."""
+        """Posterior covariance Γ_t(x, x) = Γ(x, x) − G_t(x)ᵀ(G_t + ηI)⁻¹G_t(x) (eq. 1).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), optional
+            Query points; default (None) the candidates given to ``fit``, whose posterior
+            is cached.
+
+        Returns
+        -------
+        ndarray of shape (N, n_tasks, n_tasks)
+            Γ_t(x, x) at every query point.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> X = np.linspace(0, 1, 5)[:, None]
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1).fit(X, np.c_[X, -X])
+        >>> C = post.cov([[0.5], [2.0]])
+        >>> C.shape, bool(np.allclose(C[1], G.B, atol=1e-3))  # far from data: the prior
+        ((2, 2, 2), True)
+        """
         mean, cov = self._query(X, with_cov=True)
         return self._from_problems(mean, cov)[1]
 
     def variance(self, X=None) -> np.ndarray:
-        """Per-task posterior variances, the diagonal of Γ_t(x, x), shape (N, n_tasks)."""
+        """Per-task posterior variances, the diagonal of Γ_t(x, x).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), optional
+            Query points; default (None) the candidates given to ``fit``, whose posterior
+            is cached.
+
+        Returns
+        -------
+        ndarray of shape (N, n_tasks)
+            Variances, clipped at 0 against rounding.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> X = np.linspace(0, 1, 5)[:, None]
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1).fit(X, np.c_[X, -X])
+        >>> diagonal = np.diagonal(post.cov([[0.5]]), axis1=1, axis2=2)
+        >>> bool(np.allclose(post.variance([[0.5]]), diagonal))
+        True
+        """
         _, cov = self._query(X, with_cov=True)
         R = self.decomposition.rotation
         if self.uses_split:
@@ -162,7 +241,30 @@ class MultiTaskPosterior:
         return np.maximum(variances, 0.0)
 
     def variance_norm(self, X=None) -> np.ndarray:
-        """Operator norm ‖Γ_t(x, x)‖ (largest eigenvalue), shape (N,)."""
+        """Operator norm ‖Γ_t(x, x)‖ (largest eigenvalue), the width of the confidence bounds.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), optional
+            Query points; default (None) the candidates given to ``fit``, whose posterior
+            is cached.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            ‖Γ_t(x, x)‖ at every query point.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> X = np.linspace(0, 1, 5)[:, None]
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1).fit(X, np.c_[X, -X])
+        >>> norm = post.variance_norm([[0.5]])
+        >>> bool(np.isclose(norm[0], np.linalg.eigvalsh(post.cov([[0.5]])[0])[-1]))
+        True
+        """
         _, cov = self._query(X, with_cov=True)
         if self.uses_split:  # Γ_t(x, x) = R diag(var) Rᵀ with orthonormal R (eq. 6)
             norms = cov[:, :, 0, 0].max(axis=0)

@@ -35,7 +35,27 @@ def _solve_small(D, B):
 
 
 def block_gram(A, block):
-    """Diagonal blocks of AᵀA: A of shape (b, r, N·p) → (b, N, p, p)."""
+    """Diagonal blocks of AᵀA, the VᵀV term of Γ_t(C, C) per problem.
+
+    Parameters
+    ----------
+    A : ndarray of shape (b, r, N·p)
+        A stack of b matrices whose columns come in N groups of p.
+    block : int
+        p.
+
+    Returns
+    -------
+    ndarray of shape (b, N, p, p)
+        The (p, p) diagonal blocks of AᵀA.
+
+    Examples
+    --------
+    >>> A = np.arange(8.0).reshape(1, 2, 4)
+    >>> block_gram(A, 2)[0, 1]  # columns 2 and 3: [[2, 6], [3, 7]]
+    array([[40., 48.],
+           [48., 58.]])
+    """
     b, r, width = A.shape
     A = A.reshape(b, r, width // block, block)
     if block == 1:
@@ -52,6 +72,14 @@ class IncrementalRidge:
         Kernels of the problems (their Gram matrices and prior blocks).
     noise : float
         The ridge η > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.kernels import RBF, Separable
+    >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+    >>> ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1))).n_observations
+    1
     """
 
     def __init__(self, decomposition, noise: float):
@@ -92,17 +120,61 @@ class IncrementalRidge:
 
     @property
     def log_det(self) -> float:
+        """Σ over problems of log det(I + G_t/η).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> round(ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1))).log_det, 6)  # 2 log 11
+        4.795791
+        """
         return float(np.sum(self.log_dets))
 
     def snapshot(self):
-        """What :meth:`restore` needs to undo later ``add`` calls (O(batch·N) copies)."""
+        """What :meth:`restore` needs to undo later ``add`` calls (O(batch·N) copies).
+
+        Returns
+        -------
+        tuple
+            An opaque token for :meth:`restore`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> token = ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1))).snapshot()
+        >>> ridge.add(np.ones(1), np.ones((2, 1))).n_observations
+        2
+        >>> ridge.restore(token)
+        >>> ridge.n_observations
+        1
+        """
         cache = None
         if self.candidates is not None:
             cache = (self._candidate_mean.copy(), self._candidate_cov.copy())
         return (self.n_observations, self.log_dets.copy(), cache, self.partial)
 
     def restore(self, snapshot):
-        """Forget the observations added since ``snapshot`` (rows past it are ignored)."""
+        """Forget the observations added since ``snapshot`` (rows past it are ignored).
+
+        Parameters
+        ----------
+        snapshot : tuple
+            What :meth:`snapshot` returned.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> token = ridge.snapshot()
+        >>> ridge.restore(token)
+        >>> ridge.n_observations
+        0
+        """
         self.n_observations, log_dets, cache, self.partial = snapshot
         self.log_dets = log_dets.copy()
         if cache is not None:
@@ -110,12 +182,46 @@ class IncrementalRidge:
 
     @property
     def X(self):
+        """The inputs x_1 … x_t, shape (t, d).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge.fit(np.zeros((3, 1)), np.ones((3, 2, 1))).X.shape
+        (3, 1)
+        """
         return self._X[: self.n_observations]
 
     # ---- fitting -------------------------------------------------------------------------
     def fit(self, X, Z, candidates=None, mask=None):
-        """Factorise G_t + ηI for inputs X (t, d) and problem outputs Z (t, batch, block);
-        ``mask`` (t, batch, block) of booleans marks the observed entries (None: all)."""
+        """Factorise G_t + ηI for inputs X and problem outputs Z.
+
+        Parameters
+        ----------
+        X : ndarray of shape (t, d)
+            Inputs.
+        Z : ndarray of shape (t, batch, block)
+            Outputs in problem coordinates.
+        candidates : ndarray of shape (N, d), optional
+            Points whose posterior is cached and updated by :meth:`add`.
+        mask : ndarray of bool, shape (t, batch, block), optional
+            The observed entries (None: all).
+
+        Returns
+        -------
+        IncrementalRidge
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge.fit(np.zeros((2, 1)), np.ones((2, 2, 1))) is ridge
+        True
+        """
         t, d = X.shape
         b, p = self.batch, self.block
         self.candidates = candidates
@@ -166,7 +272,31 @@ class IncrementalRidge:
         """Append one observation: x (d,), z (batch, block). O(batch·block²·t·N) with a cache.
 
         ``candidate_index`` (x = candidates[j]) lets the cached column L⁻¹G_t(x) = V[:, j]
-        replace a triangular solve. ``mask`` (batch, block) marks the observed entries.
+        replace a triangular solve.
+
+        Parameters
+        ----------
+        x : ndarray of shape (d,)
+            Input.
+        z : ndarray of shape (batch, block)
+            Outputs in problem coordinates.
+        candidate_index : int, optional
+            j with x = candidates[j], if there is one.
+        mask : ndarray of bool, shape (batch, block), optional
+            The observed entries (None: all).
+
+        Returns
+        -------
+        IncrementalRidge
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge.add(np.zeros(1), np.ones((2, 1))).n_observations
+        1
         """
         t, b, p = self.n_observations, self.batch, self.block
         self._reserve(t + 1, len(x))
@@ -224,12 +354,54 @@ class IncrementalRidge:
 
     # ---- prediction ----------------------------------------------------------------------
     def candidate_posterior(self):
-        """Cached (mean (b, N, p), cov (b, N, p, p)) over the candidate set."""
+        """Cached posterior over the candidate set, μ_t(C) = Vᵀw and Γ_t(C, C) = Γ(C, C) − VᵀV.
+
+        Returns
+        -------
+        mean : ndarray of shape (batch, N, block)
+            Posterior mean of every problem.
+        cov : ndarray of shape (batch, N, block, block)
+            Posterior covariance blocks of every problem.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge = ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1)), candidates=np.zeros((3, 1)))
+        >>> [part.shape for part in ridge.candidate_posterior()]
+        [(2, 3, 1), (2, 3, 1, 1)]
+        """
         b, p = self.batch, self.block
         return self._candidate_mean.reshape(b, -1, p), self._candidate_cov
 
     def posterior(self, X, with_cov=True):
-        """(mean (b, N, p), cov (b, N, p, p) or None) at arbitrary inputs X (N, d)."""
+        """Posterior mean and covariance blocks at arbitrary inputs.
+
+        Parameters
+        ----------
+        X : ndarray of shape (N, d)
+            Query points.
+        with_cov : bool, default=True
+            False skips the covariance.
+
+        Returns
+        -------
+        mean : ndarray of shape (batch, N, block)
+            Posterior mean of every problem.
+        cov : ndarray of shape (batch, N, block, block) or None
+            Posterior covariance blocks of every problem.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge = ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1)))
+        >>> mean, cov = ridge.posterior(np.zeros((1, 1)))
+        >>> mean.ravel().round(6)  # 1/(1 + η)
+        array([0.909091, 0.909091])
+        """
         b, p, t = self.batch, self.block, self.n_observations
         tp = t * p
         if t == 0:

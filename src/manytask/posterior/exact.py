@@ -46,8 +46,8 @@ class ExactPosterior(MultiTaskPosterior):
     n_features_in_ : int
         Input dimension d.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> import manytask as mt
     >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), mt.kernels.uniform_task_similarity(2, 0.4))
@@ -68,6 +68,30 @@ class ExactPosterior(MultiTaskPosterior):
 
         With ``candidates`` (N, d), L⁻¹G_t(C) is cached and grown by :meth:`add`, so mean
         and variance over the candidates after each new observation cost O(n·t·N).
+
+        Parameters
+        ----------
+        X : array_like of shape (t, d)
+            Inputs (t may be 0).
+        Y : array_like of shape (t, n_tasks)
+            Outputs; NaN marks an unobserved task (a 1-D Y when n_tasks = 1).
+        candidates : array_like of shape (N, d), optional
+            Points whose posterior is cached (``mean()`` with no X).
+
+        Returns
+        -------
+        ExactPosterior
+            self, conditioned; on error, the previous state is left intact.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Diagonal([mt.kernels.RBF(0.3)] * 2)
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1)
+        >>> post = post.fit([[0.0], [1.0]], [[1.0, np.nan], [np.nan, 2.0]], candidates=[[0.5]])
+        >>> post.mean().shape
+        (1, 2)
         """
         X, Y = self._check_data(X, Y)
         candidates = self._check_candidates(candidates, X.shape[1])
@@ -95,6 +119,29 @@ class ExactPosterior(MultiTaskPosterior):
 
         If x is one of the candidates, its cached column replaces a triangular solve. The
         first NaN for a kernel whose split mixes the tasks refits once as one system.
+
+        Parameters
+        ----------
+        x : array_like of shape (d,)
+            Input.
+        y : array_like of shape (n_tasks,)
+            Outputs at x; NaN marks an unobserved task.
+
+        Returns
+        -------
+        ExactPosterior
+            self, conditioned on one more observation (the same as refitting on all).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> one = mt.posterior.ExactPosterior(G, 0.1).fit([[0.0]], [[1.0, 0.0]])
+        >>> one = one.add([1.0], [2.0, 1.0])
+        >>> both = mt.posterior.ExactPosterior(G, 0.1).fit([[0.0], [1.0]], [[1.0, 0.0], [2.0, 1.0]])
+        >>> bool(np.allclose(one.mean([[0.5]]), both.mean([[0.5]])))
+        True
         """
         if self.n_features_in_ is None:
             x = np.asarray(x, dtype=float).reshape(-1)
@@ -115,29 +162,99 @@ class ExactPosterior(MultiTaskPosterior):
 
     @property
     def n_observations(self) -> int:
+        """Number t of observations conditioned on.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> mt.posterior.ExactPosterior(mt.kernels.RBF(0.3), 0.1).fit([[0.0]], [1.0]).n_observations
+        1
+        """
         return self._ridge.n_observations if self.n_features_in_ is not None else 0
 
     def log_det(self) -> float:
-        """log det(I + G_t/η), the information gain term of β_t (Theorem 1, 2)."""
+        """log det(I + G_t/η), the information gain term of β_t (Theorem 1, 2).
+
+        Returns
+        -------
+        float
+            0 before any observation.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.ExactPosterior(mt.kernels.RBF(0.3), noise=0.5)
+        >>> round(post.fit([[0.0]], [1.0]).log_det(), 6)  # log(1 + k(x, x)/η) = log 3
+        1.098612
+        """
         return self._ridge.log_det if self.n_features_in_ is not None else 0.0
 
     def log_det_terms(self) -> np.ndarray:
         """log det(I + G_t/η) of every independent problem (per task for a diagonal kernel,
-        per eigenvalue of B for a separable one); they sum to :meth:`log_det`."""
+        per eigenvalue of B for a separable one); they sum to :meth:`log_det`.
+
+        Returns
+        -------
+        ndarray of shape (batch,)
+            One term per problem of the kernel's decomposition.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Diagonal([mt.kernels.RBF(0.3)] * 3)
+        >>> post = mt.posterior.ExactPosterior(G, 0.1).fit([[0.0]], [[1.0, 2.0, 3.0]])
+        >>> terms = post.log_det_terms()
+        >>> terms.shape, bool(np.isclose(terms.sum(), post.log_det()))
+        ((3,), True)
+        """
         if self.n_features_in_ is None:
             return np.zeros(self.decomposition.batch)
         return self._ridge.log_dets.copy()
 
     def snapshot(self):
         """A token for :meth:`restore`: later ``add`` calls (e.g. hallucinated observations
-        of pending points in a batch) can be undone in O(n·N), without a refit."""
+        of pending points in a batch) can be undone in O(n·N), without a refit.
+
+        Returns
+        -------
+        object
+            An opaque token (None before the first observation).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.ExactPosterior(mt.kernels.RBF(0.3), 0.1).fit([[0.0]], [1.0])
+        >>> token = post.snapshot()
+        >>> post.add([1.0], [2.0]).restore(token).n_observations
+        1
+        """
         if self.n_features_in_ is None:
             return None
         state = (self._ridge, self.decomposition, self.candidates_, len(self._outputs))
         return state, self._ridge.snapshot()
 
     def restore(self, token) -> ExactPosterior:
-        """Undo every ``add`` since :meth:`snapshot` returned ``token``."""
+        """Undo every ``add`` since :meth:`snapshot` returned ``token``.
+
+        Parameters
+        ----------
+        token : object
+            What :meth:`snapshot` returned.
+
+        Returns
+        -------
+        ExactPosterior
+            self, as it was at the snapshot.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.ExactPosterior(mt.kernels.RBF(0.3), 0.1)
+        >>> token = post.snapshot()  # before any observation
+        >>> post.add([0.0], [1.0]).restore(token).n_observations
+        0
+        """
         if token is None:
             self.n_features_in_, self.candidates_ = None, None
             return self

@@ -76,8 +76,8 @@ class NystromPosterior(MultiTaskPosterior):
     n_features_in_ : int
         Input dimension d.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> import manytask as mt
     >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), np.eye(2))
@@ -112,7 +112,30 @@ class NystromPosterior(MultiTaskPosterior):
 
     # ---- fitting -------------------------------------------------------------------------
     def fit(self, X, Y, candidates=None):
-        """Replay Algorithm 2 over the observations in order (one dictionary draw each)."""
+        """Replay Algorithm 2 over the observations in order (one dictionary draw each).
+
+        Parameters
+        ----------
+        X : array_like of shape (t, d)
+            Inputs.
+        Y : array_like of shape (t, n_tasks)
+            Outputs.
+        candidates : array_like of shape (N, d), optional
+            Default query points of ``mean()``, ``cov()`` and the like.
+
+        Returns
+        -------
+        NystromPosterior
+            self; on error, the previous state is left intact.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), noise=0.1, q=np.inf)
+        >>> post.fit(np.linspace(0, 1, 6)[:, None], np.zeros(6)).dictionary_size  # q = ∞ keeps all
+        6
+        """
         X, Y = self._check_data(X, Y)
         previous = dict(self.__dict__)
         try:
@@ -138,7 +161,30 @@ class NystromPosterior(MultiTaskPosterior):
         self._embedding = None
 
     def add(self, x, y):
-        """Observe (x, y), resample the dictionary from all points, rebuild the embedding."""
+        """Observe (x, y), resample the dictionary from all points, rebuild the embedding.
+
+        Point s enters the dictionary with probability p_s = min(q‖Γ̃_{s−1}(x_s, x_s)‖/η, 1)
+        (Algorithm 2; without /η if ``leverage=False``).
+
+        Parameters
+        ----------
+        x : array_like of shape (d,)
+            Input.
+        y : array_like of shape (n_tasks,)
+            Outputs at x.
+
+        Returns
+        -------
+        NystromPosterior
+            self; on error, the previous state (and random stream) is left intact.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.1, q=2.0, random_state=0)
+        >>> post.add([0.0], [1.0]).add([0.5], [0.0]).dictionary_sizes_[0]  # p_1 = 1
+        1
+        """
         if self.n_features_in_ is None:
             self._reset(np.asarray(x, dtype=float).reshape(-1).shape[0])
         x, y = self._check_point(x, y)
@@ -219,26 +265,84 @@ class NystromPosterior(MultiTaskPosterior):
     # ---- prediction ----------------------------------------------------------------------
     @property
     def n_observations(self) -> int:
+        """Number t of observations conditioned on.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.1, q=2.0, random_state=0)
+        >>> post.fit([[0.0], [1.0]], [1.0, 2.0]).n_observations
+        2
+        """
         return 0 if self.n_features_in_ is None else len(self._X)
 
     @property
     def dictionary_size(self) -> int:
-        """m_t, the number of points in the current dictionary."""
+        """m_t, the number of points in the current dictionary.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.1, q=2.0).dictionary_size
+        0
+        """
         return len(self.dictionary_) if self.n_features_in_ is not None else 0
 
     def log_det(self) -> float:
-        """Σ_s log det(Iₙ + η⁻¹Γ̃_{s−1}(x_s, x_s)), the sum in β̃_t of Theorem 3."""
+        """Σ_s log det(Iₙ + η⁻¹Γ̃_{s−1}(x_s, x_s)), the sum in β̃_t of Theorem 3.
+
+        Returns
+        -------
+        float
+            0 before any observation.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.5, q=2.0, random_state=0)
+        >>> round(post.add([0.0], [1.0]).log_det(), 6)  # log(1 + k(x, x)/η) = log 3
+        1.098612
+        """
         return float(np.sum(self.log_det_terms()))
 
     def log_det_terms(self) -> np.ndarray:
         """The sum of :meth:`log_det` split by independent problem (per task for a
-        diagonal kernel)."""
+        diagonal kernel).
+
+        Returns
+        -------
+        ndarray of shape (batch,)
+            One term per problem of the kernel's decomposition.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Diagonal([mt.kernels.RBF(0.3)] * 2)
+        >>> post = mt.posterior.NystromPosterior(G, 0.1, q=2.0, random_state=0)
+        >>> post.log_det_terms()
+        array([0., 0.])
+        """
         if self.n_features_in_ is None:
             return np.zeros(self.decomposition.batch)
         return self._log_dets.copy()
 
     def snapshot(self):
-        """A token for :meth:`restore`, which undoes later ``add`` calls (and their draws)."""
+        """A token for :meth:`restore`, which undoes later ``add`` calls (and their draws).
+
+        Returns
+        -------
+        object
+            An opaque token.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.1, q=2.0, random_state=0)
+        >>> token = post.add([0.0], [1.0]).snapshot()
+        >>> post.add([1.0], [2.0]).restore(token).n_observations
+        1
+        """
         state = dict(self.__dict__)
         if "dictionary_sizes_" in state:
             state["dictionary_sizes_"] = list(state["dictionary_sizes_"])
@@ -246,7 +350,27 @@ class NystromPosterior(MultiTaskPosterior):
         return state, rng_state
 
     def restore(self, token) -> NystromPosterior:
-        """Undo every ``add`` since :meth:`snapshot` returned ``token``."""
+        """Undo every ``add`` since :meth:`snapshot` returned ``token``.
+
+        The random stream is rewound too: the same ``add`` calls redraw the same dictionaries.
+
+        Parameters
+        ----------
+        token : object
+            What :meth:`snapshot` returned.
+
+        Returns
+        -------
+        NystromPosterior
+            self, as it was at the snapshot.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> post = mt.posterior.NystromPosterior(mt.kernels.RBF(0.3), 0.1, q=2.0, random_state=0)
+        >>> post.restore(post.snapshot()).n_observations
+        0
+        """
         state, rng_state = token
         self.__dict__.clear()
         self.__dict__.update(state)
