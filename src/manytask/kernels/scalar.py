@@ -112,6 +112,7 @@ def _check_lengthscale(value):
     lengthscale = as_finite_array(value, "lengthscale", ndim=1).copy()
     if lengthscale.size == 0:
         raise ValueError("lengthscale must hold at least one entry, got an empty array")
+    lengthscale.flags.writeable = False  # validated once: it must not change afterwards
     if np.any(lengthscale <= 0):
         bad = int(np.argmin(lengthscale))
         raise ValueError(
