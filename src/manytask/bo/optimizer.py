@@ -15,7 +15,6 @@ updates and proposes exactly what the uninterrupted run would have.
 from __future__ import annotations
 
 import json
-import numbers
 import os
 import tempfile
 from pathlib import Path
@@ -379,7 +378,9 @@ class MultiTaskBO:
         n_tasks = y.shape[0] if self.n_tasks is None else self.n_tasks
         if y.shape[0] != n_tasks or n_tasks == 0:
             expected = n_tasks or "at least one"
-            raise ValueError(f"{y_name} must have {expected} values (one per task), got {y.shape[0]}")
+            raise ValueError(
+                f"{y_name} must have {expected} values (one per task), got {y.shape[0]}"
+            )
         missing = np.isnan(y)
         if missing.all():
             raise ValueError(
@@ -618,7 +619,9 @@ class MultiTaskBO:
             optimizer._observe(x, y, weights)
         for i, entry in enumerate(pending):
             if not isinstance(entry, (list, tuple)) or len(entry) != 2:
-                raise ValueError(f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}")
+                raise ValueError(
+                    f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}"
+                )
             x = as_finite_array(entry[0], f"state['pending'][{i}][0]").reshape(-1)
             if x.shape[0] != optimizer.n_features:
                 raise ValueError(
