@@ -10,7 +10,14 @@ import pytest
 from manytask.bo import MultiTaskBO
 from manytask.bo.optimizer import OUTPUT_LIMIT
 from manytask.bo.transforms import standardize_outputs
-from manytask.kernels import RBF, Separable, uniform_task_similarity
+from manytask.kernels import (
+    RBF,
+    Matern,
+    Separable,
+    kernel_from_config,
+    kernel_to_config,
+    uniform_task_similarity,
+)
 from manytask.posterior import ExactPosterior, NystromPosterior
 
 C = np.linspace(0, 1, 100)[:, None]
@@ -275,3 +282,45 @@ def test_optimizer_domain_is_read_only():
     box = MultiTaskBO(bounds=[[0, 1]], kernel=G, seed=0)
     with pytest.raises(ValueError, match="read-only"):
         box.bounds[0, 0] = 2.0
+
+
+@pytest.mark.parametrize("kernel", [RBF(5e-324), Matern(5e-324, nu=1.5), RBF([1e-320, 1.0])])
+def test_tiny_lengthscale_gives_the_limit_kernel_not_nan(kernel):
+    # x/l overflows; the kernel's limit as l → 0 is 1 at x = y and 0 elsewhere
+    X = np.array([[0.0], [1e-300], [1.0], [1e300]])
+    if np.ndim(kernel.lengthscale):
+        X = np.c_[X, np.zeros(len(X))]
+    np.testing.assert_array_equal(kernel(X, X), np.eye(len(X)))
+
+
+def test_matern_far_apart_points_give_zero_not_nan():
+    X = np.array([[-1e300], [1e300]])  # their scaled distance overflows to inf
+    np.testing.assert_array_equal(Matern(0.1, nu=2.5)(X, X), np.eye(2))
+
+
+def test_kernel_config_with_a_ragged_task_matrix_names_B():
+    config = kernel_to_config(G)
+    config["B"][0] = None
+    with pytest.raises(ValueError, match="B must be numeric"):
+        kernel_from_config(config)
+
+
+# ---- found by the fuzz suite ------------------------------------------------------------------
+def test_scalarization_that_is_not_a_name_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"scalarization must be one of .*got \[\]"):
+        MultiTaskBO(candidates=C, kernel=G, scalarization=[])
+
+
+def test_auto_kernel_refuses_candidates_whose_range_overflows():
+    with pytest.raises(ValueError, match="candidates must span a range"):
+        MultiTaskBO(candidates=[[-1.7e308], [1.7e308]], kernel="auto")
+    with pytest.raises(ValueError, match="bounds must have a width"):
+        MultiTaskBO(bounds=[[-1.7e308, 1.7e308]], kernel=G)
+
+
+@pytest.mark.parametrize("value", [2.0**53, 1.7e308, -1.7e308])
+def test_auto_kernel_runs_on_a_single_candidate_however_large(value):
+    optimizer = MultiTaskBO(candidates=[[value]], kernel="auto", seed=0)
+    warm(optimizer, objective=lambda x: [1.0, -2.0])
+    assert np.all(optimizer.X_ == value)
+    assert np.all(np.isfinite(optimizer._policy.posterior.mean()))

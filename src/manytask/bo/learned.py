@@ -52,8 +52,12 @@ class LearnedKernel:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
         self.n_features, self.n_tasks = n_features, n_tasks
         self.box, self.seed, self.refit_every = np.array(box, dtype=float), seed, refit_every
-        width = self.box[:, 1] - self.box[:, 0]
-        self.box[:, 1] = np.where(width > 0, self.box[:, 1], self.box[:, 0] + 1.0)
+        low, width = self.box[:, 0], self.box[:, 1] - self.box[:, 0]
+        # a dimension in which every candidate is equal: a box of width max(1, |x|/1024)
+        # around it, extended away from the float limit, so that it cannot overflow
+        pad = np.maximum(1.0, np.abs(low) / 1024)
+        self.box[:, 0] = np.where((width > 0) | (low <= 0), low, low - pad)
+        self.box[:, 1] = np.where((width > 0) | (low > 0), self.box[:, 1], low + pad)
         self.n_initial = max(3, n_features + 1)
         self.fit_ = None
         self._fitted_at = 0

@@ -14,9 +14,6 @@ updates and proposes exactly what the uninterrupted run would have.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +27,11 @@ from .._validation import (
     check_positive,
     check_seed,
 )
-from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
+from ..kernels import OperatorKernel
 from ..posterior._base import as_outputs_with_missing
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
 from ..simplex import check_simplex, weight_sampler
-from . import metrics
+from . import checkpoint, metrics
 from .learned import LearnedKernel
 from .policies import ALGORITHMS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
@@ -42,8 +39,6 @@ from .transforms import check_bounds
 
 __all__ = ["MultiTaskBO"]
 
-FORMAT = "manytask.MultiTaskBO"
-VERSION = 1
 #: Largest |y| a given kernel accepts: its posterior is linear in y, but the scalarisation
 #: subtracts observations and the posterior multiplies them by Gram entries and 1/η, which
 #: would overflow the float range (≈ 1.8e308) near its end. ``kernel="auto"`` standardises
@@ -150,6 +145,13 @@ class MultiTaskBO:
             candidates = as_points(candidates, "candidates").copy()
             if len(candidates) == 0:
                 raise ValueError("candidates must hold at least one point, got an empty array")
+            with np.errstate(over="ignore"):
+                span = candidates.max(axis=0) - candidates.min(axis=0)
+            if isinstance(kernel, str) and not np.all(np.isfinite(span)):
+                raise ValueError(  # the learned kernel works in the unit cube of their range
+                    "candidates must span a range max − min within the float range in every "
+                    f"dimension with kernel='auto', got {span.tolist()}"
+                )
             candidates.flags.writeable = False
             self.n_features = candidates.shape[1]
         else:
@@ -369,11 +371,7 @@ class MultiTaskBO:
     def _check_observation(self, x, y, x_name="x", y_name="y"):
         """(x, y) as float vectors, or a ValueError naming them: the checks of :meth:`tell`
         and of every row of a checkpoint (:meth:`from_state_dict`)."""
-        x = as_finite_array(x, x_name).reshape(-1)
-        if x.shape[0] != self.n_features:
-            raise ValueError(
-                f"{x_name} must have {self.n_features} coordinates, got shape {x.shape}"
-            )
+        x = self._check_point(x, x_name)
         y = as_outputs_with_missing(y, y_name).reshape(-1)
         n_tasks = y.shape[0] if self.n_tasks is None else self.n_tasks
         if y.shape[0] != n_tasks or n_tasks == 0:
@@ -403,6 +401,12 @@ class MultiTaskBO:
                 f"{y[i]!r} at index {i}"
             )
         return x, y
+
+    def _check_point(self, x, name):
+        x = as_finite_array(x, name).reshape(-1)
+        if x.shape[0] != self.n_features:
+            raise ValueError(f"{name} must have {self.n_features} coordinates, got shape {x.shape}")
+        return x
 
     def _observe(self, x, y, weights):
         """Add a checked observation; everything that can fail runs before anything changes."""
@@ -538,43 +542,13 @@ class MultiTaskBO:
         reference = as_finite_array(reference, "reference", ndim=1)
         return metrics.hypervolume(self.pareto_front()[1], reference)
 
-    # ---- checkpoints ---------------------------------------------------------------------
+    # ---- checkpoints (the JSON form is in :mod:`.checkpoint`) ------------------------------
     def state_dict(self) -> dict:
         """Everything needed to resume, as plain JSON-serialisable values."""
-        if callable(self.weights) or callable(self.beta):
-            raise ValueError(
-                "weights or beta given as a callable cannot be saved: pass them again to "
-                "from_state_dict(state, weights=..., beta=...)"
-            )
-        config = {
-            "candidates": None if self.candidates is None else self.candidates.tolist(),
-            "bounds": None if self.bounds is None else self.bounds.tolist(),
-            "kernel": "auto" if isinstance(self.kernel, str) else kernel_to_config(self.kernel),
-            "algorithm": self.algorithm,
-            "scalarization": self.scalarization.to_config(),
-            "weights": self.weights
-            if isinstance(self.weights, str)
-            else np.asarray(self.weights).tolist(),
-            "noise": self.noise,
-            "delta": self.delta,
-            "rkhs_bound": self.rkhs_bound,
-            "noise_std": self.noise_std,
-            "epsilon": self.epsilon,
-            "beta": self.beta,
-            "seed": self.seed,
-            "q": self.q,
-            "horizon": self.horizon,
-            "dictionary": self.dictionary,
-            "n_tasks": self.n_tasks,
-            "n_sobol": self.n_sobol,
-            "n_restarts": self.n_restarts,
-            "refit_every": self.refit_every,
-            "min_distance": self.min_distance,
-        }
         return {
-            "format": FORMAT,
-            "version": VERSION,
-            "config": config,
+            "format": checkpoint.FORMAT,
+            "version": checkpoint.VERSION,
+            "config": checkpoint.config_of(self),
             "X": self.X_.tolist(),
             "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
             "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
@@ -586,49 +560,23 @@ class MultiTaskBO:
     def from_state_dict(cls, state: dict, **overrides) -> MultiTaskBO:
         """Resume from :meth:`state_dict`: same proposals as the uninterrupted run.
 
-        Every told row goes through the checks of :meth:`tell` and every λ and pending point
+        Every told row goes through the checks of :meth:`tell`, every λ and pending point
         through those of :meth:`ask`; a bad entry raises a ValueError naming it
         (``state['Y'][3]``)."""
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise ValueError("state is not a MultiTaskBO state_dict (missing 'format')")
-        if state.get("version") != VERSION:
-            raise ValueError(
-                f"unsupported state version {state.get('version')!r}, expected {VERSION}"
-            )
+        config, rows, pending, rng = checkpoint.parse_state(state, overrides)
         try:
-            config = dict(state["config"])
-            if config["kernel"] != "auto":
-                config["kernel"] = kernel_from_config(config["kernel"])
-            config["scalarization"] = make_scalarization(config["scalarization"])
-            config.update(overrides)
-            rows = {key: _json_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights")}
-            pending = _json_list(state["pending"], "state['pending']")
-            rng = state["rng"]
             optimizer = cls(**config)
-        except (KeyError, TypeError, AttributeError) as error:
+        except TypeError as error:  # an unknown entry in the config
             raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
-        if len({len(rows["X"]), len(rows["Y"]), len(rows["weights"])}) != 1:
-            lengths = ", ".join(f"{len(v)} {k!r}" for k, v in rows.items())
-            raise ValueError(f"state must have as many X, Y and weights rows, got {lengths}")
-        for i, (x, y, w) in enumerate(zip(rows["X"], rows["Y"], rows["weights"])):
-            y = [np.nan if v is None else v for v in _json_list(y, f"state['Y'][{i}]")]
+        for i, (x, y, weights) in enumerate(rows):
             x, y = optimizer._check_observation(x, y, f"state['X'][{i}]", f"state['Y'][{i}]")
             if optimizer.n_tasks is None:
                 optimizer._set_n_tasks(y.shape[0])
-            weights = optimizer._check_weights(w, f"state['weights'][{i}]", told=True)
+            weights = optimizer._check_weights(weights, f"state['weights'][{i}]", told=True)
             optimizer._observe(x, y, weights)
-        for i, entry in enumerate(pending):
-            if not isinstance(entry, (list, tuple)) or len(entry) != 2:
-                raise ValueError(
-                    f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}"
-                )
-            x = as_finite_array(entry[0], f"state['pending'][{i}][0]").reshape(-1)
-            if x.shape[0] != optimizer.n_features:
-                raise ValueError(
-                    f"state['pending'][{i}][0] must have {optimizer.n_features} coordinates, "
-                    f"got shape {x.shape}"
-                )
-            weights = optimizer._check_weights(entry[1], f"state['pending'][{i}][1]")
+        for i, (x, weights) in enumerate(pending):
+            x = optimizer._check_point(x, f"state['pending'][{i}][0]")
+            weights = optimizer._check_weights(weights, f"state['pending'][{i}][1]")
             optimizer._pending.append((x, weights))
         try:
             optimizer._rng.bit_generator.state = rng
@@ -652,36 +600,9 @@ class MultiTaskBO:
 
     def save(self, path) -> Path:
         """Write the state as JSON atomically (temporary file + rename)."""
-        path = Path(path)
-        text = json.dumps(self.state_dict())
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
-        try:
-            with os.fdopen(handle, "w") as stream:
-                stream.write(text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return path
+        return checkpoint.write_atomically(path, self.state_dict())
 
     @classmethod
     def load(cls, path, **overrides) -> MultiTaskBO:
         """Resume from a file written by :meth:`save`."""
-        try:
-            state = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(
-                f"checkpoint {str(path)!r} is truncated or not valid JSON (a binary file?): {error}"
-            ) from error
-        return cls.from_state_dict(state, **overrides)
-
-
-def _json_list(value, name):
-    """A checkpoint entry that must be a list (of rows, or of values)."""
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
-    return value
+        return cls.from_state_dict(checkpoint.read_state(path), **overrides)

@@ -36,6 +36,14 @@ def check_bounds(bounds, n_features=None) -> np.ndarray:
             f"bounds must have lower < upper in every dimension, got {bounds[i].tolist()} "
             f"in row {i}"
         )
+    with np.errstate(over="ignore"):
+        wide = np.flatnonzero(~np.isfinite(bounds[:, 1] - bounds[:, 0]))
+    if wide.size:
+        i = int(wide[0])
+        raise ValueError(
+            f"bounds must have a width upper − lower within the float range, got "
+            f"{bounds[i].tolist()} in row {i}"
+        )
     if n_features is not None and bounds.shape[0] != n_features:
         raise ValueError(
             f"bounds has {bounds.shape[0]} rows but X has {n_features} features; "
