@@ -324,3 +324,22 @@ def test_auto_kernel_runs_on_a_single_candidate_however_large(value):
     warm(optimizer, objective=lambda x: [1.0, -2.0])
     assert np.all(optimizer.X_ == value)
     assert np.all(np.isfinite(optimizer._policy.posterior.mean()))
+
+
+@pytest.mark.parametrize("entry", ["uinteger", "state"])
+def test_checkpoint_with_a_negative_generator_state_names_rng(entry):
+    state = _state()
+    if entry == "state":
+        state["rng"]["state"]["state"] = -1
+    else:
+        state["rng"]["uinteger"] = -1
+    with pytest.raises(ValueError, match=r"state\['rng'\] must be a PCG64 state"):
+        MultiTaskBO.from_state_dict(state)
+
+
+@pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb", "it-kb"])
+def test_theory_parameters_whose_radius_overflows_are_refused(algorithm):
+    with pytest.raises(ValueError, match="noise_std=1.7e.308.*beyond the float range"):
+        MultiTaskBO(candidates=C, kernel=G, algorithm=algorithm, noise_std=1.7e308, noise=1e-6)
+    optimizer = MultiTaskBO(candidates=C, kernel=G, noise_std=1.7e308, noise=1e-6, beta=2.0)
+    assert np.isfinite(warm(optimizer).ask()).all()  # a given beta replaces the theory

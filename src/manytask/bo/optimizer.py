@@ -219,6 +219,14 @@ class MultiTaskBO:
             )
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
+            with np.errstate(over="ignore"):
+                radius = self._policy.radius()
+            if not np.isfinite(radius):
+                raise ValueError(
+                    f"rkhs_bound={self.rkhs_bound}, noise_std={self.noise_std}, "
+                    f"noise={self.noise} and epsilon={self.epsilon} give a confidence radius "
+                    "beyond the float range; pass smaller values, or beta="
+                )
         for i, (x, weights) in enumerate(self._pending):  # asked before n was known
             if weights is None:
                 self._pending[i] = (x, self._sample_weights(self._rng, n_tasks))
@@ -580,7 +588,7 @@ class MultiTaskBO:
             optimizer._pending.append((x, weights))
         try:
             optimizer._rng.bit_generator.state = rng
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
             raise ValueError(
                 f"state['rng'] must be a {type(optimizer._rng.bit_generator).__name__} state, "
                 f"got {rng!r}"
