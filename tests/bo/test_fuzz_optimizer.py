@@ -23,7 +23,7 @@ C = np.linspace(0, 1, 20)[:, None]
 G = Separable(RBF(0.2), uniform_task_similarity(2, 0.4))
 
 FUZZ = settings(
-    max_examples=25,
+    max_examples=50,
     deadline=timedelta(seconds=20),
     derandomize=True,
     database=None,
