@@ -2,14 +2,18 @@
 
 Each ``ask`` draws λ_t ~ P_λ and maximises the policy's acquisition (:mod:`.policies`):
 by an argmax over a finite candidate set (the paper), or on a box by multi-start L-BFGS-B
-from the best points of a scrambled Sobol sample. ``ask(k)`` proposes k points for k
-parallel workers, each for its own λ; earlier picks and every pending (asked, not told)
-point are hallucinated at the posterior mean, which leaves the mean alone and shrinks the
-variance there, so the k points differ. Hallucinations are undone exactly afterwards.
+from the best points of a scrambled Sobol sample (:mod:`.search`). ``ask(k)`` proposes k
+points for k parallel workers, each for its own λ; earlier picks and every pending (asked,
+not told) point are hallucinated at the posterior mean, which leaves the mean alone and
+shrinks the variance there. The k points differ: a batch never repeats a candidate, and on
+a box they lie ``min_distance`` apart; a k that cannot be met is refused before any work.
+Hallucinations are undone exactly afterwards.
 
-The state (configuration, history, pending points, random generator) is JSON-serialisable;
-a run resumed from ``state_dict()`` replays the history through the same incremental
-updates and proposes exactly what the uninterrupted run would have.
+The state (configuration, history, pending points, random generator) is JSON-serialisable
+(:mod:`.checkpoint`); a run resumed from ``state_dict()`` replays the history through the
+checks of ``tell`` and the same incremental updates, and proposes exactly what the
+uninterrupted run would have. Every bad input raises a ValueError naming it before anything
+changes.
 """
 
 from __future__ import annotations
@@ -17,8 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.stats import qmc
 
 from .._validation import (
     as_finite_array,
@@ -31,7 +33,7 @@ from ..kernels import OperatorKernel
 from ..posterior._base import as_outputs_with_missing
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
 from ..simplex import check_simplex, weight_sampler
-from . import checkpoint, metrics
+from . import checkpoint, metrics, search
 from .learned import LearnedKernel
 from .policies import ALGORITHMS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
@@ -309,7 +311,7 @@ class MultiTaskBO:
                 f"k must be at most n_sobol={self.n_sobol} on a box (every point starts from "
                 f"its own Sobol point), got {count}"
             )
-        capacity = (int(np.floor(1.0 / self.min_distance)) + 1) ** self.n_features
+        capacity = search.box_capacity(self.min_distance, self.n_features)
         if count + len(self._pending) > capacity:
             raise ValueError(
                 f"k={count} points and {len(self._pending)} pending ones cannot lie "
@@ -457,64 +459,25 @@ class MultiTaskBO:
 
     def _maximize(self, weights, radius, excluded):
         """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
-        box the points (m, d) every proposal keeps ``min_distance`` from."""
+        box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
         scalarization = self._scalarization()
+
+        def acquisition(X):
+            return self._policy.acquisition(X, weights, scalarization, radius)
+
         if self.candidates is not None:
-            values = self._policy.acquisition(None, weights, scalarization, radius)
-            values = np.where(excluded, -np.inf, values)
-            best = values.max()
-            tolerance = 1e-12 * max(1.0, abs(best)) if np.isfinite(best) else 0.0
-            ties = np.flatnonzero(values >= best - tolerance)
-            index = ties[0] if len(ties) == 1 else self._rng.choice(ties)
-            return self.candidates[index].copy()
-        low, high = self.bounds[:, 0], self.bounds[:, 1]
-        # an integer seed: a Generator passed to Sobol would be *spawned* from, which its
-        # saved bit-generator state does not capture, and a resumed run would diverge
-        sobol_seed = int(self._rng.integers(2**63))
-        sample = qmc.Sobol(self.n_features, scramble=True, seed=sobol_seed).random(self.n_sobol)
-        starts = low + (high - low) * sample
-        starts = starts[self._separated(starts, excluded)]
-        if len(starts) == 0:
-            raise ValueError(
-                f"no point of the n_sobol={self.n_sobol} Sobol sample lies "
-                f"min_distance={self.min_distance} away from the {len(excluded)} pending and "
-                "batch points: raise n_sobol, or lower k or min_distance"
-            )
-        values = self._policy.acquisition(starts, weights, scalarization, radius)
-        best_x, best_value = starts[np.argmax(values)], values.max()
-
-        def negative(z):
-            return -float(self._policy.acquisition(z[None, :], weights, scalarization, radius)[0])
-
-        for start in starts[np.argsort(values)[::-1][: self.n_restarts]]:
-            result = minimize(negative, start, method="L-BFGS-B", bounds=self.bounds)
-            x = np.clip(result.x, low, high)
-            if -result.fun > best_value and self._separated(x[None, :], excluded)[0]:
-                best_x, best_value = x, -result.fun
-        return np.array(best_x, dtype=float)
-
-    def _separated(self, points, busy):
-        """For every point: True if it lies ``min_distance`` (a fraction of each side of the
-        box) away from every busy point in at least one coordinate."""
-        width = self.bounds[:, 1] - self.bounds[:, 0]
-        separated = np.ones(len(points), dtype=bool)
-        for b in busy:
-            separated &= np.max(np.abs(points - b) / width, axis=1) >= self.min_distance
-        return separated
+            values = np.where(excluded, -np.inf, acquisition(None))
+            return self.candidates[search.argmax_with_ties(values, self._rng)].copy()
+        return search.maximize_on_box(
+            acquisition, self.bounds, self._rng, excluded, self.n_sobol, self.n_restarts,
+            self.min_distance,
+        )  # fmt: skip
 
     def _initial_point(self, excluded):
         if self.candidates is not None:
             available = np.flatnonzero(~excluded)
             return self.candidates[available[self._rng.integers(len(available))]].copy()
-        low, high = self.bounds[:, 0], self.bounds[:, 1]
-        for _ in range(1000):
-            x = low + (high - low) * self._rng.uniform(size=self.n_features)
-            if self._separated(x[None, :], excluded)[0]:
-                return x
-        raise ValueError(
-            f"no random point of the box lies min_distance={self.min_distance} away from the "
-            f"{len(excluded)} pending and batch points: lower k or min_distance"
-        )
+        return search.random_box_point(self.bounds, self._rng, excluded, self.min_distance)
 
     # ---- results -------------------------------------------------------------------------
     @property
