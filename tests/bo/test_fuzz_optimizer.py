@@ -160,6 +160,11 @@ def test_ask_returns_k_distinct_points_or_refuses_naming_k(name, k):
     assert points.shape == (count, 1)
     assert_in_domain(optimizer, points)
     assert len(np.unique(points, axis=0)) == count
+    if optimizer.bounds is not None:  # brute force over all pairs, pending points included
+        every = np.r_[np.array([x for x, _ in before["pending"]]).reshape(-1, 1), points]
+        width = optimizer.bounds[:, 1] - optimizer.bounds[:, 0]
+        gaps = np.max(np.abs(every[:, None, :] - every[None, :, :]) / width, axis=2)
+        assert np.min(gaps + 2 * np.eye(len(every))) >= optimizer.min_distance
     assert len(optimizer.pending_) == len(before["pending"]) + count
 
 
