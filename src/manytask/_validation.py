@@ -66,3 +66,23 @@ def check_random_state(seed) -> np.random.Generator:
     if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(seed)
     raise ValueError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
+
+
+# ---- helpers added for MultiTaskBO's construction checks (robust-bo, issue 23) ---------------
+
+
+def check_integer(value, name: str, minimum: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is an integer (not a bool) ≥ ``minimum``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed, name: str = "seed") -> int | None:
+    """Return ``seed`` after checking it is None or a non-negative integer (a SeedSequence
+    entropy that a JSON checkpoint can hold)."""
+    if seed is None:
+        return None
+    return check_integer(seed, name, minimum=0)

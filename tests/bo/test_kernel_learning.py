@@ -195,8 +195,8 @@ def test_standardize_outputs_round_trip_and_constant_task():
     Y_standard, mean, scale = standardize_outputs(Y)
     assert_allclose(Y_standard[:, 0].mean(), 0.0, atol=1e-15)
     assert_allclose(Y_standard[:, 0].std(), 1.0)
-    assert_allclose(Y_standard[:, 1], 0.0)  # a constant task keeps scale 1
-    assert scale[1] == 1.0
+    assert_allclose(Y_standard[:, 1], 0.0)  # a constant task is scaled by its magnitude |5|
+    assert scale[1] == 5.0
     assert_allclose(unstandardize_outputs(Y_standard, mean, scale), Y)
 
 

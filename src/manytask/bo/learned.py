@@ -15,6 +15,8 @@ still wins). The math of the fit is in :mod:`.kernel_learning`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..kernels import RBF, Separable
@@ -24,46 +26,74 @@ from .transforms import normalize_inputs, standardize_outputs
 __all__ = ["LearnedKernel"]
 
 
+class Refit(NamedTuple):
+    """A fitted kernel with the output standardisation it was fitted in, not yet in use."""
+
+    kernel: Separable
+    noise: float
+    fit: object
+    mean: np.ndarray
+    scale: np.ndarray
+    n_observations: int
+
+
 class LearnedKernel:
     """Refit schedule and output standardisation of a learned ICM kernel.
 
     The first fit happens once ``n_initial = max(3, d + 1)`` observations exist (until
     then the optimiser proposes random points of the domain); later fits every
-    ``refit_every`` observations, warm-started from the previous one.
+    ``refit_every`` observations, warm-started from the previous one. A fit is computed by
+    :meth:`refit` and takes effect only once passed to :meth:`accept`, so that a failure
+    leaves everything as it was.
     """
 
     def __init__(self, n_features, n_tasks, box, seed, refit_every):
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
         self.n_features, self.n_tasks = n_features, n_tasks
-        self.box, self.seed, self.refit_every = np.asarray(box, dtype=float), seed, refit_every
-        width = self.box[:, 1] - self.box[:, 0]
-        self.box[:, 1] = np.where(width > 0, self.box[:, 1], self.box[:, 0] + 1.0)
+        self.box, self.seed, self.refit_every = np.array(box, dtype=float), seed, refit_every
+        low, width = self.box[:, 0], self.box[:, 1] - self.box[:, 0]
+        # a dimension in which every candidate is equal: a box of width max(1, |x|/1024)
+        # around it, extended away from the float limit, so that it cannot overflow
+        pad = np.maximum(1.0, np.abs(low) / 1024)
+        self.box[:, 0] = np.where((width > 0) | (low <= 0), low, low - pad)
+        self.box[:, 1] = np.where((width > 0) | (low > 0), self.box[:, 1], low + pad)
         self.n_initial = max(3, n_features + 1)
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
 
-    def update(self, X, Y):
-        """After a new observation: (kernel, noise) in the user's input units if it is time
-        to refit, else None."""
+    def due(self, t) -> bool:
+        """True when t observations call for a (re)fit."""
+        if t < self.n_initial:
+            return False
+        return self.fit_ is None or t - self._fitted_at >= self.refit_every
+
+    def refit(self, X, Y) -> Refit:
+        """Fit the kernel to all observations; (kernel, noise) in the user's input units."""
         t = len(X)
-        if t < self.n_initial or (self.fit_ is not None and t - self._fitted_at < self.refit_every):
-            return None
         X_unit, _ = normalize_inputs(X, self.box)
-        Y_standard, self.mean_, self.scale_ = standardize_outputs(Y)
+        Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else 1
-        self.fit_ = fit_icm_kernel(
+        fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
             init=self.fit_,
         )  # fmt: skip
-        self._fitted_at = t
-        lengthscales = self.fit_.lengthscales * (self.box[:, 1] - self.box[:, 0])
-        return Separable(RBF(lengthscales), self.fit_.B), float(self.fit_.noise)
+        lengthscales = fit.lengthscales * (self.box[:, 1] - self.box[:, 0])
+        kernel = Separable(RBF(lengthscales), fit.B)
+        return Refit(kernel, float(fit.noise), fit, mean, scale, t)
 
-    def standardize(self, Y):
-        return (np.asarray(Y) - self.mean_) / self.scale_
+    def accept(self, refit: Refit):
+        self.fit_, self.mean_, self.scale_ = refit.fit, refit.mean, refit.scale
+        self._fitted_at = refit.n_observations
+
+    def standardize(self, Y, refit: Refit | None = None):
+        """(Y − m)/s with the current standardisation (or ``refit``'s); a value too far from
+        the data it was fitted on for the float range gives ±inf, never an overflow warning."""
+        mean, scale = (self.mean_, self.scale_) if refit is None else (refit.mean, refit.scale)
+        with np.errstate(over="ignore"):
+            return np.asarray(Y, dtype=float) / scale - mean / scale  # no y − m: it may overflow
 
     def scalarization(self, scalarization):
         """A fixed scalarisation on standardised outputs ŷ = (y − m)/s: (y − z)/r =

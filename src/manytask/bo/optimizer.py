@@ -2,43 +2,50 @@
 
 Each ``ask`` draws λ_t ~ P_λ and maximises the policy's acquisition (:mod:`.policies`):
 by an argmax over a finite candidate set (the paper), or on a box by multi-start L-BFGS-B
-from the best points of a scrambled Sobol sample. ``ask(k)`` proposes k points for k
-parallel workers, each for its own λ; earlier picks and every pending (asked, not told)
-point are hallucinated at the posterior mean, which leaves the mean alone and shrinks the
-variance there, so the k points differ. Hallucinations are undone exactly afterwards.
+from the best points of a scrambled Sobol sample (:mod:`.search`). ``ask(k)`` proposes k
+points for k parallel workers, each for its own λ; earlier picks and every pending (asked,
+not told) point are hallucinated at the posterior mean, which leaves the mean alone and
+shrinks the variance there. The k points differ: a batch never repeats a candidate, and on
+a box they lie ``min_distance`` apart; a k that cannot be met is refused before any work.
+Hallucinations are undone exactly afterwards.
 
-The state (configuration, history, pending points, random generator) is JSON-serialisable;
-a run resumed from ``state_dict()`` replays the history through the same incremental
-updates and proposes exactly what the uninterrupted run would have.
+The state (configuration, history, pending points, random generator) is JSON-serialisable
+(:mod:`.checkpoint`); a run resumed from ``state_dict()`` replays the history through the
+checks of ``tell`` and the same incremental updates, and proposes exactly what the
+uninterrupted run would have. Every bad input raises a ValueError naming it before anything
+changes.
 """
 
 from __future__ import annotations
 
-import json
-import numbers
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.stats import qmc
 
-from .._validation import as_finite_array, as_points, check_positive
-from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
+from .._validation import (
+    as_finite_array,
+    as_points,
+    check_integer,
+    check_positive,
+    check_seed,
+)
+from ..kernels import OperatorKernel
 from ..posterior._base import as_outputs_with_missing
-from ..posterior.nystrom import DICTIONARY_UPDATES
-from ..simplex import weight_sampler
-from . import metrics
+from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
+from ..simplex import check_simplex, weight_sampler
+from . import checkpoint, metrics, search
 from .learned import LearnedKernel
-from .policies import Policy, check_beta
+from .policies import ALGORITHMS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
 from .transforms import check_bounds
 
 __all__ = ["MultiTaskBO"]
 
-FORMAT = "manytask.MultiTaskBO"
-VERSION = 1
+#: Largest |y| a given kernel accepts: its posterior is linear in y, but the scalarisation
+#: subtracts observations and the posterior multiplies them by Gram entries and 1/η, which
+#: would overflow the float range (≈ 1.8e308) near its end. ``kernel="auto"`` standardises
+#: the outputs first and accepts every finite y.
+OUTPUT_LIMIT = 1e150
 
 
 class MultiTaskBO:
@@ -85,12 +92,16 @@ class MultiTaskBO:
         Number of objectives. A kernel knows it; with ``kernel="auto"`` and no ``n_tasks``
         it is taken from the first ``tell`` (points asked before that draw their λ then).
     n_sobol, n_restarts : int
-        Box domains: Sobol sample size and number of L-BFGS-B starts.
+        Box domains: Sobol sample size (≥ 1) and number of L-BFGS-B starts (≥ 0).
+    min_distance : float in (0, 1]
+        Box domains: the points of one ``ask(k)`` and the pending points lie at least this
+        fraction of the box's side apart in some coordinate (a finite set never repeats a
+        point within one ``ask(k)``).
     refit_every : int
         ``kernel="auto"``: observations between two fits of the kernel.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> import manytask as mt
     >>> X = np.linspace(0, 1, 101)[:, None]
@@ -128,6 +139,7 @@ class MultiTaskBO:
         n_sobol=1024,
         n_restarts=5,
         refit_every=5,
+        min_distance=1e-3,
     ):
         if (candidates is None) == (bounds is None):
             raise ValueError("give exactly one of candidates (a finite set) and bounds (a box)")
@@ -135,12 +147,21 @@ class MultiTaskBO:
             candidates = as_points(candidates, "candidates").copy()
             if len(candidates) == 0:
                 raise ValueError("candidates must hold at least one point, got an empty array")
+            with np.errstate(over="ignore"):
+                span = candidates.max(axis=0) - candidates.min(axis=0)
+            if isinstance(kernel, str) and not np.all(np.isfinite(span)):
+                raise ValueError(  # the learned kernel works in the unit cube of their range
+                    "candidates must span a range max − min within the float range in every "
+                    f"dimension with kernel='auto', got {span.tolist()}"
+                )
+            candidates.flags.writeable = False
             self.n_features = candidates.shape[1]
         else:
-            bounds = check_bounds(bounds)
+            bounds = check_bounds(bounds).copy()
+            bounds.flags.writeable = False
             self.n_features = bounds.shape[0]
-        if n_tasks is not None and (not isinstance(n_tasks, numbers.Integral) or n_tasks < 1):
-            raise ValueError(f"n_tasks must be a positive integer or None, got {n_tasks!r}")
+        if n_tasks is not None:
+            n_tasks = check_integer(n_tasks, "n_tasks", minimum=1)
         if isinstance(kernel, str):
             if kernel != "auto":
                 raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
@@ -148,6 +169,9 @@ class MultiTaskBO:
             raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
         elif n_tasks is not None and n_tasks != kernel.n_tasks:
             raise ValueError(f"n_tasks={n_tasks} but the kernel has {kernel.n_tasks} tasks")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        weight_sampler(weights, n_tasks)  # a bad name or λ is refused now, not at a tell
         self.candidates, self.bounds, self.kernel = candidates, bounds, kernel
         if isinstance(kernel, OperatorKernel):
             n_tasks = kernel.n_tasks
@@ -162,28 +186,34 @@ class MultiTaskBO:
         self.epsilon = check_positive(epsilon, "epsilon")
         if not self.epsilon < 1:
             raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
-        if seed is None:  # draw one, so that a checkpoint can still resume exactly
+        if check_seed(seed) is None:  # draw one, so that a checkpoint can still resume exactly
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
-        self.beta, self.seed, self.q, self.horizon = check_beta(beta), seed, q, int(horizon)
+        self.beta, self.seed = check_beta(beta), int(seed)
+        self.q = None if q is None else check_oversampling(q)
+        self.horizon = check_integer(horizon, "horizon", minimum=1)
         if dictionary not in DICTIONARY_UPDATES:
             valid = ", ".join(DICTIONARY_UPDATES)
             raise ValueError(f"dictionary must be one of {valid}, got {dictionary!r}")
         self.dictionary = dictionary
-        self.n_sobol, self.n_restarts = int(n_sobol), int(n_restarts)
-        self.refit_every = int(refit_every)
-        if isinstance(kernel, str) and self.refit_every < 1:
-            raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
-        self._rng = np.random.default_rng(seed)
+        self.n_sobol = check_integer(n_sobol, "n_sobol", minimum=1)
+        self.n_restarts = check_integer(n_restarts, "n_restarts", minimum=0)
+        self.refit_every = check_integer(refit_every, "refit_every", minimum=1)
+        self.min_distance = check_positive(min_distance, "min_distance")
+        if not self.min_distance <= 1:
+            raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
+        self._rng = np.random.default_rng(self.seed)
         self._X, self._Y, self._told_weights, self._pending = [], [], [], []
         self._learned, self._policy = None, None
+        if candidates is not None:  # how many points ask(k) can propose at once
+            self._n_distinct = len(np.unique(candidates, axis=0))
         if n_tasks is not None:
-            self._set_n_tasks(int(n_tasks))
+            self._set_n_tasks(n_tasks)
 
     def _set_n_tasks(self, n_tasks):
         """Fix the number of objectives (given, the kernel's, or the first tell's)."""
-        self._sample_weights = weight_sampler(self.weights, n_tasks)
+        sample_weights = weight_sampler(self.weights, n_tasks)
         self.scalarization.check_tasks(n_tasks)
-        self.n_tasks = n_tasks
+        self._sample_weights, self.n_tasks = sample_weights, n_tasks
         if isinstance(self.kernel, str):
             box = self._domain_box()
             self._learned = LearnedKernel(
@@ -191,6 +221,14 @@ class MultiTaskBO:
             )
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
+            with np.errstate(over="ignore"):
+                radius = self._policy.radius()
+            if not np.isfinite(radius):
+                raise ValueError(
+                    f"rkhs_bound={self.rkhs_bound}, noise_std={self.noise_std}, "
+                    f"noise={self.noise} and epsilon={self.epsilon} give a confidence radius "
+                    "beyond the float range; pass smaller values, or beta="
+                )
         for i, (x, weights) in enumerate(self._pending):  # asked before n was known
             if weights is None:
                 self._pending[i] = (x, self._sample_weights(self._rng, n_tasks))
@@ -242,85 +280,169 @@ class MultiTaskBO:
 
     # ---- ask / tell ----------------------------------------------------------------------
     def ask(self, k=None):
-        """One point (d,), or ``k`` points (k, d) for k parallel workers."""
-        if k is not None and (not isinstance(k, numbers.Integral) or k < 1):
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-        count = 1 if k is None else int(k)
-        proposals = []
-        if self._policy is None:  # kernel="auto" before its first fit: a space-filling design
-            for _ in range(count):
+        """One point (d,), or ``k`` different points (k, d) for k parallel workers.
+
+        On a finite set the k points are distinct candidates (pending points are avoided while
+        others remain); on a box they and the pending points lie ``min_distance`` apart. If
+        that cannot be done a ValueError says why, and nothing changes.
+        """
+        count = 1 if k is None else check_integer(k, "k", minimum=1)
+        self._check_batch_size(count)
+        rng_state = self._rng.bit_generator.state
+        try:
+            proposals = self._propose(count)
+        except BaseException:
+            self._rng.bit_generator.state = rng_state  # a failed ask leaves the state as it was
+            raise
+        self._pending.extend(proposals)
+        points = np.array([x for x, _ in proposals])
+        return points[0] if k is None else points
+
+    def _check_batch_size(self, count):
+        if self.candidates is not None:
+            if count > self._n_distinct:
+                raise ValueError(
+                    f"k must be at most the number of distinct candidates, {self._n_distinct}, "
+                    f"got {count}"
+                )
+            return
+        if count > self.n_sobol:
+            raise ValueError(
+                f"k must be at most n_sobol={self.n_sobol} on a box (every point starts from "
+                f"its own Sobol point), got {count}"
+            )
+        capacity = search.box_capacity(self.min_distance, self.n_features)
+        if count + len(self._pending) > capacity:
+            raise ValueError(
+                f"k={count} points and {len(self._pending)} pending ones cannot lie "
+                f"min_distance={self.min_distance} apart in the box: at most {capacity} fit; "
+                "lower k or min_distance, or tell the pending points"
+            )
+
+    def _propose(self, count):
+        """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
+        if self.candidates is not None:
+            pending = np.zeros(len(self.candidates), dtype=bool)
+            for x, _ in self._pending:
+                pending |= np.all(self.candidates == x, axis=1)
+            batch = np.zeros_like(pending)
+        else:
+            busy = [x for x, _ in self._pending]
+        proposals, token = [], None
+        if self._policy is not None:
+            token = self._policy.snapshot()
+        try:
+            if self._policy is not None:
+                radius = self._policy.radius()  # from the real observations only
+                for x, _ in self._pending:
+                    self._hallucinate(x)
+            for j in range(count):
                 # before the first tell of an unknown n, λ is drawn once n is known
                 weights = None
                 if self.n_tasks is not None:
                     weights = self._sample_weights(self._rng, self.n_tasks)
-                proposals.append((self._initial_point(), weights))
-        else:
-            token = self._policy.snapshot()
-            try:
-                radius = self._policy.radius()  # from the real observations only
-                for x, _ in self._pending:
-                    self._hallucinate(x)
-                for j in range(count):
-                    weights = self._sample_weights(self._rng, self.n_tasks)
-                    busy = [x for x, _ in self._pending] + [x for x, _ in proposals]
-                    x = self._maximize(weights, radius, busy)
-                    proposals.append((x, weights))
+                if self.candidates is not None:  # pending points only while others remain
+                    excluded = batch | pending if not (batch | pending).all() else batch
+                else:
+                    excluded = np.array(busy).reshape(-1, self.n_features)
+                if self._policy is None:  # kernel="auto" before its first fit: a random design
+                    x = self._initial_point(excluded)
+                else:
+                    x = self._maximize(weights, radius, excluded)
                     if j < count - 1:  # the last pick shapes nothing after it
                         self._hallucinate(x)
-            finally:
+                proposals.append((x, weights))
+                if self.candidates is not None:
+                    batch |= np.all(self.candidates == x, axis=1)
+                else:
+                    busy.append(x)
+        finally:
+            if token is not None:
                 self._policy.restore(token)
-        self._pending.extend(proposals)
-        points = np.array([x for x, _ in proposals])
-        return points[0] if k is None else points
+        return proposals
 
     def tell(self, x, y):
         """Record the observation y (n,) at x (d,), asked or not.
 
         NaN in y marks an objective not measured at x (decoupled evaluations): the exact
         posteriors (MT-KB, IT-KB, MOBO with a given kernel) condition on the measured ones.
+        Bad input raises a ValueError naming it, and nothing changes.
         """
-        x = as_finite_array(x, "x").reshape(-1)
-        if x.shape[0] != self.n_features:
-            raise ValueError(f"x must have {self.n_features} coordinates, got shape {x.shape}")
-        y = as_outputs_with_missing(y, "y").reshape(-1)
+        x, y = self._check_observation(x, y)
         if self.n_tasks is None:
             self._set_n_tasks(y.shape[0])
-        if y.shape[0] != self.n_tasks:
-            raise ValueError(f"y must have {self.n_tasks} values (one per task), got {y.shape[0]}")
-        missing = np.isnan(y)
-        if missing.all():
-            raise ValueError(f"y must hold at least one measured (non-NaN) value, got {y}")
-        if missing.any() and (self.algorithm.endswith("bkb") or isinstance(self.kernel, str)):
-            raise ValueError(
-                "y has NaN (an objective not measured), which needs a given kernel and an exact "
-                f"posterior (algorithm mt-kb, it-kb or mobo); got algorithm={self.algorithm!r}, "
-                f"kernel={'auto' if isinstance(self.kernel, str) else 'given'}"
-            )
-        weights = np.full(self.n_tasks, np.nan)
-        for i, (pending, pending_weights) in enumerate(self._pending):
-            if np.array_equal(pending, x):
-                weights = pending_weights
-                del self._pending[i]
-                break
+        asked = next((i for i, (p, _) in enumerate(self._pending) if np.array_equal(p, x)), None)
+        weights = np.full(self.n_tasks, np.nan) if asked is None else self._pending[asked][1]
         self._observe(x, y, weights)
+        if asked is not None:
+            del self._pending[asked]
         return self
 
+    def _check_observation(self, x, y, x_name="x", y_name="y"):
+        """(x, y) as float vectors, or a ValueError naming them: the checks of :meth:`tell`
+        and of every row of a checkpoint (:meth:`from_state_dict`)."""
+        x = self._check_point(x, x_name)
+        y = as_outputs_with_missing(y, y_name).reshape(-1)
+        n_tasks = y.shape[0] if self.n_tasks is None else self.n_tasks
+        if y.shape[0] != n_tasks or n_tasks == 0:
+            expected = n_tasks or "at least one"
+            raise ValueError(
+                f"{y_name} must have {expected} values (one per task), got {y.shape[0]}"
+            )
+        missing = np.isnan(y)
+        if missing.all():
+            raise ValueError(
+                f"{y_name} must hold at least one measured (non-NaN) value, got {y.tolist()}"
+            )
+        if missing.any() and (self.algorithm.endswith("bkb") or isinstance(self.kernel, str)):
+            raise ValueError(
+                f"{y_name} has NaN (an objective not measured), which needs a given kernel and "
+                "an exact posterior (algorithm mt-kb, it-kb or mobo); got "
+                f"algorithm={self.algorithm!r}, "
+                f"kernel={'auto' if isinstance(self.kernel, str) else 'given'}"
+            )
+        too_large = np.flatnonzero(np.abs(np.where(missing, 0.0, y)) > OUTPUT_LIMIT)
+        if too_large.size and not isinstance(self.kernel, str):
+            i = int(too_large[0])
+            raise ValueError(
+                f"{y_name} must lie within ±{OUTPUT_LIMIT:.0e} with a given kernel (its "
+                "posterior and the scalarisation would overflow the float range beyond); "
+                "rescale the objectives, or use kernel='auto', which standardises them; got "
+                f"{y[i]!r} at index {i}"
+            )
+        return x, y
+
+    def _check_point(self, x, name):
+        x = as_finite_array(x, name).reshape(-1)
+        if x.shape[0] != self.n_features:
+            raise ValueError(f"{name} must have {self.n_features} coordinates, got shape {x.shape}")
+        return x
+
     def _observe(self, x, y, weights):
+        """Add a checked observation; everything that can fail runs before anything changes."""
+        if self._learned is None:
+            self._policy.add(x, y)
+        else:
+            X, Y = np.array(self._X + [x]), np.array(self._Y + [y])
+            standardized = None
+            if self._policy is not None:
+                standardized = self._learned.standardize(y[None, :])[0]
+            # a y far outside the data of the last fit (its standardised value would overflow
+            # the posterior, as with a given kernel) triggers a refit, which rescales
+            far = standardized is not None and not np.all(np.abs(standardized) <= OUTPUT_LIMIT)
+            if self._learned.due(len(X)) or far:  # a new kernel: rebuild the posterior
+                refit = self._learned.refit(X, Y)
+                beta = self.beta if self.beta is not None else self._learned.practical_beta
+                policy = self._make_policy(refit.kernel, refit.noise, beta)
+                for xi, yi in zip(X, self._learned.standardize(Y, refit)):
+                    policy.add(xi, yi)
+                self._learned.accept(refit)
+                self._policy = policy
+            elif self._policy is not None:
+                self._policy.add(x, standardized)
         self._X.append(x)
         self._Y.append(y)
         self._told_weights.append(np.asarray(weights, dtype=float))
-        if self._learned is None:
-            self._policy.add(x, y)
-            return
-        refit = self._learned.update(np.array(self._X), np.array(self._Y))
-        if refit is not None:  # a new kernel: rebuild the posterior on all standardised data
-            kernel, noise = refit
-            beta = self.beta if self.beta is not None else self._learned.practical_beta
-            self._policy = self._make_policy(kernel, noise, beta)
-            for xi, yi in zip(self._X, self._learned.standardize(np.array(self._Y))):
-                self._policy.add(xi, yi)
-        elif self._policy is not None:
-            self._policy.add(x, self._learned.standardize(y[None, :])[0])
 
     def _hallucinate(self, x):
         mean = self._policy.posterior.mean(x[None, :])[0]
@@ -335,44 +457,27 @@ class MultiTaskBO:
             return self.scalarization.fitted(self._learned.standardize(self.Y_))
         return self._learned.scalarization(self.scalarization)
 
-    def _maximize(self, weights, radius, busy=()):
-        """argmax of the acquisition; on a finite set, points in ``busy`` (pending or already
-        in this batch) are skipped while others remain, so a batch never repeats a point."""
+    def _maximize(self, weights, radius, excluded):
+        """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
+        box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
         scalarization = self._scalarization()
+
+        def acquisition(X):
+            return self._policy.acquisition(X, weights, scalarization, radius)
+
         if self.candidates is not None:
-            values = self._policy.acquisition(None, weights, scalarization, radius)
-            taken = np.zeros(len(values), dtype=bool)
-            for x in busy:
-                taken |= np.all(self.candidates == x, axis=1)
-            if not taken.all():
-                values = np.where(taken, -np.inf, values)
-            best = values.max()
-            ties = np.flatnonzero(values >= best - 1e-12 * max(1.0, abs(best)))
-            index = ties[0] if len(ties) == 1 else self._rng.choice(ties)
-            return self.candidates[index].copy()
-        low, high = self.bounds[:, 0], self.bounds[:, 1]
-        # an integer seed: a Generator passed to Sobol would be *spawned* from, which its
-        # saved bit-generator state does not capture, and a resumed run would diverge
-        sobol_seed = int(self._rng.integers(2**63))
-        sample = qmc.Sobol(self.n_features, scramble=True, seed=sobol_seed).random(self.n_sobol)
-        starts = low + (high - low) * sample
-        values = self._policy.acquisition(starts, weights, scalarization, radius)
-        best_x, best_value = starts[np.argmax(values)], values.max()
+            values = np.where(excluded, -np.inf, acquisition(None))
+            return self.candidates[search.argmax_with_ties(values, self._rng)].copy()
+        return search.maximize_on_box(
+            acquisition, self.bounds, self._rng, excluded, self.n_sobol, self.n_restarts,
+            self.min_distance,
+        )  # fmt: skip
 
-        def negative(z):
-            return -float(self._policy.acquisition(z[None, :], weights, scalarization, radius)[0])
-
-        for start in starts[np.argsort(values)[::-1][: self.n_restarts]]:
-            result = minimize(negative, start, method="L-BFGS-B", bounds=self.bounds)
-            if -result.fun > best_value:
-                best_x, best_value = np.clip(result.x, low, high), -result.fun
-        return np.array(best_x, dtype=float)
-
-    def _initial_point(self):
+    def _initial_point(self, excluded):
         if self.candidates is not None:
-            return self.candidates[self._rng.integers(len(self.candidates))].copy()
-        low, high = self.bounds[:, 0], self.bounds[:, 1]
-        return low + (high - low) * self._rng.uniform(size=self.n_features)
+            available = np.flatnonzero(~excluded)
+            return self.candidates[available[self._rng.integers(len(available))]].copy()
+        return search.random_box_point(self.bounds, self._rng, excluded, self.min_distance)
 
     # ---- results -------------------------------------------------------------------------
     @property
@@ -408,42 +513,13 @@ class MultiTaskBO:
         reference = as_finite_array(reference, "reference", ndim=1)
         return metrics.hypervolume(self.pareto_front()[1], reference)
 
-    # ---- checkpoints ---------------------------------------------------------------------
+    # ---- checkpoints (the JSON form is in :mod:`.checkpoint`) ------------------------------
     def state_dict(self) -> dict:
         """Everything needed to resume, as plain JSON-serialisable values."""
-        if callable(self.weights) or callable(self.beta):
-            raise ValueError(
-                "weights or beta given as a callable cannot be saved: pass them again to "
-                "from_state_dict(state, weights=..., beta=...)"
-            )
-        config = {
-            "candidates": None if self.candidates is None else self.candidates.tolist(),
-            "bounds": None if self.bounds is None else self.bounds.tolist(),
-            "kernel": "auto" if isinstance(self.kernel, str) else kernel_to_config(self.kernel),
-            "algorithm": self.algorithm,
-            "scalarization": self.scalarization.to_config(),
-            "weights": self.weights
-            if isinstance(self.weights, str)
-            else np.asarray(self.weights).tolist(),
-            "noise": self.noise,
-            "delta": self.delta,
-            "rkhs_bound": self.rkhs_bound,
-            "noise_std": self.noise_std,
-            "epsilon": self.epsilon,
-            "beta": self.beta,
-            "seed": self.seed,
-            "q": self.q,
-            "horizon": self.horizon,
-            "dictionary": self.dictionary,
-            "n_tasks": self.n_tasks,
-            "n_sobol": self.n_sobol,
-            "n_restarts": self.n_restarts,
-            "refit_every": self.refit_every,
-        }
         return {
-            "format": FORMAT,
-            "version": VERSION,
-            "config": config,
+            "format": checkpoint.FORMAT,
+            "version": checkpoint.VERSION,
+            "config": checkpoint.config_of(self),
             "X": self.X_.tolist(),
             "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
             "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
@@ -453,58 +529,51 @@ class MultiTaskBO:
 
     @classmethod
     def from_state_dict(cls, state: dict, **overrides) -> MultiTaskBO:
-        """Resume from :meth:`state_dict`: same proposals as the uninterrupted run."""
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise ValueError("state is not a MultiTaskBO state_dict (missing 'format')")
-        if state.get("version") != VERSION:
-            raise ValueError(
-                f"unsupported state version {state.get('version')!r}, expected {VERSION}"
-            )
+        """Resume from :meth:`state_dict`: same proposals as the uninterrupted run.
+
+        Every told row goes through the checks of :meth:`tell`, every λ and pending point
+        through those of :meth:`ask`; a bad entry raises a ValueError naming it
+        (``state['Y'][3]``)."""
+        config, rows, pending, rng = checkpoint.parse_state(state, overrides)
         try:
-            config = dict(state["config"])
-            if config["kernel"] != "auto":
-                config["kernel"] = kernel_from_config(config["kernel"])
-            scalarization = config.pop("scalarization")
-            config["scalarization"] = make_scalarization(scalarization)
-            config.update(overrides)
             optimizer = cls(**config)
-            for x, y, w in zip(state["X"], state["Y"], state["weights"]):
-                weights = np.full(optimizer.n_tasks, np.nan) if w is None else np.array(w)
-                y = np.array([np.nan if v is None else v for v in y], dtype=float)
-                optimizer._observe(np.array(x, dtype=float), y, weights)
-            optimizer._pending = [
-                (np.array(x), None if w is None else np.array(w)) for x, w in state["pending"]
-            ]
-            optimizer._rng.bit_generator.state = state["rng"]
-        except (KeyError, TypeError) as error:
+        except TypeError as error:  # an unknown entry in the config
             raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
+        for i, (x, y, weights) in enumerate(rows):
+            x, y = optimizer._check_observation(x, y, f"state['X'][{i}]", f"state['Y'][{i}]")
+            if optimizer.n_tasks is None:
+                optimizer._set_n_tasks(y.shape[0])
+            weights = optimizer._check_weights(weights, f"state['weights'][{i}]", told=True)
+            optimizer._observe(x, y, weights)
+        for i, (x, weights) in enumerate(pending):
+            x = optimizer._check_point(x, f"state['pending'][{i}][0]")
+            weights = optimizer._check_weights(weights, f"state['pending'][{i}][1]")
+            optimizer._pending.append((x, weights))
+        try:
+            optimizer._rng.bit_generator.state = rng
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
+            raise ValueError(
+                f"state['rng'] must be a {type(optimizer._rng.bit_generator).__name__} state, "
+                f"got {rng!r}"
+            ) from error
         return optimizer
+
+    def _check_weights(self, weights, name, told=False):
+        """A checkpoint's λ: a simplex vector of n_tasks entries, or None (told: a point not
+        asked; pending: asked before n_tasks was known)."""
+        if weights is None and told:
+            return np.full(self.n_tasks, np.nan)
+        if weights is None and self.n_tasks is None:
+            return None
+        if self.n_tasks is None:
+            raise ValueError(f"{name} must be None before the number of tasks is known")
+        return check_simplex(weights, self.n_tasks, name=name)
 
     def save(self, path) -> Path:
         """Write the state as JSON atomically (temporary file + rename)."""
-        path = Path(path)
-        text = json.dumps(self.state_dict())
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
-        try:
-            with os.fdopen(handle, "w") as stream:
-                stream.write(text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return path
+        return checkpoint.write_atomically(path, self.state_dict())
 
     @classmethod
     def load(cls, path, **overrides) -> MultiTaskBO:
         """Resume from a file written by :meth:`save`."""
-        try:
-            state = json.loads(Path(path).read_text())
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"checkpoint {str(path)!r} is truncated or not valid JSON: {error}"
-            ) from error
-        return cls.from_state_dict(state, **overrides)
+        return cls.from_state_dict(checkpoint.read_state(path), **overrides)

@@ -195,6 +195,6 @@ def check_beta(beta):
     """None, a positive number, or a callable of t."""
     if beta is None or callable(beta):
         return beta
-    if isinstance(beta, numbers.Real) and not isinstance(beta, bool) and beta >= 0:
+    if isinstance(beta, numbers.Real) and not isinstance(beta, bool) and 0 <= beta < np.inf:
         return float(beta)
-    raise ValueError(f"beta must be None, a number >= 0 or a callable of t, got {beta!r}")
+    raise ValueError(f"beta must be None, a finite number >= 0 or a callable of t, got {beta!r}")

@@ -190,7 +190,7 @@ def make_scalarization(spec, reference=None, scale=None) -> Scalarization:
         spec = dict(spec)
         name = spec.pop("name")
         return make_scalarization(name, **spec)
-    if spec not in SCALARIZATIONS:
+    if not isinstance(spec, str) or spec not in SCALARIZATIONS:
         valid = ", ".join(sorted(SCALARIZATIONS))
         raise ValueError(f"scalarization must be one of {valid}, got {spec!r}")
     return SCALARIZATIONS[spec](reference, scale)

@@ -36,6 +36,14 @@ def check_bounds(bounds, n_features=None) -> np.ndarray:
             f"bounds must have lower < upper in every dimension, got {bounds[i].tolist()} "
             f"in row {i}"
         )
+    with np.errstate(over="ignore"):
+        wide = np.flatnonzero(~np.isfinite(bounds[:, 1] - bounds[:, 0]))
+    if wide.size:
+        i = int(wide[0])
+        raise ValueError(
+            f"bounds must have a width upper − lower within the float range, got "
+            f"{bounds[i].tolist()} in row {i}"
+        )
     if n_features is not None and bounds.shape[0] != n_features:
         raise ValueError(
             f"bounds has {bounds.shape[0]} rows but X has {n_features} features; "
@@ -89,8 +97,11 @@ def unnormalize_inputs(X_unit, bounds) -> np.ndarray:
 def standardize_outputs(Y):
     """Centre and scale every task (column) of Y to mean 0 and standard deviation 1.
 
-    A task whose observations are all equal (or a single observation) keeps scale 1, so
-    nothing is divided by zero.
+    Every task is first divided by its largest |y|, so that no mean, square or difference
+    overflows however close to the float limit the observations are; the scale returned is
+    the standard deviation, finite for every finite Y. A task whose observations are all
+    equal (or a single observation) is scaled by that largest |y| (1 if it is 0), so nothing
+    is divided by zero.
 
     Parameters
     ----------
@@ -103,20 +114,26 @@ def standardize_outputs(Y):
     mean, scale : ndarray of shape (n,)
         Y = Y_standard · scale + mean (:func:`unstandardize_outputs`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> Y_standard, mean, scale = standardize_outputs([[1.0, 10.0], [3.0, 10.0]])
     >>> Y_standard, mean, scale
     (array([[-1.,  0.],
-           [ 1.,  0.]]), array([ 2., 10.]), array([1., 1.]))
+           [ 1.,  0.]]), array([ 2., 10.]), array([ 1., 10.]))
+    >>> standardize_outputs([[1.7e308], [-1.7e308]])[0]
+    array([[ 1.],
+           [-1.]])
     """
     Y = as_output_matrix(Y)
     if len(Y) == 0:
         raise ValueError("Y must hold at least one observation, got shape (0, n)")
-    mean = Y.mean(axis=0)
-    scale = Y.std(axis=0)
-    scale = np.where(scale > 1e-12 * np.maximum(np.abs(mean), 1.0), scale, 1.0)
-    return (Y - mean) / scale, mean, scale
+    magnitude = np.max(np.abs(Y), axis=0)
+    magnitude = np.where(magnitude > 0, magnitude, 1.0)
+    unit = Y / magnitude  # |unit| ≤ 1: its mean and squares cannot overflow
+    unit_mean, unit_scale = unit.mean(axis=0), unit.std(axis=0)
+    unit_scale = np.where(unit_scale > 1e-12, unit_scale, 1.0)
+    scale = np.maximum(unit_scale * magnitude, np.finfo(float).tiny)
+    return (unit - unit_mean) / unit_scale, unit_mean * magnitude, scale
 
 
 def unstandardize_outputs(Y_standard, mean, scale) -> np.ndarray:

@@ -107,11 +107,9 @@ def kernel_from_config(config: dict):
         left, right = kernel_from_config(config["left"]), kernel_from_config(config["right"])
         return getattr(scalar, name)(left, right)
     if name == "Separable":
-        return operator.Separable(kernel_from_config(config["kernel"]), np.array(config["B"]))
+        return operator.Separable(kernel_from_config(config["kernel"]), config["B"])
     if name == "Diagonal":
         return operator.Diagonal([kernel_from_config(k) for k in config["kernels"]])
     if name == "SumOfSeparable":
-        return operator.SumOfSeparable(
-            [(kernel_from_config(k), np.array(B)) for k, B in config["terms"]]
-        )
+        return operator.SumOfSeparable([(kernel_from_config(k), B) for k, B in config["terms"]])
     raise ValueError(f"unknown kernel type {name!r}")

@@ -296,8 +296,15 @@ class Separable(OperatorKernel):
 
     def __init__(self, kernel: Kernel, B):
         self.kernel = _check_scalar_kernel(kernel, "kernel")
-        self.B = check_task_matrix(B)
-        self.n_tasks = self.B.shape[0]
+        B = check_task_matrix(B)  # a new array, which nobody else holds
+        B.flags.writeable = False  # validated once: B[0, 1] = 5.0 must not undo the check
+        self._B = B
+        self.n_tasks = B.shape[0]
+
+    @property
+    def B(self) -> np.ndarray:
+        """The task matrix, read-only (build a new kernel to change it)."""
+        return self._B
 
     def __repr__(self):
         return f"Separable({self.kernel!r}, B with n_tasks={self.n_tasks})"

@@ -207,6 +207,7 @@ def _check_lengthscale(value):
     lengthscale = as_finite_array(value, "lengthscale", ndim=1).copy()
     if lengthscale.size == 0:
         raise ValueError("lengthscale must hold at least one entry, got an empty array")
+    lengthscale.flags.writeable = False  # validated once: it must not change afterwards
     if np.any(lengthscale <= 0):
         bad = int(np.argmin(lengthscale))
         raise ValueError(
@@ -226,7 +227,22 @@ def _scaled_points(lengthscale, X, Y):
             f"lengthscale has {lengthscale.shape[0]} entries but the inputs have "
             f"{X.shape[1]} features (X shape {X.shape})"
         )
-    return X / lengthscale, Y / lengthscale
+    with np.errstate(over="ignore"):  # a tiny lengthscale: see _scaled_sqeuclidean
+        return X / lengthscale, Y / lengthscale
+
+
+def _scaled_sqeuclidean(lengthscale, X, Y):
+    """‖(x − y)/l‖² for every pair of rows. If x/l overflows (a tiny lengthscale, huge
+    inputs), the differences are taken before dividing, which gives the right limit (+inf,
+    so k = 0) instead of inf − inf = NaN."""
+    X_scaled, Y_scaled = _scaled_points(lengthscale, X, Y)
+    if np.all(np.isfinite(X_scaled)) and np.all(np.isfinite(Y_scaled)):
+        return cdist(X_scaled, Y_scaled, "sqeuclidean")
+    total = np.zeros((len(X), len(Y)))
+    with np.errstate(over="ignore"):
+        for j, scale in enumerate(np.broadcast_to(lengthscale, X.shape[1])):
+            total += ((X[:, j, None] - Y[None, :, j]) / scale) ** 2
+    return total
 
 
 def _scalar_lengthscale(lengthscale) -> float:
@@ -267,8 +283,7 @@ class RBF(Kernel):
         return f"RBF(lengthscale={_lengthscale_repr(self.lengthscale)})"
 
     def _evaluate(self, X, Y):
-        X, Y = _scaled_points(self.lengthscale, X, Y)
-        return np.exp(-0.5 * cdist(X, Y, "sqeuclidean"))
+        return np.exp(-0.5 * _scaled_sqeuclidean(self.lengthscale, X, Y))
 
     def _diag(self, X):
         _scaled_points(self.lengthscale, X, X)
@@ -321,8 +336,8 @@ class Matern(Kernel):
         return np.sqrt(2.0 * self.nu) / _scalar_lengthscale(self.lengthscale)
 
     def _evaluate(self, X, Y):
-        X, Y = _scaled_points(self.lengthscale, X, Y)
-        ar = np.sqrt(2.0 * self.nu) * cdist(X, Y, "euclidean")
+        ar = np.sqrt(2.0 * self.nu * _scaled_sqeuclidean(self.lengthscale, X, Y))
+        ar = np.minimum(ar, 1e3)  # e^{-1000} = 0.0 exactly; and no inf · 0 = NaN at ar = inf
         if self.nu == 0.5:
             return np.exp(-ar)
         if self.nu == 1.5:

@@ -36,9 +36,16 @@ from ..linalg import cholesky, psd_inverse_sqrt, solve_lower
 from ._base import MultiTaskPosterior
 from ._ridge import block_gram
 
-__all__ = ["NystromPosterior", "DICTIONARY_UPDATES"]
+__all__ = ["NystromPosterior", "DICTIONARY_UPDATES", "check_oversampling"]
 
 DICTIONARY_UPDATES = ("resample", "incremental")
+
+
+def check_oversampling(q, name: str = "q") -> float:
+    """The oversampling q as a float after checking it is a number > 0 (``np.inf`` allowed)."""
+    if not isinstance(q, numbers.Real) or isinstance(q, bool) or not q > 0:
+        raise ValueError(f"{name} must be a positive number (np.inf allowed), got {q!r}")
+    return float(q)
 
 
 class NystromPosterior(MultiTaskPosterior):
@@ -105,9 +112,7 @@ class NystromPosterior(MultiTaskPosterior):
                 f"dictionary must be one of {', '.join(DICTIONARY_UPDATES)}, got {dictionary!r}"
             )
         self.dictionary = dictionary
-        if not isinstance(q, numbers.Real) or isinstance(q, bool) or not q > 0:
-            raise ValueError(f"q must be a positive number (np.inf allowed), got {q!r}")
-        self.q = float(q)
+        self.q = check_oversampling(q)
         self.random_state = random_state
 
     # ---- fitting -------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""The JSON form of a :class:`~manytask.bo.MultiTaskBO` checkpoint: its configuration, the
+structure of a state (which entries, lists of which lengths) and atomic files.
+
+What lives elsewhere: the checks of every told row, λ and pending point, which are the
+optimiser's own (:meth:`MultiTaskBO.tell`'s), so that a checkpoint is validated exactly as
+the calls that built it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..kernels import kernel_from_config, kernel_to_config
+from .scalarization import make_scalarization
+
+__all__ = ["FORMAT", "VERSION", "config_of", "parse_state", "write_atomically", "read_state"]
+
+FORMAT = "manytask.MultiTaskBO"
+VERSION = 1
+#: Constructor arguments saved as they are (numbers, names, None).
+PLAIN = (
+    "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
+    "horizon", "dictionary", "n_tasks", "n_sobol", "n_restarts", "refit_every", "min_distance",
+)  # fmt: skip
+
+
+def config_of(optimizer) -> dict:
+    """The constructor arguments of ``optimizer`` as plain JSON values."""
+    if callable(optimizer.weights) or callable(optimizer.beta):
+        raise ValueError(
+            "weights or beta given as a callable cannot be saved: pass them again to "
+            "from_state_dict(state, weights=..., beta=...)"
+        )
+    kernel, weights = optimizer.kernel, optimizer.weights
+    return {
+        "candidates": None if optimizer.candidates is None else optimizer.candidates.tolist(),
+        "bounds": None if optimizer.bounds is None else optimizer.bounds.tolist(),
+        "kernel": "auto" if isinstance(kernel, str) else kernel_to_config(kernel),
+        "scalarization": optimizer.scalarization.to_config(),
+        "weights": weights if isinstance(weights, str) else np.asarray(weights).tolist(),
+        **{name: getattr(optimizer, name) for name in PLAIN},
+    }
+
+
+def parse_state(state, overrides) -> tuple:
+    """(config, rows, pending, rng) of a state: the constructor arguments (with
+    ``overrides``), the told rows (x, y, λ) with None in y read as NaN, the pending pairs
+    (x, λ) and the generator state. Checks the structure only; the values are the
+    optimiser's to check."""
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise ValueError("state is not a MultiTaskBO state_dict (missing 'format')")
+    if state.get("version") != VERSION:
+        raise ValueError(f"unsupported state version {state.get('version')!r}, expected {VERSION}")
+    try:
+        config = dict(state["config"])
+        if config["kernel"] != "auto":
+            config["kernel"] = kernel_from_config(config["kernel"])
+        config["scalarization"] = make_scalarization(config["scalarization"])
+        config.update(overrides)
+        X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
+        pending, rng = _list(state["pending"], "state['pending']"), state["rng"]
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
+    if not len(X) == len(Y) == len(weights):
+        raise ValueError(
+            f"state must have as many X, Y and weights rows, got {len(X)} 'X', {len(Y)} 'Y' "
+            f"and {len(weights)} 'weights'"
+        )
+    Y = [
+        [np.nan if v is None else v for v in _list(y, f"state['Y'][{i}]")] for i, y in enumerate(Y)
+    ]
+    for i, entry in enumerate(pending):
+        if not isinstance(entry, (list, tuple)) or len(entry) != 2:
+            raise ValueError(f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}")
+    return config, list(zip(X, Y, weights)), pending, rng
+
+
+def _list(value, name):
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
+    return value
+
+
+def write_atomically(path, state) -> Path:
+    """Write ``state`` as JSON to ``path`` atomically (temporary file + rename)."""
+    path = Path(path)
+    text = json.dumps(state)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_state(path) -> dict:
+    """The JSON state in ``path``, or a ValueError if it is truncated, binary or not JSON."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(
+            f"checkpoint {str(path)!r} is truncated or not valid JSON (a binary file?): {error}"
+        ) from error

@@ -1,0 +1,85 @@
+"""Where :class:`~manytask.bo.MultiTaskBO` maximises an acquisition: an argmax over a finite
+set, or multi-start L-BFGS-B on a box from the best points of a scrambled Sobol sample, away
+from the points already proposed (pending, or earlier in the same ``ask(k)``).
+
+On a box, two points count as different when they lie ``min_distance`` apart — a fraction
+of each side — in at least one coordinate (the max-norm of the unit cube). What lives
+elsewhere: the acquisition itself (:mod:`.policies`) and the optimiser's state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.stats import qmc
+
+__all__ = ["argmax_with_ties", "box_capacity", "separated", "random_box_point", "maximize_on_box"]
+
+
+def argmax_with_ties(values, rng) -> int:
+    """Index of the largest value; values within 1e-12 (relative) of it are drawn from at
+    random (an infinite maximum ties only with itself)."""
+    best = values.max()
+    tolerance = 1e-12 * max(1.0, abs(best)) if np.isfinite(best) else 0.0
+    ties = np.flatnonzero(values >= best - tolerance)
+    return int(ties[0] if len(ties) == 1 else rng.choice(ties))
+
+
+def box_capacity(min_distance, n_features) -> int:
+    """The most points of a box pairwise ``min_distance`` apart: (⌊1/min_distance⌋ + 1)^d
+    (a grid of that step; one more would put two in a cell of side < min_distance)."""
+    return (int(np.floor(1.0 / min_distance)) + 1) ** n_features
+
+
+def separated(points, busy, bounds, min_distance) -> np.ndarray:
+    """For every row of ``points``: True if it lies ``min_distance`` apart from every busy
+    point in at least one coordinate."""
+    width = bounds[:, 1] - bounds[:, 0]
+    keep = np.ones(len(points), dtype=bool)
+    for b in busy:
+        keep &= np.max(np.abs(points - b) / width, axis=1) >= min_distance
+    return keep
+
+
+def random_box_point(bounds, rng, busy, min_distance, attempts=1000) -> np.ndarray:
+    """A uniform point of the box, drawn again while it is too close to a busy point."""
+    low, high = bounds[:, 0], bounds[:, 1]
+    for _ in range(attempts):
+        x = low + (high - low) * rng.uniform(size=len(low))
+        if separated(x[None, :], busy, bounds, min_distance)[0]:
+            return x
+    raise ValueError(
+        f"no random point of the box lies min_distance={min_distance} away from the "
+        f"{len(busy)} pending and batch points: lower k or min_distance"
+    )
+
+
+def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance):
+    """argmax of ``acquisition`` (rows (m, d) → values (m,)) on the box, ``min_distance``
+    away from ``busy``: the best of ``n_sobol`` scrambled Sobol points, improved by
+    L-BFGS-B from the ``n_restarts`` best of them."""
+    low, high = bounds[:, 0], bounds[:, 1]
+    # an integer seed: a Generator passed to Sobol would be *spawned* from, which its saved
+    # bit-generator state does not capture, and a resumed run would diverge
+    sobol_seed = int(rng.integers(2**63))
+    sample = qmc.Sobol(len(low), scramble=True, seed=sobol_seed).random(n_sobol)
+    starts = low + (high - low) * sample
+    starts = starts[separated(starts, busy, bounds, min_distance)]
+    if len(starts) == 0:
+        raise ValueError(
+            f"no point of the n_sobol={n_sobol} Sobol sample lies min_distance={min_distance} "
+            f"away from the {len(busy)} pending and batch points: raise n_sobol, or lower k "
+            "or min_distance"
+        )
+    values = acquisition(starts)
+    best_x, best_value = starts[np.argmax(values)], values.max()
+
+    def negative(z):
+        return -float(acquisition(z[None, :])[0])
+
+    for start in starts[np.argsort(values)[::-1][:n_restarts]]:
+        result = minimize(negative, start, method="L-BFGS-B", bounds=bounds)
+        x = np.clip(result.x, low, high)
+        if -result.fun > best_value and separated(x[None, :], busy, bounds, min_distance)[0]:
+            best_x, best_value = x, -result.fun
+    return np.array(best_x, dtype=float)
