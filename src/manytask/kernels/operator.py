@@ -303,7 +303,15 @@ class Separable(OperatorKernel):
 
     @property
     def B(self) -> np.ndarray:
-        """The task matrix, read-only (build a new kernel to change it)."""
+        """The task matrix, read-only (build a new kernel to change it).
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, uniform_task_similarity
+        >>> G = Separable(RBF(0.2), uniform_task_similarity(2, 0.4))
+        >>> G.B.shape, G.B.flags.writeable
+        ((2, 2), False)
+        """
         return self._B
 
     def __repr__(self):

@@ -42,7 +42,29 @@ DICTIONARY_UPDATES = ("resample", "incremental")
 
 
 def check_oversampling(q, name: str = "q") -> float:
-    """The oversampling q as a float after checking it is a number > 0 (``np.inf`` allowed)."""
+    """The oversampling q as a float after checking it is a number > 0 (``np.inf`` allowed).
+
+    Parameters
+    ----------
+    q : float
+        MT-BKB's oversampling factor (the q of the dictionary's inclusion probabilities).
+    name : str, default="q"
+        The parameter's name in the error message.
+
+    Returns
+    -------
+    float
+        ``q`` as a float.
+
+    Examples
+    --------
+    >>> check_oversampling(2)
+    2.0
+    >>> check_oversampling(0, name="horizon")
+    Traceback (most recent call last):
+    ...
+    ValueError: horizon must be a positive number (np.inf allowed), got 0
+    """
     if not isinstance(q, numbers.Real) or isinstance(q, bool) or not q > 0:
         raise ValueError(f"{name} must be a positive number (np.inf allowed), got {q!r}")
     return float(q)
