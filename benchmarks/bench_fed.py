@@ -505,7 +505,8 @@ def section_flower(n_rounds, timeout, client_counts):
     mask_ms, unmask_ms = masking_seconds(client_counts[-1])
     header = ["runtime", "clients", "start-up, set-up, stop (s)", "Flower per round (ms)",
               "request batches per round", "per request batch (ms)", "100 rounds (min)",
-              "simulate per round (ms)", "same α as simulate (1e-9)", "load average"]  # fmt: skip
+              "simulate per round (ms)", "same α as simulate (1e-9; secure 1e-7)",
+              "load average"]  # fmt: skip
     return "\n".join([
         title,
         "",
