@@ -17,16 +17,17 @@ compute time on their workers (summed, and on the busiest worker) and the rest (
 transfer, waiting); the server's own work is the round time minus the phases. Written to
 its own block of RESULTS.md (``bench_fed_dask``).
 
-(b) Flower on loopback: ``flower.run_local_federation`` (SuperLink and SuperNodes, each
-with its long-running ClientApp process, as local processes) against ``simulate`` with the
-same arguments, 3 and 10 clients of one source and 10 clients of two sources (Q(k|x) trained
-federated, the default), small data (the compute is negligible): start-up, set-up (Q's
-training), per-round time and per request batch (the ServerApp's push-to-last-reply time).
+(b) Flower on loopback: ``flower.run_local_federation`` on Flower's Simulation Runtime
+(``flower-superlink --simulation``, Ray) and on its Deployment Runtime (SuperLink and one
+SuperNode per client as local processes), unpatched, against ``simulate`` with the same
+arguments, 3 and 10 clients of one source, small data (the compute is negligible): start-up,
+per-round time and per request batch (the ServerApp's push-to-last-reply time), and the
+import time of a ClientApp process (the Deployment Runtime starts one per message).
 
 Run: ``python benchmarks/bench_fed.py`` (``--quick``: m = 120 000, fewer rounds, Flower with 3
-clients only and 60 s to finish; ``--skip-dask``, ``--skip-flower``: leave a part out).
-Needs the ``dist`` extra (Dask) and, for (b), the ``fed`` extra (Flower); each Flower
-federation runs in a child process, stopped after 400 s (60 s with --quick).
+clients only; ``--skip-dask``, ``--skip-flower``: leave a part out). Needs the ``dist`` extra
+(Dask) and, for (b), the ``fed`` extra (Flower; ``flwr[simulation]`` for its Simulation
+Runtime); each Flower federation runs in a child process, stopped after 600 s.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import json  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
@@ -371,29 +373,25 @@ def section_dask(m, n_rounds):
     return "\n".join(lines)
 
 
-def flower_case(n_clients, n_rounds, n_sources=1) -> dict:
-    """In a child process: Flower and ``simulate`` with the same arguments, round times
-    (``n_clients`` split evenly over ``n_sources``; Q is trained federated if > 1 source)."""
+def flower_case(n_clients, n_rounds, runtime, secure=False) -> dict:
+    """In a child process: Flower on ``runtime`` and ``simulate`` with the same arguments,
+    round times (``n_clients`` of one source: Q ≡ 1); ``secure``: masked sums."""
     from manytask.boost.federated import simulate
     from manytask.boost.federated.flower import run_local_federation
 
-    X, y, domains = synthetic_sources(600, 5, n_sources, seed=1)
+    X, y, domains = synthetic_sources(600, 5, 1, seed=1)
     levels = np.linspace(0, 1, 10)[1:-1]
     thresholds = [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
     kwargs = dict(n_rounds=n_rounds, random_state=0, thresholds=thresholds)
     start = time.perf_counter()
-    flower = run_local_federation(X, y, domains, n_clients // n_sources, **kwargs)
+    # a round timeout far above any batch here: a loaded machine must not drop healthy clients
+    flower = run_local_federation(X, y, domains, n_clients, runtime=runtime, secure=secure,
+                                  timeout=300.0, **kwargs)  # fmt: skip
     flower_total = time.perf_counter() - start
-    local = simulate(X, y, domains, n_clients // n_sources, **kwargs)
+    local = simulate(X, y, domains, n_clients, **kwargs)
     history = flower.federated_run_.history
-    q_record = flower.federated_run_.setup.get("domain_classifier", {})
     return {
-        "q_batches": q_record.get("batches", 0),
-        "q_seconds": q_record.get("seconds", 0.0),
-        "q_batch_seconds": flower.federated_run_.setup["batch_seconds"][
-            : q_record.get("batches", 0)
-        ],
-        "setup_seconds": flower.federated_run_.setup["seconds"],
+        "setup_batches": flower.federated_run_.setup["batch_seconds"],
         "flower_rounds": [r["seconds"] for r in history],
         "local_rounds": [r["seconds"] for r in local.federated_run_.history],
         "batches": [len(r["batch_seconds"]) for r in history],
@@ -402,9 +400,24 @@ def flower_case(n_clients, n_rounds, n_sources=1) -> dict:
         "startup": flower_total - sum(r["seconds"] for r in history),
         "same": bool(
             flower.estimator_weights_.shape == local.estimator_weights_.shape
-            and np.allclose(flower.estimator_weights_, local.estimator_weights_, atol=1e-9)
+            and np.allclose(
+                flower.estimator_weights_, local.estimator_weights_, rtol=1e-7 if secure else 1e-9
+            )
         ),
     }
+
+
+def clientapp_import_seconds() -> float:
+    """Wall seconds of a fresh Python importing what a Deployment Runtime ClientApp process
+    imports: Flower's ClientApp runtime and the app's loader (``runner.CLIENT_SOURCE``)."""
+    from manytask.boost.federated.flower import runner
+
+    with tempfile.TemporaryDirectory() as directory:
+        runner.write_app(directory)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import flwr.supernode.runtime.run_clientapp, "
+                        f"{runner.CLIENT_MODULE}"], cwd=directory, check=True)  # fmt: skip
+        return time.perf_counter() - start
 
 
 _MARKER = "MANYTASK_BENCH_FED_CHILD"  # set in the Flower child's environment, inherited
@@ -426,12 +439,12 @@ def _marked_processes(token: str) -> list[int]:
     return found
 
 
-def _run_flower_child(n_clients, n_rounds, timeout, n_sources=1):
+def _run_flower_child(n_clients, n_rounds, timeout, runtime, secure=False):
     """``flower_case`` in a child process. On timeout: SIGINT (Flower's runner then stops its
     processes), after min(30 s, timeout/2) SIGKILL to the child and to every process it
     started, found by id through an environment marker. Returns the dict or why not."""
     command = [sys.executable, __file__, "--flower-case", str(n_clients), str(n_rounds),
-               str(n_sources)]  # fmt: skip
+               runtime + ("+secure" if secure else "")]  # fmt: skip
     token = f"{os.getpid()}-{n_clients}-{time.time_ns()}"
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env={**os.environ, _MARKER: token})  # fmt: skip
@@ -459,72 +472,108 @@ def _run_flower_child(n_clients, n_rounds, timeout, n_sources=1):
 
 
 def section_flower(n_rounds, timeout, client_counts):
-    """Flower (local SuperLink + SuperNodes) against simulate, same arguments."""
+    """Flower on both runtimes against simulate, same arguments."""
     title = f"### (b) Flower on loopback: start-up, per round and per request batch, T = {n_rounds}"
     try:
         from manytask.boost.federated.flower import run_local_federation  # noqa: F401
     except ImportError as error:
         return f"{title}\n\nnot run: {error}"
     rows = []
-    for n_clients, n_sources in client_counts:
+    cases = [(runtime, n, False) for runtime in ("simulation", "deployment") for n in client_counts]
+    cases.append(("simulation", client_counts[-1], True))
+    for runtime, n_clients, secure in cases:
         load = os.getloadavg()[0]
-        case = _run_flower_child(n_clients, n_rounds, timeout, n_sources)
-        sources = f"{n_sources} source{'s' if n_sources > 1 else ''}"
-        label = f"{n_clients} ({sources} × {n_clients // n_sources})"
+        case = _run_flower_child(n_clients, n_rounds, timeout, runtime, secure)
+        runtime = runtime + (", secure sums" if secure else "")
         if isinstance(case, str):
-            rows.append([label, case, "", "", "", "", "", "", ""])
-            print(f"flower {label} clients: {case}", flush=True)
+            rows.append([runtime, n_clients, case, "", "", "", "", "", "", ""])
+            print(f"flower {runtime} {n_clients} clients: {case}", flush=True)
             continue
         flower_round = np.median(case["flower_rounds"])
-        q_batches = np.asarray(case["q_batch_seconds"])
-        q_cell = (f"{case['q_batches']} batches, {case['q_seconds']:.1f} s (median batch "
-                  f"{np.median(q_batches) * 1e3:.0f} ms, slowest {q_batches.max():.1f} s)"
-                  if case["q_batches"] else "none (one source: Q ≡ 1)")  # fmt: skip
         rows.append([
-            label, f"{case['startup']:.1f}", f"{case['setup_seconds']:.1f}; Q: {q_cell}",
-            f"{flower_round * 1e3:.0f}",
-            f"{np.median(case['batches']):.0f}", f"{np.median(case['batch_seconds']) * 1e3:.0f}",
+            runtime, n_clients, f"{case['startup']:.1f}", f"{flower_round * 1e3:.0f}",
+            f"{np.median(case['batches']):.0f}",
+            f"{np.median(case['batch_seconds']) * 1e3:.0f}",
+            f"{100 * flower_round / 60:.1f}",
             f"{np.median(case['local_rounds']) * 1e3:.1f}", case["same"],
             f"{load:.0f} → {os.getloadavg()[0]:.0f}",
         ])  # fmt: skip
-        print(f"flower {label} clients: {flower_round * 1e3:.0f} ms/round", flush=True)
-    header = ["clients", "start-up, set-up, stop (s)", "of which set-up (s)",
-              "Flower per round (ms)", "request batches per round", "per request batch (ms)",
-              "simulate per round (ms)", "same α as simulate", "load average"]  # fmt: skip
+        print(f"flower {runtime} {n_clients} clients: {flower_round * 1e3:.0f} ms/round",
+              flush=True)  # fmt: skip
+    load = os.getloadavg()[0]
+    imports = clientapp_import_seconds()
+    mask_ms, unmask_ms = masking_seconds(client_counts[-1])
+    header = ["runtime", "clients", "start-up, set-up, stop (s)", "Flower per round (ms)",
+              "request batches per round", "per request batch (ms)", "100 rounds (min)",
+              "simulate per round (ms)", "same α as simulate (1e-9; secure 1e-7)",
+              "load average"]  # fmt: skip
     return "\n".join([
         title,
         "",
-        f"Measured {machine()}. `flower.run_local_federation`: Flower 1.20's SuperLink and one "
-        "SuperNode per client as local processes (gRPC on 127.0.0.1), each SuperNode with "
-        "`--isolation process` and one long-running `flwr-clientapp` that answers all its "
-        "messages; against `simulate` with the same arguments: 600 points × 5 features from "
-        "one source, or from two with Q(k|x) trained federated (the default: one request batch"
-        " per L-BFGS evaluation, before the candidates), 8 quantile thresholds per feature; "
-        "medians over the rounds. *start-up, set-up, stop*: the whole call minus its rounds "
-        "(processes, imports, the clients' hello, Q's training and the candidates, stopping); "
-        "*of which set-up*: the ServerApp's wall time for Q's training and the candidates. "
-        "*per request batch*: the ServerApp's wall time from pushing one"
-        " request to every client to its last reply; a round is its batches plus the server's "
-        "own work. "
-        f"{os.cpu_count()} cores shared by every process (and by other jobs: see the load "
-        f"average before → after); each federation runs in a child process stopped after "
-        f"{timeout:.0f} s.",
+        f"Measured {machine()}, Flower {_flwr_version()}, unpatched, started with its own "
+        "commands: *simulation*: `flower-superlink --simulation` (Ray workers run the "
+        "ClientApps of the virtual SuperNodes, loaded once per worker); *deployment*: "
+        "`flower-superlink` and one `flower-supernode` per client (HTTP on 127.0.0.1), "
+        "each starting a ClientApp process per message (Flower's design since 1.21); "
+        "`flwr run` submits the app to either. Against `simulate` with the same arguments: "
+        "600 points × 5 features from one source (Q ≡ 1), 8 quantile thresholds per feature, "
+        "AdaBoost step (one request batch per round); medians over the rounds. *start-up, "
+        "set-up, stop*: the whole call minus its rounds (processes, Ray, the clients' hello, "
+        "the candidates, stopping). *per request batch*: the ServerApp's wall time from "
+        "pushing one request to every client to its last reply. "
+        f"{os.cpu_count()} cores shared by every process and by other engineers' jobs "
+        f"(load average before → after each run); each federation runs in a child process "
+        f"stopped after {timeout:.0f} s.",
         "",
         markdown_table(header, rows),
         "",
-        "`flwr-clientapp` runs a full `gc.collect()` after every message; each ClientApp "
-        "process imports NumPy and flwr only (also for Q's `domain_model` phase) and freezes "
-        "(`gc.freeze`) what it loaded, so that collection stays short.",
+        "Where a Deployment Runtime batch goes: each SuperNode asks the SuperLink for a "
+        "message, and when there is none waits 3 s before asking again (Flower's fixed pause, "
+        "`flwr.supernode.start_client_internal`), so a request waits 0–3 s to be fetched; "
+        "then Flower's SuperExec (polling every 0.05 s here, through its "
+        "`FLWR_SUPEREXEC_TASK_POLL_INTERVAL`; 1 s by default) starts a `flwr-clientapp` "
+        "process, whose imports alone take "
+        f"{imports:.1f} s (a fresh Python importing Flower's ClientApp runtime and the app's "
+        f"loader, load {load:.0f}); the ClientApp's own work is under a millisecond. The "
+        "batch ends with the slowest of the clients, so it grows with their number on 2 "
+        "shared cores. On the Simulation Runtime the ClientApps stay loaded in the Ray "
+        "workers and a batch is Flower's message routing (the SuperLink hands messages to "
+        "the workers every 0.1 s).",
         "",
-        "Before (2026-12-01, quiet machine), Q's `domain_model` phase imported scikit-learn "
-        "into every ClientApp (~150k objects for each collection to visit, against ~56k, and "
-        "no freeze): 10 clients of one source 603 ms per round, of two sources 1037 ms.",
-        "",
-        "Before (Flower 1.42, one `flwr-clientapp` process per message, forked from a "
-        "preloaded one; line-search step, ~15 request batches per round; load 1–11): 3 "
-        "clients 22.7 s per round, 1514 ms per request batch; 10 clients 53.5 s per round, "
-        "3569 ms per request batch.",
+        f"Secure sums (`secure=True`, `flower.secure`): per round a client masks its "
+        f"reply ({N_SECURE} numbers) against its {client_counts[-1] - 1} peers in "
+        f"{mask_ms:.2f} ms (X25519 agreement + AES-CTR stream per peer) and the server "
+        f"unmasks the source's sum in {unmask_ms:.2f} ms (in-process timings, medians of 50); "
+        "each request carries the group's public keys (32 bytes per peer) and the nonce.",
     ])  # fmt: skip
+
+
+N_SECURE = 12  # numbers in a round reply with s = 10 candidates: n_points, loss_sum, 10 edges
+
+
+def masking_seconds(n_clients) -> tuple[float, float]:
+    """Median milliseconds to mask one client's round reply against ``n_clients − 1`` peers,
+    and to unmask the group's sum."""
+    from manytask.boost.federated.flower import secure
+
+    keys = [secure.new_key_pair() for _ in range(n_clients)]
+    peers = {c: public for c, (_, public) in enumerate(keys)}
+    reply = {"n_points": 60, "loss_sum": 12.5, "edge_sums": np.linspace(-1, 1, N_SECURE - 2)}
+    mask_times, unmask_times = [], []
+    for batch in range(50):
+        start = time.perf_counter()
+        masked = [secure.mask(reply, c, keys[c][0], peers, (1, batch)) for c in range(n_clients)]
+        mask_times.append((time.perf_counter() - start) / n_clients)
+        start = time.perf_counter()
+        secure.unmask_sum(masked)
+        unmask_times.append(time.perf_counter() - start)
+    return 1e3 * float(np.median(mask_times)), 1e3 * float(np.median(unmask_times))
+
+
+def _flwr_version() -> str:
+    from importlib.metadata import version
+
+    return version("flwr")
 
 
 def write_dask_section(m, n_rounds, quick):
@@ -637,8 +686,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="m = 120 000, fewer rounds")
     parser.add_argument("--skip-flower", action="store_true", help="no part (b)")
     parser.add_argument("--skip-dask", action="store_true", help="no part (a)")
-    parser.add_argument("--flower-case", nargs=3, type=int,
-                        metavar=("CLIENTS", "ROUNDS", "SOURCES"))  # fmt: skip
+    parser.add_argument("--flower-case", nargs=3, metavar=("CLIENTS", "ROUNDS", "RUNTIME"))
     parser.add_argument("--communication-only", action="store_true",
                         help="only part (c), written to its own section of RESULTS.md")  # fmt: skip
     args = parser.parse_args(argv)
@@ -663,15 +711,16 @@ def main(argv=None):
     if args.flower_case:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            print(json.dumps(flower_case(*args.flower_case)))
+            n_clients, n_rounds, runtime = args.flower_case
+            case = flower_case(int(n_clients), int(n_rounds), runtime.removesuffix("+secure"),
+                               runtime.endswith("+secure"))  # fmt: skip
+            print(json.dumps(case))
         return 0
     from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
     threadpool_limits(1, user_api="blas")
     m, n_rounds, flower_rounds, flower_timeout, flower_clients = (
-        (120_000, 4, 3, 60.0, ((3, 1),))
-        if args.quick
-        else (1_200_000, 6, 10, 400.0, ((3, 1), (10, 1), (10, 2)))
+        (120_000, 4, 3, 600.0, (3,)) if args.quick else (1_200_000, 6, 5, 600.0, (3, 10))
     )
     if not args.skip_dask:
         write_dask_section(m, n_rounds, args.quick)

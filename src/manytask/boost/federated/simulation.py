@@ -29,6 +29,7 @@ __all__ = [
     "check_federation_inputs",
     "federated_domain_classifier",
     "make_shards",
+    "prepare_clients",
     "simulate",
 ]
 
@@ -108,32 +109,14 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     >>> float(clf.score(X, y)) > 0.9
     True
     """
-    X, y, domains, classes = check_federation_inputs(
-        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
-    )
-    if not isinstance(pooled, (bool, np.bool_)):
-        raise ValueError(f"pooled must be True or False, got {pooled!r}")
-    federated_q = check_domain_classifier(domain_classifier, pooled)
-    domain_labels, domain_index = np.unique(domains, return_inverse=True)
-    rng = np.random.default_rng(random_state)
-    probabilities = None
-    if pooled or (federated_q and domain_labels.size == 1):  # Q ≡ 1, nothing to train
-        federated_q = False
-        q = DomainClassifier().fit(X[:1], domains[:1] if not pooled else np.zeros(1, int))
-        probabilities = np.ones((X.shape[0], 1))
-    elif not federated_q:
-        q = DomainClassifier() if domain_classifier == "central" else clone(domain_classifier)
-        probabilities = q.fit(X, domains).predict_proba(X)
-    signs = np.where(y == classes[1], 1.0, -1.0)
-    # The pooled baseline splits the points into the same clients (same draws of rng).
-    shards, clients_by_domain, client_points = make_shards(
-        X, signs, domain_index, clients_per_domain, probabilities, rng
-    )
-    if pooled:
-        shards = [ClientShard(shard.X, shard.y, 0, shard.domain_probabilities)
-                  for shard in shards]  # fmt: skip
-        clients_by_domain = [[c for ids in clients_by_domain for c in ids]]
-        domain_labels = np.array([0])
+    clients = prepare_clients(X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
+                              n_quantiles=n_quantiles, domain_classifier=domain_classifier,
+                              line_search_batch=line_search_batch, mu=mu, pooled=pooled,
+                              thresholds=thresholds)  # fmt: skip
+    X, classes, domain_labels, shards, clients_by_domain, client_points, q, federated_q, rng = (
+        clients[key] for key in ("X", "classes", "domain_labels", "shards", "clients_by_domain",
+                                 "client_points", "q", "federated_q", "rng")
+    )  # fmt: skip
     transport = InProcessTransport(shards, retries, timeout, fault, record_messages)
     if federated_q:
         q, q_record = fit_domain_classifier(transport, clients_by_domain, domain_labels)
@@ -152,6 +135,55 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     run.messages = transport.log
     return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu,
                         server.step)  # fmt: skip
+
+
+def prepare_clients(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
+                    random_state=None, *, n_quantiles=16, domain_classifier="federated",
+                    line_search_batch=15, mu=None, pooled=False, thresholds=None):  # fmt: skip
+    """What every federation runner (:func:`simulate`, the Flower runner) does before the
+    set-up, written once: the argument checks (:func:`check_federation_inputs`, ``r``, ``s``,
+    ``pooled``, one threshold array per feature), Q (fitted centrally, ≡ 1 with one domain or
+    ``pooled``, or None when it is trained federated: ``federated_q``) and the clients
+    (:func:`make_shards`; without Q(·|x) when Q is federated). Returns a dict with ``X``,
+    ``classes``, ``domain_labels``, ``shards``, ``clients_by_domain``, ``client_points``,
+    ``q``, ``federated_q`` and ``rng`` (``random_state``'s generator after the split: the
+    server's random choices continue it).
+    """
+    X, y, domains, classes = check_federation_inputs(
+        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
+    )
+    for name, value in (("r", r), ("s", s)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
+    if not isinstance(pooled, (bool, np.bool_)):
+        raise ValueError(f"pooled must be True or False, got {pooled!r}")
+    if thresholds is not None and len(thresholds) != X.shape[1]:
+        raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
+                         f"got {len(thresholds)}")  # fmt: skip
+    federated_q = check_domain_classifier(domain_classifier, pooled)
+    domain_labels, domain_index = np.unique(domains, return_inverse=True)
+    rng = np.random.default_rng(random_state)
+    q, probabilities = None, None
+    if pooled or (federated_q and domain_labels.size == 1):  # Q ≡ 1, nothing to train
+        federated_q = False
+        q = DomainClassifier().fit(X[:1], domains[:1] if not pooled else np.zeros(1, int))
+        probabilities = np.ones((X.shape[0], 1))
+    elif not federated_q:
+        q = DomainClassifier() if domain_classifier == "central" else clone(domain_classifier)
+        probabilities = q.fit(X, domains).predict_proba(X)
+    signs = np.where(y == classes[1], 1.0, -1.0)
+    # The pooled baseline splits the points into the same clients (same draws of rng).
+    shards, clients_by_domain, client_points = make_shards(
+        X, signs, domain_index, clients_per_domain, probabilities, rng
+    )
+    if pooled:
+        shards = [ClientShard(shard.X, shard.y, 0, shard.domain_probabilities)
+                  for shard in shards]  # fmt: skip
+        clients_by_domain = [[c for ids in clients_by_domain for c in ids]]
+        domain_labels = np.array([0])
+    return {"X": X, "classes": classes, "domain_labels": domain_labels, "shards": shards,
+            "clients_by_domain": clients_by_domain, "client_points": client_points, "q": q,
+            "federated_q": federated_q, "rng": rng}  # fmt: skip
 
 
 def federated_domain_classifier(X, domains, clients_per_domain, random_state=None, **options):

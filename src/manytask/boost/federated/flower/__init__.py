@@ -3,14 +3,12 @@
 Lives here: :mod:`.clientapp` (the ClientApp: one call of the protocol's ``respond`` per
 message, and the wire format), :mod:`.apps` (the ServerApp and :class:`FlowerTransport`, which
 run the driver of :mod:`manytask.boost.federated` over Flower's Message API; its docstring says
-how to deploy across machines), :mod:`.runner` (:func:`run_local_federation`: SuperLink + one
-SuperNode per client as local processes on loopback, the same clients and result as
-:func:`~manytask.boost.federated.simulate`) and :mod:`.supernode` (the processes of one local
-client: a SuperNode with ``--isolation process`` and its long-running ``flwr-clientapp``,
-Flower's own way of keeping a ClientApp alive between messages, both polling faster than
-Flower's defaults). Not here: the protocol, server and driver, shared with
-every transport. The modules import without flwr; running a federation then raises an
-ImportError naming the extra.
+how to deploy the app across machines), :mod:`.runner` (:func:`write_app`, the Flower App
+project; :func:`run_local_federation`: the same clients and result as
+:func:`~manytask.boost.federated.simulate` on Flower's Deployment Runtime, a SuperLink + one
+SuperNode per client on loopback, or on its Simulation Runtime). Not here: the protocol,
+server and driver, shared with every transport. The modules import without flwr; running a
+federation then raises an ImportError naming the extra.
 
 Timing: ``clf.federated_run_.history[t]["seconds"]`` is the wall time of round t as the
 ServerApp measured it (every Flower round trip included), comparable with the same field of
@@ -18,7 +16,13 @@ ServerApp measured it (every Flower round trip included), comparable with the sa
 """
 
 from .apps import FlowerTransport, client_app, server_app
-from .runner import read_result, run_local_federation, save_shard, write_app
+from .runner import (
+    read_result,
+    run_local_federation,
+    save_shard,
+    write_app,
+    write_connection,
+)
 
 __all__ = [
     "FlowerTransport",
@@ -28,4 +32,5 @@ __all__ = [
     "save_shard",
     "server_app",
     "write_app",
+    "write_connection",
 ]

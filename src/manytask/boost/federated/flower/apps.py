@@ -9,34 +9,35 @@ ServerApp ``server_app`` (waits for the SuperNodes, asks who they are, then does
 from :mod:`.clientapp`. Not here: the protocol (:mod:`..protocol`), the local deployment
 runner (:mod:`.runner`).
 
-Both apps take everything from Flower's configs, so the same app runs on one machine
-(:func:`~.runner.run_local_federation`) or across machines. Across machines:
+Both apps take everything from Flower's configs, so the same app runs on Flower's Simulation
+Runtime (:func:`~.runner.run_simulated_federation`), on its Deployment Runtime on one machine
+(:func:`~.runner.run_local_federation`) or across machines, as any Flower App:
 
-1. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
+1. The app directory: :func:`~.runner.write_app` writes it (``pyproject.toml`` with
+   ``[tool.flwr.app]`` naming this ServerApp and the ClientApp, and the run config
+   :data:`RUN_CONFIG`). Every machine needs ``pip install manytask[fed]``.
+2. Each client writes its shard with :func:`~.runner.save_shard` (X, y in {−1, +1}, its domain
    index; Q(·|x) on its points only with ``domain-classifier = "central"``) and starts a
-   SuperNode pointing at the SuperLink, with its ClientApp process beside it (one process for
-   the whole run)::
+   SuperNode pointing at the SuperLink::
 
-       flower-supernode --superlink HOST:9092 --root-certificates ca.pem --isolation process \\
-           --clientappio-api-address 127.0.0.1:9094 \\
+       flower-supernode --superlink HOST:8000 --root-certificates ca.pem \\
            --node-config 'shard="/data/shard.npz" client-id=3'
-       flwr-clientapp --clientappio-api-address 127.0.0.1:9094 --insecure
 
    (``client-id`` is optional; without it the server numbers the clients by (domain, node id)).
-2. The server side starts ``flower-superlink`` (TLS certificates, or ``--insecure`` on a
-   trusted network) and the user submits the app from any machine with the Flower CLI::
+3. The server side starts ``flower-superlink`` (TLS certificates, or ``--insecure`` on a
+   trusted network) and the user submits the app with the Flower CLI::
 
-       flwr run APP_DIR FEDERATION --stream --run-config overrides.toml
+       flwr run APP_DIR CONNECTION --stream --run-config 'n-clients=12 n-rounds=100'
 
-   where ``APP_DIR`` is written by :func:`~.runner.write_app` and ``FEDERATION`` names a
-   ``[tool.flwr.federations.FEDERATION]`` table (the SuperLink's Exec API address, 9093, and
-   its certificates) added to ``APP_DIR/pyproject.toml``. The run config (:data:`RUN_CONFIG`) sets
-   ``n-clients`` (SuperNodes to wait for), ``n-rounds``, ``r``, ``s`` (0: all), ``seed``,
-   ``thresholds`` (an .npz of per-feature thresholds on the server, "": quantile reports),
-   ``domain-classifier`` ("federated": Q(k|x) trained over the clients first, the default),
-   ``result`` (where the server writes the model and the
-   :class:`~manytask.boost.federated.driver.FederatedRun` history), ... Every machine needs
-   ``pip install manytask[fed]``; the result is read back with :func:`~.runner.read_result`.
+   where ``CONNECTION`` names a SuperLink connection of the Flower configuration
+   (``$FLWR_HOME/config.toml``: ``[superlink.CONNECTION]`` with the SuperLink's address and
+   certificates). The run config sets ``n-clients`` (SuperNodes to wait for), ``n-rounds``,
+   ``r``, ``s`` (0: all), ``seed``, ``thresholds`` (an .npz of per-feature thresholds on the
+   server, "": quantile reports), ``domain-classifier`` ("federated": Q(k|x) trained over the
+   clients first, the default), ``timeout`` (seconds a request batch waits for its replies: a
+   client that has not answered by then is dropped from the round), ``result`` (where the
+   server writes the model and the :class:`~manytask.boost.federated.driver.FederatedRun`
+   history), ... The result is read back with :func:`~.runner.read_result`.
 """
 
 from __future__ import annotations
@@ -62,16 +63,16 @@ from .clientapp import (
     decode_reply,
     encode_request,
 )
-from .supernode import shorter_pull_backoff
+from .secure import unmask_sum
 
 try:
-    from flwr.common import Context, Message
-    from flwr.common.constant import ErrorCode
-    from flwr.server import Grid, ServerApp
+    from flwr.app import Context, Message
+    from flwr.serverapp import Grid, ServerApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ServerApp = None
 
 __all__ = [
+    "FLOWER_ERRORS",
     "FLWR_MISSING",
     "RUN_CONFIG",
     "FlowerTransport",
@@ -90,7 +91,7 @@ RUN_CONFIG = {
     "domain-classifier": "federated",
     "n-clients": 1,  # SuperNodes to wait for before the set-up
     "n-domains": 0,  # 0: 1 + the largest domain index the clients report
-    "wait": 60.0,  # seconds to wait for the SuperNodes to connect
+    "wait": 60.0,  # seconds to wait for the SuperNodes to connect, and for their hello
     "n-rounds": 100,
     "r": 0,
     "s": 0,
@@ -100,34 +101,55 @@ RUN_CONFIG = {
     "n-quantiles": 16,
     "line-search-batch": 15,
     "retries": 0,
-    "timeout": 0.0,  # seconds per request batch, 0: wait for every reply
+    "timeout": 30.0,  # seconds per request batch (also the messages' TTL); 0: wait for all
     "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
-    "pull-backoff": 0.0,  # seconds before asking again for a reply's arrays; 0: Flower's 1 s
+    "shards": "",  # Simulation Runtime: the directory of client-<partition-id>.npz
+    "secure": False,  # pairwise-masked sums (.secure): the server sees per-source sums only
 }
+
+SECURE_PHASES = ("round", "line_search")  # replies the server only sums over a source
+
+# Flower's error codes of a Message's Error (``flwr.app.Error.code``), by name
+FLOWER_ERRORS = {
+    0: "UNKNOWN", 1: "LOAD_CLIENT_APP_EXCEPTION", 2: "CLIENT_APP_RAISED_EXCEPTION",
+    3: "MESSAGE_UNAVAILABLE", 4: "REPLY_MESSAGE_UNAVAILABLE", 5: "NODE_UNAVAILABLE",
+    6: "MOD_FAILED_PRECONDITION", 7: "INVALID_FAB", 8: "CLIENT_APP_CRASHED",
+}  # fmt: skip
 
 
 class FlowerTransport(Transport):
     """The protocol's :class:`~manytask.boost.federated.protocol.Transport` over a Flower Grid.
 
-    One Message per client and request (type "query", group id = the round), pushed together
-    with ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds
-    have passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms
-    doubling up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to
-    Flower node ids. An error reply becomes :class:`ClientAppError` named by Flower's error
-    code: the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``), the SuperLink's
-    ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, or ``MESSAGE_UNAVAILABLE``
-    for a reply whose arrays never followed it (a SuperNode that stopped between pushing the
-    two; the Grid gives up after Flower's 500 pull retries, paced by the ServerApp's
-    ``pull-backoff``). A missing reply becomes ``TimeoutError``; the base class retries and
-    counts. ``batch_seconds``: (round, wall seconds from push to the last reply) of every
-    request batch.
+    One Message per client and request (type "query", group id = the round, TTL = ``timeout``:
+    Flower discards a message nobody took in time), pushed together with
+    ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds have
+    passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms doubling
+    up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to Flower node
+    ids. An error reply becomes :class:`ClientAppError` named by Flower's error code
+    (:data:`FLOWER_ERRORS`): the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``), the
+    SuperLink's ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, ...; a reply
+    missing at the deadline becomes ``TimeoutError``, whatever the client was doing. The base
+    class retries and counts. ``batch_seconds``: (round, wall seconds from push to the last
+    reply) of every request batch.
+
+    ``secure=True`` (needs ``retries=0`` and the clients' public keys, which :func:`hello`
+    collects): in :data:`SECURE_PHASES` each source's clients mask their replies pairwise
+    (:mod:`.secure`); the transport sums each source's masked replies, and hands the driver
+    that sum as the reply of the source's first client and zeros as the others' (the driver
+    sums them: the same totals); a batch in which a client of the source failed is not
+    unmasked (the driver restarts the round). The extra request fields (peers, keys, nonce)
+    are not counted as protocol numbers.
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
-                 poll=0.05):  # fmt: skip
+                 poll=0.05, secure=False):  # fmt: skip
         super().__init__(retries, record)
         if timeout is not None and not timeout > 0:
             raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        if secure and retries:
+            raise ValueError(f"secure sums need retries=0 (a retry would meet other masks), "
+                             f"got retries={retries!r}")  # fmt: skip
+        self.secure, self.public_keys, self.domain_of = bool(secure), {}, {}
         if not poll > 0:
             raise ValueError(f"poll must be > 0, got {poll!r}")
         self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll
@@ -136,22 +158,45 @@ class FlowerTransport(Transport):
     def _send(self, phase, payloads):
         start = time.perf_counter()
         clients = list(payloads)
+        groups = None
+        if self.secure and phase in SECURE_PHASES:
+            payloads, groups = self._masked_requests(payloads)
         messages = [
             Message(encode_request(phase, payloads[client]), self.nodes[client], MESSAGE_TYPE,
-                    group_id=str(self.round))
+                    group_id=str(self.round), ttl=self.timeout)
             for client in clients
         ]  # fmt: skip
         results = self._exchange(clients, messages, decode_reply)
+        if groups is not None:
+            results = _source_sums(results, groups)
         self.batch_seconds.append((self.round, time.perf_counter() - start))
         return results
 
-    def _exchange(self, clients, messages, decode):
-        """Push ``messages`` (one per client), pull the replies: {client: decoded or error}."""
+    def _masked_requests(self, payloads):
+        """Each payload with its client's :data:`MASK_FIELDS`; the groups (clients of one
+        source in this batch)."""
+        groups = {}
+        for client in sorted(payloads):
+            groups.setdefault(self.domain_of[client], []).append(client)
+        nonce = np.array([self.round, self.batches], dtype=np.int64)
+        masked = {}
+        for group in groups.values():
+            keys = np.stack([np.frombuffer(self.public_keys[c], dtype=np.uint8) for c in group])
+            for client in group:
+                masked[client] = {**payloads[client], "mask_me": client,
+                                  "mask_peers": np.array(group), "mask_keys": keys,
+                                  "mask_nonce": nonce}  # fmt: skip
+        return masked, list(groups.values())
+
+    def _exchange(self, clients, messages, decode, timeout=None):
+        """Push ``messages`` (one per client), pull the replies for ``timeout`` seconds (None:
+        the transport's): {client: decoded or error}."""
+        timeout = self.timeout if timeout is None else timeout
         ids = list(self.grid.push_messages(messages))
         results = {client: ClientAppError("the SuperLink refused the message")
                    for client, message_id in zip(clients, ids) if message_id is None}  # fmt: skip
         pending = {message_id: client for client, message_id in zip(clients, ids) if message_id}
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         pause = min(0.002, self.poll)
         while pending:
             for reply in self.grid.pull_messages(list(pending)):
@@ -167,14 +212,30 @@ class FlowerTransport(Transport):
             time.sleep(pause)
             pause = min(2 * pause, self.poll)
         for client in pending.values():
-            results[client] = TimeoutError(f"no reply within {self.timeout} s")
+            results[client] = TimeoutError(f"no reply within {timeout} s")
         return results
+
+
+def _source_sums(results, groups):
+    """Per group, the unmasked sum as its first client's reply and zeros as the others'; a
+    group with a failed client is left masked (the driver drops the client, restarts)."""
+    results = dict(results)
+    for group in groups:
+        if any(isinstance(results[c], BaseException) for c in group):
+            continue
+        total = unmask_sum([results[c] for c in group])
+        results.update({c: total if c == group[0] else _zeros_like(total) for c in group})
+    return results
+
+
+def _zeros_like(message):
+    return {key: type(value)(0) if np.ndim(value) == 0 else np.zeros_like(value)
+            for key, value in message.items()}  # fmt: skip
 
 
 def _flower_error(error) -> ClientAppError:
     """Flower's ``Error`` of a reply as ``ClientAppError("CODE_NAME: reason")``."""
-    names = {value: name for name, value in vars(ErrorCode).items() if name.isupper()}
-    return ClientAppError(f"{names.get(error.code, error.code)}: {error.reason}")
+    return ClientAppError(f"{FLOWER_ERRORS.get(error.code, error.code)}: {error.reason}")
 
 
 def _wait_for_nodes(grid, n_clients, wait):
@@ -188,16 +249,19 @@ def _wait_for_nodes(grid, n_clients, wait):
         time.sleep(0.2)
 
 
-def hello(transport, nodes):
+def hello(transport, nodes, wait=60.0):
     """Ask every node who it is; returns ({client id: node id}, clients by domain, d).
 
     Client ids come from the SuperNodes' ``client-id`` node config, or else are numbered by
-    (domain, node id); a node that does not answer (error, ``timeout``) takes no part. Not
-    counted as protocol traffic (a deployment detail).
+    (domain, node id); a node that does not answer within ``wait`` seconds (the first message
+    of a run also waits for the runtime to start its ClientApps) takes no part. Not counted as
+    protocol traffic (a deployment detail).
     """
     transport.nodes = {node: node for node in nodes}
-    messages = [Message(encode_request(HELLO, {}), node, MESSAGE_TYPE) for node in nodes]
-    answers = transport._exchange(nodes, messages, decode_reply)
+    request = {"secure": 1} if transport.secure else {}
+    messages = [Message(encode_request(HELLO, request), node, MESSAGE_TYPE, ttl=wait)
+                for node in nodes]  # fmt: skip
+    answers = transport._exchange(nodes, messages, decode_reply, wait)
     silent = {node: answer for node, answer in answers.items()
               if isinstance(answer, BaseException)}  # fmt: skip
     nodes = [node for node in nodes if node not in silent]  # left out of the run
@@ -211,6 +275,10 @@ def hello(transport, nodes):
     if len(features) != 1:
         raise RuntimeError(f"the clients hold different numbers of features: {sorted(features)}")
     transport.nodes = dict(zip(ids, nodes))
+    transport.domain_of = {c: int(answers[node]["domain"]) for c, node in zip(ids, nodes)}
+    if transport.secure:
+        transport.public_keys = {c: bytes(np.asarray(answers[node]["public_key"], np.uint8))
+                                 for c, node in zip(ids, nodes)}  # fmt: skip
     n_domains = 1 + max(answer["domain"] for answer in answers.values())
     clients_by_domain = [
         sorted(c for c, node in transport.nodes.items() if answers[node]["domain"] == k)
@@ -274,13 +342,13 @@ def server_main(grid: Grid, context: Context) -> None:
                            f"{config['domain-classifier']!r}")  # fmt: skip
         write_result(config["result"], error=repr(error))
         raise error
-    if config["pull-backoff"] > 0:
-        shorter_pull_backoff(float(config["pull-backoff"]))
     try:
         nodes = _wait_for_nodes(grid, int(config["n-clients"]), float(config["wait"]))
         transport = FlowerTransport(grid, {}, int(config["retries"]),
-                                    float(config["timeout"]) or None)  # fmt: skip
-        client_nodes, clients_by_domain, n_features = hello(transport, nodes)
+                                    float(config["timeout"]) or None,
+                                    secure=bool(config["secure"]))  # fmt: skip
+        client_nodes, clients_by_domain, n_features = hello(transport, nodes,
+                                                            float(config["wait"]))  # fmt: skip
         n_domains = max(int(config["n-domains"]), len(clients_by_domain))
         clients_by_domain += [[] for _ in range(n_domains - len(clients_by_domain))]
         if config["rng-state"]:

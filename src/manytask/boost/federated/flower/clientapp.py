@@ -6,8 +6,13 @@ of what a client keeps between messages (:func:`kept_to_record`, :func:`kept_fro
 :func:`load_shard` and ``client_app``, which answers each message with
 :func:`~manytask.boost.federated.protocol.respond` and has no protocol logic of its own. Not
 here: the ServerApp and :class:`~.apps.FlowerTransport` (:mod:`.apps`). This module imports
-only the client side of the protocol (:mod:`..client`, :mod:`..protocol`): each client's
-long-running ClientApp process stays small and starts quickly (see ``runner.CLIENT_SOURCE``).
+only the client side of the protocol (:mod:`..client`, :mod:`..protocol`): Flower's
+Deployment Runtime starts a ClientApp process per message, which then starts quickly (see
+``runner.CLIENT_SOURCE``).
+
+Where a client's shard is: the SuperNode's node config ``shard`` (a path; the Deployment
+Runtime), else ``<run config "shards">/client-<partition-id>.npz`` (Flower's Simulation
+Runtime, whose virtual SuperNodes have a ``partition-id``).
 
 Wire format: a request is a ``RecordDict`` with one ``ConfigRecord`` "query" holding the phase
 and the payload's arrays packed into one byte string (:func:`pack_arrays`: exact, no pickle); a
@@ -26,10 +31,11 @@ import numpy as np
 
 from ..client import ClientShard, ModelState
 from ..protocol import respond, state_from_payload, state_to_payload
+from . import secure
 
 try:
-    from flwr.client import ClientApp
-    from flwr.common import ConfigRecord, Context, Error, Message, RecordDict
+    from flwr.app import ConfigRecord, Context, Error, Message, RecordDict
+    from flwr.clientapp import ClientApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ClientApp = None
 
@@ -55,6 +61,10 @@ FLWR_MISSING = "FEDMULTIBOOST on Flower needs flwr: pip install manytask[fed]"
 MESSAGE_TYPE = "query"  # Flower's message category; the phase travels in the content
 HELLO = "hello"  # the server's first message: which client, which domain, how many features
 KEPT = "fedmultiboost-kept"  # the key of what a client keeps in its Context.state
+SECRET = "fedmultiboost-secret"  # the key of its masking key pair in Context.state
+# request fields of a masked batch (FlowerTransport(secure=True)): this client's id in the
+# server's numbering, its group's ids and public keys, the batch's nonce
+MASK_FIELDS = ("mask_me", "mask_peers", "mask_keys", "mask_nonce")
 _PICKLED = "pickled:"  # prefix of kept objects that are not arrays
 
 
@@ -146,34 +156,71 @@ def kept_from_record(record) -> dict:
 
 def load_shard(path) -> ClientShard:
     """A client's shard from the .npz of :func:`~.runner.save_shard` (without Q(·|x) when Q
-    is trained federated); read once while the file is unchanged (a long-running ClientApp
-    answers many messages)."""
+    is trained federated); read once per process while the file is unchanged (a Simulation
+    Runtime worker answers the messages of many clients)."""
     stat = os.stat(path)
-    key = (os.fspath(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _SHARDS:
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _SHARDS.get(os.fspath(path))
+    if cached is None or cached[0] != stamp:
         with np.load(path, allow_pickle=False) as data:
-            _SHARDS.clear()
             q = data["domain_probabilities"] if "domain_probabilities" in data else None
-            _SHARDS[key] = ClientShard(data["X"], data["y"], int(data["domain"]), q)
-    return _SHARDS[key]
+            shard = ClientShard(data["X"], data["y"], int(data["domain"]), q)
+        cached = _SHARDS[os.fspath(path)] = (stamp, shard)
+    return cached[1]
 
 
-_SHARDS = {}  # the last shard read: {(path, mtime, size): ClientShard}
+_SHARDS = {}  # the shards read: {path: ((mtime, size), ClientShard)}
+
+
+def shard_path(context: Context) -> str:
+    """The shard of this SuperNode: node config ``shard``, or, on the Simulation Runtime, the
+    run config's ``shards`` directory and the node's ``partition-id``."""
+    if "shard" in context.node_config:
+        return str(context.node_config["shard"])
+    if "partition-id" in context.node_config and context.run_config.get("shards"):
+        return os.path.join(str(context.run_config["shards"]),
+                            f"client-{int(context.node_config['partition-id'])}.npz")  # fmt: skip
+    raise ValueError("the SuperNode has no 'shard' node config (nor a 'partition-id' and a "
+                     "'shards' run config)")  # fmt: skip
+
+
+def client_id(context: Context) -> int:
+    """The client id this SuperNode reports: node config ``client-id``, else its
+    ``partition-id`` on the Simulation Runtime, else −1 (the server numbers it)."""
+    for key in ("client-id", "partition-id"):
+        if key in context.node_config:
+            return int(context.node_config[key])
+    return -1
 
 
 def client_query(message: Message, context: Context) -> Message:
-    """The ClientApp: one :func:`respond` per message; ``kept`` lives in ``context.state``."""
+    """The ClientApp: one :func:`respond` per message; ``kept`` lives in ``context.state``.
+
+    With secure sums, the hello makes the client's key pair (the public key goes to the
+    server) and a request carrying :data:`MASK_FIELDS` gets its reply masked
+    (:func:`.secure.mask`)."""
     try:
         phase, payload = decode_request(message.content)
-        shard = load_shard(context.node_config["shard"])
+        shard = load_shard(shard_path(context))
         if phase == HELLO:
-            reply = {"client": int(context.node_config.get("client-id", -1)),
+            reply = {"client": client_id(context),
                      "domain": shard.domain, "n_features": shard.X.shape[1]}  # fmt: skip
+            if payload.get("secure"):
+                private, public = secure.new_key_pair()
+                context.state[SECRET] = ConfigRecord({"private": private})
+                reply["public_key"] = np.frombuffer(public, dtype=np.uint8)
             return Message(encode_reply(reply), reply_to=message)
+        masking = {key: payload.pop(key) for key in MASK_FIELDS if key in payload}
         stored = context.state.config_records.get(KEPT)
         kept = kept_from_record(stored) if stored is not None else {}
         reply, kept = respond(phase, shard, payload, kept)
         context.state[KEPT] = kept_to_record(kept)
+        if masking:
+            peers = {int(peer): bytes(np.asarray(key, dtype=np.uint8))
+                     for peer, key in zip(masking["mask_peers"], masking["mask_keys"])}  # fmt: skip
+            private = context.state.config_records[SECRET]["private"]
+            reply = secure.mask(reply, int(masking["mask_me"]), private, peers,
+                                masking["mask_nonce"])  # fmt: skip
         return Message(encode_reply(reply), reply_to=message)
     except Exception as error:  # any failure
         return Message(Error(code=2, reason=f"{type(error).__name__}: {error}"), reply_to=message)

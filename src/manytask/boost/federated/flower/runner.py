@@ -1,10 +1,12 @@
-"""FEDMULTIBOOST on Flower's deployment runtime, on this machine: :func:`run_local_federation`.
+"""FEDMULTIBOOST as a Flower App on this machine, on either of Flower's runtimes.
 
-Lives here: :func:`run_local_federation` (the clients of :func:`~..simulation.simulate`, each a
-``flower-supernode`` process, a ``flower-superlink`` on loopback, the app submitted with
-``flwr run``), the files the apps read (:func:`save_shard`, :func:`write_app`) and
-:func:`read_result`. Not here: the apps themselves (:mod:`.apps`). No Ray: Flower's simulation
-engine is not used; every process is a real Flower component talking gRPC on 127.0.0.1.
+Lives here: :func:`run_local_federation` (Flower's Deployment Runtime: the clients of
+:func:`~..simulation.simulate`, each a ``flower-supernode`` process, a ``flower-superlink`` on
+loopback, the app submitted with ``flwr run``), :func:`run_simulated_federation` (Flower's
+Simulation Runtime: a ``flower-superlink --simulation`` and ``flwr run``; needs Flower's
+``simulation`` extra, Ray), the files the apps read (:func:`save_shard`, :func:`write_app`) and
+:func:`read_result`. Not here: the apps themselves (:mod:`.apps`). Every process is Flower's
+own command, started as its documentation says; nothing of Flower is patched.
 """
 
 from __future__ import annotations
@@ -22,20 +24,13 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import clone
 
-from ...domain import DomainClassifier
 from ..client import ModelState
 from ..domain import as_domain_classifier
 from ..domain_client import SoftmaxDomainModel
 from ..driver import FederatedRun
 from ..protocol import state_from_payload
-from ..simulation import (
-    as_estimator,
-    check_domain_classifier,
-    check_federation_inputs,
-    make_shards,
-)
+from ..simulation import as_estimator, prepare_clients
 from .apps import FLWR_MISSING, RUN_CONFIG
 
 __all__ = [
@@ -50,7 +45,8 @@ __all__ = [
 
 APP_NAME = "fedmultiboost"
 CONNECTION = "manytask-local"
-STARTUP_SECONDS = 60.0  # for the SuperLink's ports to open
+STARTUP_SECONDS = 300.0  # for the SuperLink's port, the SuperNodes, their first replies
+SUPEREXEC_POLL = 0.05  # seconds between a SuperExec's requests for work (Flower's default: 1)
 
 
 def _require_flower() -> Path:
@@ -60,7 +56,7 @@ def _require_flower() -> Path:
     except ImportError as error:
         raise ImportError(FLWR_MISSING) from error
     bin_dir = Path(sys.executable).parent
-    for script in ("flower-superlink", "flower-supernode", "flwr-clientapp", "flwr"):
+    for script in ("flower-superlink", "flower-supernode", "flwr"):
         if not (bin_dir / script).exists() and shutil.which(script) is None:
             raise ImportError(f"{script} not found next to {sys.executable}; {FLWR_MISSING}")
     return bin_dir
@@ -82,12 +78,14 @@ def _toml_value(value) -> str:
     return json.dumps(str(value))  # a TOML basic string is a JSON string
 
 
-# The ClientApp component of the app. Each client's long-running ClientApp process imports it
-# once; manytask's top-level package (SciPy, scikit-learn and all of manytask) would make
-# every such process slow to start and large, and each of flwr-clientapp's collections after
-# a message slow, so this loads the client side of the protocol (client.py, domain_client.py,
+# The ClientApp component of the app on the Deployment Runtime. Flower starts a ClientApp
+# process per message, which imports it; manytask's top-level package (SciPy, scikit-learn and
+# all of manytask: 12 s against flwr's 3 s at load 16 on 2 cores) would make every message that
+# much slower, so this loads the client side of the protocol (client.py, domain_client.py,
 # protocol.py, clientapp.py: NumPy and flwr only) as a stand-alone package, or manytask as
-# usual if that fails.
+# usual if that fails. The Simulation Runtime sends the ClientApp to its Ray workers by
+# reference, which the stand-alone package cannot be: there (a worker imports once for the
+# whole run) the component is manytask's module itself.
 CLIENT_MODULE = "fedmultiboost_client"
 CLIENT_SOURCE = '''"""FEDMULTIBOOST's ClientApp (manytask), without manytask's top-level package."""
 
@@ -119,22 +117,26 @@ client_app = _client_app()
 '''
 
 
-def write_app(directory, superlink=None) -> Path:
-    """The Flower App project: ``pyproject.toml`` (ServerApp :mod:`.apps`, ClientApp
-    :mod:`.clientapp` through a small loader module) and that loader.
+def write_app(directory, runtime="deployment") -> Path:
+    """The Flower App project of FEDMULTIBOOST, for ``flwr run``: ``pyproject.toml`` with
+    ``[tool.flwr.app]`` (ServerApp :mod:`.apps`, ClientApp :mod:`.clientapp`, on the
+    ``"deployment"`` runtime through a small loader module that spares each message's ClientApp
+    process the import of all of manytask; the run config :data:`~.apps.RUN_CONFIG` with its
+    defaults) and that loader.
 
-    ``superlink``: None, or the "HOST:PORT" of a SuperLink's Exec API reached without TLS,
-    written as the app's default federation, ``"manytask-local"`` (what ``flwr run``
-    connects to); otherwise add your federation's ``[tool.flwr.federations.NAME]`` table.
+    Examples
+    --------
+    >>> import tempfile
+    >>> app = write_app(tempfile.mkdtemp())
+    >>> sorted(path.name for path in app.iterdir())
+    ['fedmultiboost_client.py', 'pyproject.toml']
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{CLIENT_MODULE}.py").write_text(CLIENT_SOURCE, encoding="utf-8")
+    component = (f"{CLIENT_MODULE}:client_app" if runtime == "deployment" else
+                 "manytask.boost.federated.flower.clientapp:client_app")  # fmt: skip
     config = "\n".join(f"{key} = {_toml_value(value)}" for key, value in RUN_CONFIG.items())
-    federation = "" if superlink is None else (
-        f'\n[tool.flwr.federations]\ndefault = "{CONNECTION}"\n\n'
-        f'[tool.flwr.federations.{CONNECTION}]\naddress = "{superlink}"\ninsecure = true\n'
-    )  # fmt: skip
     (directory / "pyproject.toml").write_text(
         f"""[build-system]
 requires = ["hatchling"]
@@ -152,14 +154,37 @@ publisher = "manytask"
 
 [tool.flwr.app.components]
 serverapp = "manytask.boost.federated.flower.apps:server_app"
-clientapp = "{CLIENT_MODULE}:client_app"
+clientapp = "{component}"
 
 [tool.flwr.app.config]
 {config}
-{federation}""",
+""",
         encoding="utf-8",
     )
     return directory
+
+
+def write_connection(flwr_home, address) -> Path:
+    """The Flower configuration (``FLWR_HOME/config.toml``) of the ``flwr`` CLI: one SuperLink
+    connection, :data:`CONNECTION`, to ``address`` without TLS (loopback only).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> print(write_connection(tempfile.mkdtemp(), "127.0.0.1:8000").read_text())
+    [superlink]
+    default = "manytask-local"
+    <BLANKLINE>
+    [superlink.manytask-local]
+    address = "127.0.0.1:8000"
+    insecure = true
+    <BLANKLINE>
+    """
+    path = Path(flwr_home) / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'[superlink]\ndefault = "{CONNECTION}"\n\n[superlink.{CONNECTION}]\n'
+                    f'address = "{address}"\ninsecure = true\n', encoding="utf-8")  # fmt: skip
+    return path
 
 
 def read_result(path):
@@ -261,40 +286,36 @@ class _Processes:
         return False
 
 
-def _check_arguments(X, y, domains, clients_per_domain, n_rounds, line_search_batch,
-                     n_quantiles, retries, timeout, mu):  # fmt: skip
-    """The checks of :func:`~..simulation.simulate`, with the same messages."""
-    X, y, domains, classes = check_federation_inputs(
-        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
-    )
-    if not isinstance(retries, (int, np.integer)) or retries < 0:
-        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
-    return X, y, domains, classes
-
-
 def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
                          random_state=None, *, thresholds=None, n_quantiles=16,
                          domain_classifier="federated", line_search_batch=15, retries=0,
-                         timeout=None, mu=None, workdir=None):  # fmt: skip
-    """FEDMULTIBOOST (Figure 2) on a Flower federation of local processes.
+                         timeout=30.0, mu=None, secure=False, runtime="deployment",
+                         workdir=None):  # fmt: skip
+    """FEDMULTIBOOST (Figure 2) as a Flower App on this machine, on one of Flower's runtimes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
     random choices for a given ``random_state``; the default federated Q is trained by the
-    ServerApp over Flower, the shards holding no Q), each a ``flower-supernode`` holding its
-    shard with one long-running ClientApp process beside it (:mod:`.supernode`); a
-    ``flower-superlink`` on 127.0.0.1; the ServerApp of :mod:`.apps` submitted with
-    ``flwr run``. A SuperNode that dies is dropped as a failing client (the SuperLink's "node
-    unavailable" reply, within two heartbeat intervals: 10 s). Every process is stopped on
-    return, on error and on KeyboardInterrupt.
+    ServerApp over Flower, the shards holding no Q), the app of :func:`write_app` submitted
+    with ``flwr run`` to a ``flower-superlink`` on 127.0.0.1. ``runtime="deployment"``: one
+    ``flower-supernode`` process per client (node config ``shard``, ``client-id``);
+    ``"simulation"``: the SuperLink started with ``--simulation`` runs the ClientApps as
+    virtual SuperNodes (node config ``partition-id``; needs ``pip install flwr[simulation]``,
+    Ray). A client that fails or has not answered a request batch within ``timeout`` seconds
+    is dropped from its round, which restarts without it. Every process is stopped on return,
+    on error and on KeyboardInterrupt.
 
     Parameters
     ----------
     X, y, domains, clients_per_domain, r, s, n_rounds, random_state, thresholds, n_quantiles, \
 domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost.federated.simulate`
     timeout : None or float > 0
-        Seconds the server waits for the replies of one request batch.
+        Seconds the server waits for the replies of one request batch (also the TTL of its
+        messages); None: wait for every reply.
+    secure : bool
+        Pairwise-masked sums (:mod:`.secure`): the server sees each source's sums, no single
+        client's values (needs ``retries=0``).
+    runtime : {"deployment", "simulation"}
+        Flower's Deployment Runtime (SuperNodes) or its Simulation Runtime.
     workdir : None or path
         Where the shards, the app, ``FLWR_HOME`` and the processes' logs go (kept); None: a
         temporary directory, removed afterwards.
@@ -315,12 +336,17 @@ domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost
     >>> clf = run_local_federation(X, y, np.repeat([0, 1, 2], 40), 1,
     ...                            n_rounds=1)  # doctest: +SKIP
     """
+    if runtime not in ("deployment", "simulation"):
+        raise ValueError(f"runtime must be 'deployment' or 'simulation', got {runtime!r}")
     bin_dir = _require_flower()
     federation = prepare_federation(
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         thresholds=thresholds, n_quantiles=n_quantiles, domain_classifier=domain_classifier,
         line_search_batch=line_search_batch, retries=retries, timeout=timeout, mu=mu,
+        secure=secure,
     )  # fmt: skip
+    if runtime == "simulation":
+        _require_ray()
     with ExitStack() as stack:
         if workdir is None:
             root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="manytask-fl-")))
@@ -328,58 +354,57 @@ domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost
             root = Path(workdir)
             root.mkdir(parents=True, exist_ok=True)
         shard_paths = write_inputs(root, federation)
-        state, run = _deploy(bin_dir, root, shard_paths, federation["run_config"])
+        state, run = _deploy(bin_dir, root, shard_paths, federation["run_config"], runtime)
     return federation_estimator(federation, state, run)
+
+
+def _require_ray() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError as error:
+        raise ImportError(
+            "Flower's Simulation Runtime needs Ray: pip install 'flwr[simulation]'"
+        ) from error
 
 
 def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
                        random_state=None, *, thresholds=None, n_quantiles=16,
                        domain_classifier="federated", line_search_batch=15, retries=0,
-                       timeout=None, mu=None) -> dict:  # fmt: skip
+                       timeout=None, mu=None, secure=False) -> dict:  # fmt: skip
     """What :func:`~manytask.boost.federated.simulate` does before its loop, for Flower.
 
-    Checks the arguments, fits a central Q (``domain_classifier`` not "federated"; the
-    federated Q is trained by the ServerApp, and ``q`` is then None), splits the clients
-    (:func:`~..simulation.make_shards`; with the federated Q the shards hold no Q(·|x)) and
-    returns a dict: ``shards``, ``client_points``, ``q``, ``classes``, ``domain_labels``,
-    ``n_features``, ``thresholds`` and the ServerApp's ``run_config`` (whose ``rng-state``
-    continues simulate's generator where the client split left it).
+    The transport's own checks (``retries``, ``timeout``, ``secure``), then the set-up every
+    runner shares (:func:`~..simulation.prepare_clients`: the checks, a central Q or none
+    when the ServerApp trains it, the clients' shards). Returns a dict: ``shards``,
+    ``client_points``, ``q``, ``classes``, ``domain_labels``, ``n_features``, ``thresholds``,
+    ``mu`` and the ServerApp's ``run_config`` (whose ``rng-state`` continues simulate's
+    generator where the client split left it).
     """
-    X, y, domains, classes = _check_arguments(
-        X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, retries,
-        timeout, mu,
+    if not isinstance(retries, (int, np.integer)) or retries < 0:
+        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+    if not isinstance(secure, (bool, np.bool_)):
+        raise ValueError(f"secure must be True or False, got {secure!r}")
+    if secure and retries:
+        raise ValueError(f"secure sums need retries=0, got retries={retries!r}")
+    clients = prepare_clients(
+        X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
+        n_quantiles=n_quantiles, domain_classifier=domain_classifier,
+        line_search_batch=line_search_batch, mu=mu, thresholds=thresholds,
     )  # fmt: skip
-    for name, value in (("r", r), ("s", s)):
-        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
-            raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
-    if thresholds is not None and len(thresholds) != X.shape[1]:
-        raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
-                         f"got {len(thresholds)}")  # fmt: skip
-    federated_q = check_domain_classifier(domain_classifier, pooled=False)
-    domain_labels, domain_index = np.unique(domains, return_inverse=True)
-    rng = np.random.default_rng(random_state)
-    q, probabilities = None, None  # the federated Q: trained by the ServerApp, shards without Q
-    if federated_q and domain_labels.size == 1:  # Q ≡ 1, nothing to train (as simulate)
-        federated_q = False
-        q = DomainClassifier().fit(X[:1], domains[:1])
-        probabilities = np.ones((X.shape[0], 1))
-    elif not federated_q:
-        q = DomainClassifier() if domain_classifier == "central" else clone(domain_classifier)
-        probabilities = q.fit(X, domains).predict_proba(X)
-    signs = np.where(y == classes[1], 1.0, -1.0)
-    shards, _, client_points = make_shards(
-        X, signs, domain_index, clients_per_domain, probabilities, rng
-    )
     run_config = {
-        "domain-classifier": "federated" if federated_q else "central",
-        "n-clients": len(shards), "n-domains": int(domain_labels.size),
+        "domain-classifier": "federated" if clients["federated_q"] else "central",
+        "n-clients": len(clients["shards"]), "n-domains": int(clients["domain_labels"].size),
         "n-rounds": int(n_rounds), "r": int(r or 0), "s": int(s or 0),
-        "rng-state": json.dumps(rng.bit_generator.state), "n-quantiles": int(n_quantiles),
-        "line-search-batch": int(line_search_batch), "retries": int(retries),
-        "timeout": float(timeout or 0.0), "mu": float(mu or 0.0), "pull-backoff": 0.002,
+        "rng-state": json.dumps(clients["rng"].bit_generator.state),
+        "n-quantiles": int(n_quantiles), "line-search-batch": int(line_search_batch),
+        "retries": int(retries), "timeout": float(timeout or 0.0), "mu": float(mu or 0.0),
+        "wait": STARTUP_SECONDS, "secure": bool(secure),
     }  # fmt: skip
-    return {"shards": shards, "client_points": client_points, "q": q, "classes": classes,
-            "domain_labels": domain_labels, "n_features": X.shape[1], "thresholds": thresholds,
+    return {**{key: clients[key] for key in ("shards", "client_points", "q", "classes",
+                                             "domain_labels")},
+            "n_features": clients["X"].shape[1], "thresholds": thresholds,
             "run_config": run_config, "mu": mu}  # fmt: skip
 
 
@@ -425,48 +450,55 @@ def federation_estimator(federation, state, run):
     )
 
 
-def _deploy(bin_dir, root, shard_paths, run_config) -> tuple[ModelState, dict]:
-    """SuperLink, SuperNodes (each with its long-running ClientApp process) and ``flwr run``
-    as local processes; (state, run) of the server."""
+def _deploy(bin_dir, root, shard_paths, run_config, runtime) -> tuple[ModelState, dict]:
+    """SuperLink (``--simulation`` on the Simulation Runtime), SuperNodes (Deployment Runtime)
+    and ``flwr run`` as local processes; (state, run) of the server."""
     logs = root / "logs"
     logs.mkdir(exist_ok=True)
     result = Path(run_config["result"])
+    simulation = runtime == "simulation"
+    if simulation:
+        run_config = {**run_config, "shards": str(root / "shards")}
     overrides = root / "run-config.toml"
     overrides.write_text(
         "".join(f"{key} = {_toml_value(value)}\n" for key, value in run_config.items()),
         encoding="utf-8",
     )
+    # SUPEREXEC_POLL: Flower's SuperExec (which starts the ServerApp and each ClientApp
+    # process) asks for work every second by default; FLWR_SUPEREXEC_TASK_POLL_INTERVAL is
+    # Flower's own setting of that pause
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "FLWR_TELEMETRY_ENABLED": "0", "PYTHONUNBUFFERED": "1"}  # fmt: skip
+           "FLWR_TELEMETRY_ENABLED": "0", "PYTHONUNBUFFERED": "1",
+           "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": str(SUPEREXEC_POLL)}  # fmt: skip
 
     def home(name):
         path = root / "flwr-home" / name
         path.mkdir(parents=True, exist_ok=True)
         return {**env, "FLWR_HOME": str(path)}
 
-    serverappio, fleet, exec_api = _free_port(), _free_port(), _free_port()
-    app = write_app(root / "app", f"127.0.0.1:{exec_api}")
+    port = _free_port()
+    app = write_app(root / "app", runtime)
+    cli_env = home("cli")
+    write_connection(cli_env["FLWR_HOME"], f"127.0.0.1:{port}")
     with _Processes(env, logs) as processes:
         superlink, superlink_log = processes.start("superlink", [
-            str(bin_dir / "flower-superlink"), "--insecure",
-            "--serverappio-api-address", f"127.0.0.1:{serverappio}",
-            "--fleet-api-address", f"127.0.0.1:{fleet}",
-            "--exec-api-address", f"127.0.0.1:{exec_api}",
+            str(bin_dir / "flower-superlink"), "--insecure", "--host", "127.0.0.1",
+            "--port", str(port), "--disable-runtime-dependency-installation",
+            *(["--simulation"] if simulation else []),
         ], home("superlink"))  # fmt: skip
-        for client, path in enumerate(shard_paths):  # they retry until the SuperLink listens
+        for client, path in enumerate([] if simulation else shard_paths):
             node_config = f"shard={_toml_value(str(path))} client-id={client}"
-            processes.start(f"supernode-{client}", [
-                sys.executable, str(Path(__file__).with_name("supernode.py")), "supernode",
-                "--insecure", "--superlink", f"127.0.0.1:{fleet}",
-                "--clientappio-api-address", f"127.0.0.1:{_free_port()}",
-                "--node-config", node_config,
+            processes.start(f"supernode-{client}", [  # they retry until the SuperLink listens
+                str(bin_dir / "flower-supernode"), "--insecure",
+                "--superlink", f"127.0.0.1:{port}", "--host", "127.0.0.1",
+                "--port", str(_free_port()), "--node-config", node_config,
             ], home(f"supernode-{client}"))  # fmt: skip
-        for port in (fleet, exec_api):
-            _wait_for_port(port, superlink, superlink_log, STARTUP_SECONDS)
+        _wait_for_port(port, superlink, superlink_log, STARTUP_SECONDS)
         submit, submit_log = processes.start("flwr-run", [
             str(bin_dir / "flwr"), "run", str(app), CONNECTION, "--stream",
             "--run-config", str(overrides),
-        ], home("cli"))  # fmt: skip
+            *(["--federation-config", f"num-supernodes={len(shard_paths)}"] if simulation else []),
+        ], cli_env)  # fmt: skip
         while submit.poll() is None and not result.exists():
             if superlink.poll() is not None:
                 raise RuntimeError(f"flower-superlink exited:\n{_tail(superlink_log)}")
