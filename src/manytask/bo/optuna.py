@@ -262,7 +262,7 @@ class MultiTaskSampler(BaseSampler):
                 model = MultiTaskBO(bounds=bounds, n_tasks=len(signs), seed=seed, **self.options)
             except ValueError as error:
                 raise ValueError(f"{error} (the study has {len(signs)} objectives)") from None
-            self._model = (key, encoding, model, set(), [])
+            self._model, self._n_constraints = (key, encoding, model, set(), []), None
         _, encoding, model, told, history = self._model
         completed = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         for t in sorted(completed, key=lambda t: t.number):
