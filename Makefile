@@ -48,7 +48,7 @@ floors:
 	$(PYTHON) -m venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet uv
 	$(FLOORS_VENV)/bin/uv pip install --quiet --python $(FLOORS_VENV)/bin/python \
-		--resolution lowest-direct -e ".[dev,data,mo,fed,dist,fast]"
+		--resolution lowest-direct -e ".[dev,data,mo,fed,dist,fast,optuna]"
 	$(FLOORS_VENV)/bin/uv pip list --python $(FLOORS_VENV)/bin/python
 	MPLBACKEND=Agg $(FLOORS_VENV)/bin/python -m pytest
 

@@ -20,12 +20,14 @@ space:
 
 Which trials it learns from: completed ones with finite values. Failed and pruned trials,
 and values that are NaN or infinite, are left out. Running trials of the study (other
-threads, processes or machines sharing its storage) are hallucinated at the posterior mean
-as :meth:`~manytask.bo.MultiTaskBO.ask` does for ``ask(k)``, so that workers do not propose
-the same point. Constraints c(x) ≤ 0 (Optuna's ``Trial.set_constraint`` and this sampler's
-``constraints_func``, both read from completed trials) are honoured by telling the model
-an infeasible trial at the worst value seen so far in every objective: it is never better
-than a feasible one, and the scalarisations' observed range is left alone.
+threads, processes or machines sharing its storage) whose parameters are all set are
+hallucinated at the posterior mean as :meth:`~manytask.bo.MultiTaskBO.ask` does for
+``ask(k)``, so that workers do not propose the same point (two workers sampling at the same
+instant do not see each other). Constraints c(x) ≤ 0 (Optuna's ``Trial.set_constraint``
+and this sampler's ``constraints_func``, both read from completed trials) are honoured by
+telling the model an infeasible trial at the worst value seen so far in every objective:
+it is never better than the trials before it, and the scalarisations' observed range is
+left alone.
 
 The sampler keeps one :class:`~manytask.bo.MultiTaskBO` per study and search space and
 tells it the trials completed since its last call; a changed search space rebuilds it from
