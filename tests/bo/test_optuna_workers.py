@@ -115,7 +115,8 @@ def test_four_workers_finish_the_budget_without_losing_or_duplicating_a_trial(tm
     assert all(t.state == TrialState.COMPLETE for t in trials)
     for t in trials:
         np.testing.assert_allclose(t.values, zdt1(optuna.trial.FixedTrial(t.params)))
-    # as good as one worker's 40 trials (within the spread of one worker over seeds) and
+    # as good as one worker's 40 trials (its gap to the true front's hypervolume at most 3
+    # times one worker's mean gap: the four workers' interleaving depends on timing) and
     # better than random search's
     single = []
     for seed in range(2):
@@ -134,7 +135,9 @@ def test_four_workers_finish_the_budget_without_losing_or_duplicating_a_trial(tm
         randoms.append(hypervolume(rand))
     parallel = hypervolume(study)
     print(f"HV: 4 workers {parallel:.3f}, one worker {single}, random {randoms}")
-    assert parallel >= min(single) - 2 * np.std(single) - 0.01
+    # the true front's hypervolume: 1.1 × 11 − ∫₀¹ (1 − √f) df (front f₂ = 1 − √f₁)
+    optimum = 1.1 * 11 - 1 / 3
+    assert optimum - parallel <= 3 * np.mean(optimum - np.array(single))
     assert parallel > max(randoms)
 
 
