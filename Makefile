@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,fed-sim,dist,fast]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,fed-sim,dist,fast,optuna]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -59,7 +59,7 @@ floors:
 	$(PYTHON) -m venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet uv
 	$(FLOORS_VENV)/bin/uv pip install --quiet --python $(FLOORS_VENV)/bin/python \
-		--resolution lowest-direct -e ".[dev,data,mo,fed,fed-sim,dist,fast]"
+		--resolution lowest-direct -e ".[dev,data,mo,fed,fed-sim,dist,fast,optuna]"
 	$(FLOORS_VENV)/bin/uv pip list --python $(FLOORS_VENV)/bin/python
 	MPLBACKEND=Agg $(FLOORS_VENV)/bin/python -m pytest
 

@@ -112,6 +112,7 @@ API_MODULES = [
     ("manytask.bo", "Multi-task Bayesian optimisation"),
     ("manytask.bo.problems", "Test problems"),
     ("manytask.bo.metrics", "Regret and Pareto metrics"),
+    ("manytask.bo.optuna", "An Optuna sampler"),
     ("manytask.boost", "Multi-source boosting"),
     ("manytask.boost.federated", "Federated boosting"),
     ("manytask.boost.federated.dask", "Federated boosting on Dask"),

@@ -20,6 +20,7 @@ __all__ = [
     "paria_weights",
     "uniform_weights",
     "dirichlet_weights",
+    "unit_sphere_weights",
     "check_simplex",
     "weight_sampler",
 ]
@@ -106,10 +107,19 @@ def dirichlet_weights(concentration: float = 1.0) -> Callable:
     return sample
 
 
+def unit_sphere_weights(rng: np.random.Generator, n: int) -> np.ndarray:
+    """λ = |g|/‖g‖₁ with g ~ N(0, Iₙ): its direction λ/‖λ‖₂ = |g|/‖g‖₂ is uniform on the
+    positive unit sphere, the distribution of the hypervolume scalarisation (Golovin & Zhang
+    2020; :class:`manytask.bo.Hypervolume`)."""
+    g = np.maximum(np.abs(rng.standard_normal(n)), np.finfo(float).tiny)
+    return g / g.sum()
+
+
 WEIGHT_DISTRIBUTIONS = {
     "paria": paria_weights,
     "uniform": uniform_weights,
     "dirichlet": dirichlet_weights(1.0),
+    "unit-sphere": unit_sphere_weights,
 }
 
 

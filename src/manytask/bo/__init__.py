@@ -9,11 +9,12 @@ from . import metrics, problems
 from .loop import RunResult, run
 from .optimizer import MultiTaskBO
 from .policies import ALGORITHMS, Policy
-from .scalarization import Chebyshev, Linear, Scalarization
+from .scalarization import Chebyshev, Hypervolume, Linear, Scalarization
 
 __all__ = [
     "ALGORITHMS",
     "Chebyshev",
+    "Hypervolume",
     "Linear",
     "MultiTaskBO",
     "Policy",

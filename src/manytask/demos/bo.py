@@ -250,7 +250,8 @@ def bo_section(result: BODemoResult) -> Section:
     section.add_paragraph(
         "The paper's whole Figure 1 and Appendix E Figures 2–3 (five algorithms, five "
         "problems, 10 seeds) are reproduced by `manytask reproduce bo-figure1` (add --quick "
-        "for a few-minute version)."
+        "for a few-minute version). From Optuna: `optuna.create_study(sampler="
+        "manytask.bo.optuna.MultiTaskSampler())` (extra `optuna`), README."
     )
     return section
 

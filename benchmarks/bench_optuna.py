@@ -1,0 +1,189 @@
+"""MultiTaskSampler beside Optuna's GPSampler and TPESampler on standard problems.
+
+Problems (hand-written from their definitions, every objective minimised):
+
+* ZDT1, d = 4, two objectives (Zitzler, Deb & Thiele 2000): f₁ = x₁,
+  f₂ = g (1 − √(x₁/g)), g = 1 + 9 mean(x₂…x_d); reference point (1.1, 1.1);
+* DTLZ2, d = 6, two objectives (Deb et al. 2002): g = Σ_{i≥2} (x_i − ½)²,
+  f₁ = (1 + g) cos(x₁ π/2), f₂ = (1 + g) sin(x₁ π/2); reference point (1.1, 1.1);
+* Branin, d = 2, one objective, minimum 0.397887 (Dixon & Szegő 1978).
+
+Score: for two objectives the hypervolume of the trials' values over that of the true
+Pareto front (ZDT1: 0.1 + 2/3 + 0.11; DTLZ2: 1.21 − π/4; both checked against a dense front
+by :func:`manytask.bo.metrics.hypervolume_2d`); for Branin the simple regret (best value −
+0.397887). Time: wall time of ``study.optimize`` over the trials divided by their number
+(objectives cost microseconds, so this is the sampler's time per trial), and the process's
+CPU time per trial, the fairer measure on a shared machine (every sampler runs on one
+thread). Each sampler at
+its defaults with a seed: ``MultiTaskSampler(seed)``, ``GPSampler(seed)`` (10 random
+start-up trials, logEI / logEHVI; needs torch, the ``bench`` extra),
+``TPESampler(seed)`` (10 start-up trials). BLAS and torch on one thread each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+
+import numpy as np
+
+from manytask.bo.metrics import hypervolume_2d
+
+from _common import machine, markdown_table, write_section
+
+
+def zdt1(x):
+    g = 1 + 9 * np.mean(x[1:])
+    return [x[0], g * (1 - math.sqrt(x[0] / g))]
+
+
+def dtlz2(x):
+    g = float(np.sum((np.asarray(x[1:]) - 0.5) ** 2))
+    angle = x[0] * math.pi / 2
+    return [(1 + g) * math.cos(angle), (1 + g) * math.sin(angle)]
+
+
+def branin(x):
+    b, c = 5.1 / (4 * math.pi**2), 5 / math.pi
+    x1, x2 = 15 * x[0] - 5, 15 * x[1]
+    return (x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
+
+
+REFERENCE = np.array([1.1, 1.1])
+PROBLEMS = {  # name: (function, d, objectives, optimal hypervolume or minimum)
+    "ZDT1 (d = 4)": (zdt1, 4, 2, 0.1 + 2 / 3 + 0.11),
+    "DTLZ2 (d = 6)": (dtlz2, 6, 2, 1.21 - math.pi / 4),
+    "Branin (d = 2)": (branin, 2, 1, 0.397887),
+}
+
+
+def check_optimal_hypervolumes():
+    s = np.linspace(0, 1, 200_001)
+    fronts = {
+        "ZDT1 (d = 4)": np.c_[s, 1 - np.sqrt(s)],
+        "DTLZ2 (d = 6)": np.c_[np.cos(s * np.pi / 2), np.sin(s * np.pi / 2)],
+    }
+    for name, front in fronts.items():
+        dense = hypervolume_2d(-front, -REFERENCE)
+        assert abs(dense - PROBLEMS[name][3]) < 1e-4, (name, dense)
+
+
+def make_sampler(name, seed):
+    import optuna
+
+    from manytask.bo.optuna import MultiTaskSampler
+
+    if name == "MultiTaskSampler":
+        return MultiTaskSampler(seed=seed)
+    if name == "GPSampler":
+        return optuna.samplers.GPSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed)
+
+
+def run(problem, sampler_name, seed, n_trials):
+    import optuna
+
+    function, d, n_objectives, optimum = PROBLEMS[problem]
+
+    def objective(trial):
+        return function([trial.suggest_float(f"x{i}", 0, 1) for i in range(d)])
+
+    sampler = make_sampler(sampler_name, seed)
+    study = optuna.create_study(directions=["minimize"] * n_objectives, sampler=sampler)
+    start, cpu = time.perf_counter(), time.process_time()
+    study.optimize(objective, n_trials=n_trials)
+    seconds = (time.perf_counter() - start) / n_trials
+    cpu_seconds = (time.process_time() - cpu) / n_trials
+    values = np.array([t.values for t in study.trials])
+    if n_objectives == 1:
+        score = float(values.min() - optimum)
+    else:
+        score = hypervolume_2d(-values, -REFERENCE) / optimum
+    return score, seconds, cpu_seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="1 seed, 20 trials")
+    parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
+    parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    args = parser.parse_args()
+    if args.quick:
+        args.seeds, args.trials = 1, 20
+    import optuna
+    from threadpoolctl import threadpool_limits
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    threadpool_limits(1)
+    samplers = ["MultiTaskSampler", "TPESampler"]
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        samplers.insert(1, "GPSampler")
+    except ImportError:
+        print("torch is not installed: GPSampler left out")
+    check_optimal_hypervolumes()
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    results = {}
+    for problem in args.problems:
+        for name in samplers:
+            runs = [run(problem, name, seed, args.trials) for seed in range(args.seeds)]
+            results[problem, name] = np.array(runs)
+            score, seconds, cpu = results[problem, name].mean(axis=0)
+            print(f"{problem:16s} {name:18s} {score:.4f} {seconds:.3f} s {cpu:.3f} cpu", flush=True)
+    minutes = (time.perf_counter() - started) / 60
+    load_after = os.getloadavg()[0]
+    rows = []
+    for problem in args.problems:
+        digits = 4 if PROBLEMS[problem][2] == 1 else 3
+        for name in samplers:
+            runs = results[problem, name]
+            ours = results[problem, "MultiTaskSampler"][:, 2].mean()
+            rows.append(
+                [
+                    problem,
+                    name,
+                    f"{runs[:, 0].mean():.{digits}f} ± {runs[:, 0].std():.{digits}f}",
+                    f"{runs[:, 1].mean():.3f}",
+                    f"{runs[:, 2].mean():.3f}",
+                    f"{runs[:, 2].mean() / ours:.2f}",
+                ]
+            )
+    table = markdown_table(
+        [
+            "problem",
+            "sampler",
+            "HV fraction (2 obj.) / regret (Branin), mean ± sd",
+            "wall s / trial",
+            "CPU s / trial",
+            "CPU time / MultiTaskSampler's",
+        ],
+        rows,
+    )
+    versions = f"Optuna {optuna.__version__}"
+    if "GPSampler" in samplers:
+        versions += f", torch {torch.__version__}"
+    text = f"""## Optuna samplers: MultiTaskSampler beside GPSampler and TPESampler
+
+Measured {machine()}, {versions}; BLAS and torch on 1 thread; 1-minute load average
+{load_before:.1f} at the start and {load_after:.1f} at the end (2 cores shared with other
+jobs: times are indicative, ratios between samplers on the same run less so). `python
+benchmarks/bench_optuna.py --seeds {args.seeds} --trials {args.trials}`, {minutes:.1f} min.
+Every sampler at its defaults with seeds 0–{args.seeds - 1}, {args.trials} trials per run;
+the problems, reference points and scores are described in the script's docstring.
+
+{table}
+"""
+    print(text)
+    if not args.no_write:
+        write_section("bench_optuna", text)
+
+
+if __name__ == "__main__":
+    main()
