@@ -110,7 +110,26 @@ def dirichlet_weights(concentration: float = 1.0) -> Callable:
 def unit_sphere_weights(rng: np.random.Generator, n: int) -> np.ndarray:
     """λ = |g|/‖g‖₁ with g ~ N(0, Iₙ): its direction λ/‖λ‖₂ = |g|/‖g‖₂ is uniform on the
     positive unit sphere, the distribution of the hypervolume scalarisation (Golovin & Zhang
-    2020; :class:`manytask.bo.Hypervolume`)."""
+    2020; :class:`manytask.bo.Hypervolume`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    n : int
+        Number of tasks.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Positive weights that sum to 1.
+
+    Examples
+    --------
+    >>> w = unit_sphere_weights(np.random.default_rng(0), 3)
+    >>> w.shape, bool(np.isclose(w.sum(), 1.0)), bool(np.all(w > 0))
+    ((3,), True, True)
+    """
     g = np.maximum(np.abs(rng.standard_normal(n)), np.finfo(float).tiny)
     return g / g.sum()
 
