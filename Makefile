@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,dist,fast]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,dist,fast,mapie]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -107,6 +107,7 @@ def test_non_crossing_penalty_removes_crossings():
     X, y, _ = sine_toy(60, rng)
     X_test = rng.uniform(0.0, 1.5, size=(100, 1))
     common = dict(lambda_=1e-3, input_bandwidth=0.2, n_anchors=10, random_state=0)
+    common["rearrange"] = False  # the paper's model h: what eq. (14) acts on
     free = InfiniteQuantileRegressor(lambda_nc=0.0, **common).fit(X, y)
     penalised = InfiniteQuantileRegressor(lambda_nc=10.0, **common).fit(X, y)
     # The κ-smoothed positive part still lets slopes of order −κ through (its gradient is ½

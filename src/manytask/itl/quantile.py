@@ -18,10 +18,13 @@ as in JQR.
 λ and the input bandwidth are fixed parameters; ``cv=K`` chooses them inside ``fit`` by
 K-fold cross-validation, as the paper's experiments did (§5; :mod:`~manytask.itl.selection`).
 
-Eq. (14) sees h only at the training inputs; three options, our remedies and off by
-default, act elsewhere: ``monotone_bias`` (the penalty on b, which is h far from the data),
-``extra_crossing_points`` (the penalty also on inputs drawn from a smoothed P_X) and
-``rearrange`` (:meth:`InfiniteQuantileRegressor.predict` sorts h(x)(·) over the levels).
+Eq. (14) sees h only at the training inputs, so the paper's model h can still cross at other
+inputs. By default :meth:`InfiniteQuantileRegressor.predict` returns the monotone
+rearrangement of h(x)(·) (``rearrange=True``, ours, not the paper's): non-decreasing in the
+level at every input, for any levels asked; ``rearrange=False`` is the paper's model h
+itself. Two more remedies, ours and off by default, act in the fit: ``monotone_bias`` (the
+penalty on b, which is h far from the data) and ``extra_crossing_points`` (the penalty also
+on inputs drawn from a smoothed P_X).
 
 The fit on the anchors, shared with the baselines JQR and IND-QR
 (:mod:`~manytask.itl.baselines`), lives in :mod:`~manytask.itl.kernel_quantile`.
@@ -33,7 +36,8 @@ import numpy as np
 
 from ..kernels import RBF, median_heuristic
 from ._estimator import check_count, check_real
-from .kernel_quantile import KernelQuantileBase, quantile_risk
+from .conformal import ConformalIntervalsMixin
+from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
 from .model import DecomposableModel
 from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate_quantiles
@@ -43,11 +47,20 @@ __all__ = ["InfiniteQuantileRegressor"]
 #: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
 #: running minimum (maximum) beyond the outer anchors.
 TAIL_GRID = 33
+#: Attributes an earlier ``fit`` with ``cv`` or a ``calibrate`` left, dropped by ``fit``.
+FIT_DEPENDENT = (
+    "cv_risks_",
+    "selected_lambda_",
+    "selected_input_bandwidth_",
+    "conformity_scores_",
+    "calibration_models_",
+    "calibration_folds_",
+)
 #: Midpoint grid on [θ_1, θ_m] on which ``rearrange=True`` sorts h(x)(·).
 REARRANGEMENT_GRID = 256
 
 
-class InfiniteQuantileRegressor(KernelQuantileBase):
+class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     """∞-QR: the whole conditional quantile function θ ↦ q_θ(x) from one fit (eqs. 8–15).
 
     Parameters
@@ -108,12 +121,16 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         :func:`~manytask.itl.selection.cross_validate_quantiles`). Folds drawn with
         ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
         2K points the selection is skipped.
-    rearrange : bool, default=False
-        Our remedy, not the paper's: :meth:`predict` returns the monotone rearrangement of
+    rearrange : bool, default=True
+        Ours, not the paper's: :meth:`predict` returns the monotone rearrangement of
         h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
         the quantile function of h(x)(U), U uniform on [θ_1, θ_m]), sorted on a midpoint
-        grid: no crossing at any input, and no farther (in any L^p over levels) from a
-        non-decreasing true quantile function than h itself.
+        grid of :data:`REARRANGEMENT_GRID` levels and interpolated linearly between them: no
+        crossing at any input for any levels, no farther (in any L^p over levels) from a
+        non-decreasing true quantile function than h itself, and no larger a pinball loss
+        summed over the grid (at every y: the rearrangement inequality). It changes
+        :meth:`predict` only, not the fit. False: the paper's model h(x)(θ) as fitted (what
+        the reproductions of Table 1 and Figure 1 report).
 
     Attributes
     ----------
@@ -132,6 +149,10 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         With ``cv``: the chosen λ and bandwidth (None when ``input_kernel`` is given).
     cv_risks_ : array of shape (bandwidths, λ)
         With ``cv``: the mean held-out integrated pinball risk (standardised y).
+    conformity_scores_ : array of shape (200, n_cal)
+        After :meth:`calibrate`: the conformity scores of every grid level
+        (:mod:`~manytask.itl.conformal`), read by :meth:`predict_interval`; ``fit`` drops
+        them.
 
     Notes
     -----
@@ -150,8 +171,8 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     (:func:`~manytask.itl.whitening.pivoted_cholesky`), so memory and time grow with n r,
     r the numerical rank of K_X.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(40, 1)); y = X[:, 0] + 0.1 * rng.normal(size=40)
@@ -178,7 +199,7 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         n_components=None,
         monotone_bias=False,
         extra_crossing_points=0,
-        rearrange=False,
+        rearrange=True,
         cv=None,
     ):
         self.lambda_ = lambda_
@@ -215,8 +236,8 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         n_extra = check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
         folds = check_count(self.cv, "cv", minimum=2, allow_none=True)
         chosen = {}
-        for name in ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_"):
-            self.__dict__.pop(name, None)  # none left from an earlier fit with ``cv``
+        for name in FIT_DEPENDENT:
+            self.__dict__.pop(name, None)  # none left from an earlier fit or calibration
         if folds is not None and len(y) >= 2 * folds:
             kernels = (theta_kernel, bias_kernel)
             chosen = self._select(X, y, folds, quadrature, kernels, lambda_nc)
@@ -272,7 +293,9 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         """Conditional quantiles at level(s) ``quantiles`` in (0, 1): the median by default.
 
         A scalar level gives shape (N,); a sequence of k levels gives (N, k), column l for
-        ``quantiles[l]``. Levels outside the outer anchors get the monotone extension of the
+        ``quantiles[l]``. With ``rearrange=True`` (the default) the answer is non-decreasing
+        in the level, row by row, for any levels; ``rearrange=False`` gives the paper's
+        model h(x)(θ). Levels outside the outer anchors get the monotone extension of the
         Notes.
         """
         levels = check_quantiles(quantiles)
@@ -292,6 +315,11 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
             if self.rearrange and highest > lowest:
                 values[:, above] = np.maximum(values[:, above], ends[:, 1:])
         return values[:, 0] if np.ndim(quantiles) == 0 else values
+
+    def _score_predictions(self, X):
+        """What :meth:`predict` returns at the levels of :meth:`score`, and those levels."""
+        levels = np.asarray(DEFAULT_QUANTILES)
+        return self.predict(X, levels), levels
 
     def _rearranged(self, X, levels, lowest, highest):
         """Sorted h(x)(·) on a midpoint grid of [lowest, highest], read at ``levels``.
