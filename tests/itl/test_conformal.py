@@ -27,7 +27,7 @@ def heavy_tailed(n, seed):
 @pytest.fixture(scope="module")
 def fitted():
     X, y = heavy_tailed(200, 0)
-    return InfiniteQuantileRegressor(random_state=0).fit(X, y)
+    return InfiniteQuantileRegressor(lambda_=1e-3, random_state=0).fit(X, y)
 
 
 def test_split_interval_is_the_conformal_quantile_of_the_scores(fitted):
@@ -80,7 +80,7 @@ def test_mean_coverage_over_200_random_draws_is_the_asked_coverage(fitted):
 def test_cv_plus_matches_its_definition_and_covers(fitted):
     X, y = heavy_tailed(40, 3)
     X_test, y_test = heavy_tailed(300, 4)
-    model = InfiniteQuantileRegressor(n_anchors=10, random_state=0).fit(X, y)
+    model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=10, random_state=0).fit(X, y)
     model.calibrate(X, y, cv=4)
     assert len(model.calibration_models_) == 4
     for k, fold_model in enumerate(model.calibration_models_):  # fitted without fold k
@@ -133,7 +133,7 @@ def test_bad_calibration_sets_are_refused_before_anything_changes(fitted):
 
 def test_predict_interval_needs_calibrate_and_fit_forgets_it():
     X, y = heavy_tailed(30, 5)
-    model = InfiniteQuantileRegressor(n_anchors=5).fit(X, y)
+    model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5).fit(X, y)
     with pytest.raises(NotFittedError, match="calibrate"):
         model.predict_interval(X, 0.9)
     model.calibrate(X, y).fit(X, y)

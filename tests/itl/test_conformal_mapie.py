@@ -46,7 +46,7 @@ def test_mapie_with_prefit_infinite_qr_gives_our_intervals(coverage):
     X, y = heavy_tailed(200, 0)
     X_cal, y_cal = heavy_tailed(99, 1)
     X_test, _ = heavy_tailed(20, 2)
-    model = InfiniteQuantileRegressor(random_state=0).fit(X, y)
+    model = InfiniteQuantileRegressor(lambda_=1e-3, random_state=0).fit(X, y)
     # MAPIE: three models (lower, upper, median) for this one coverage
     levels = ((1 - coverage) / 2, (1 + coverage) / 2, 0.5)
     mapie = mapie_regression.ConformalizedQuantileRegressor(

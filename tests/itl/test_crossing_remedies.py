@@ -105,7 +105,9 @@ def small_wide_fits():
     X, y = _wide_training_set()
     X_test = np.random.default_rng(1).normal(size=(400, 8))
     fits = {
-        name: InfiniteQuantileRegressor(random_state=0, rearrange=False, **params).fit(X, y)
+        name: InfiniteQuantileRegressor(
+            lambda_=1e-3, random_state=0, rearrange=False, **params
+        ).fit(X, y)
         for name, params in {
             "paper": {},
             "monotone_bias": {"monotone_bias": True},

@@ -21,7 +21,8 @@ def _crossing_fit():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(25, 8))
     y = X[:, 0] + (0.5 + np.abs(X[:, 1])) * rng.standard_t(3, size=25)
-    raw = InfiniteQuantileRegressor(lambda_nc=0.0, rearrange=False, random_state=0).fit(X, y)
+    raw = InfiniteQuantileRegressor(lambda_=1e-3, lambda_nc=0.0, rearrange=False, random_state=0)
+    raw.fit(X, y)
     return raw, clone(raw).set_params(rearrange=True).fit(X, y), X
 
 
