@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,fed-sim,dist,fast,optuna]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,data,mo,fed,fed-sim,dist,fast,optuna,mapie]"
 	touch $(STAMP)
 
 demo: $(STAMP)

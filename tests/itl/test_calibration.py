@@ -22,7 +22,7 @@ def heavy_tailed(n, seed):
 @pytest.fixture(scope="module")
 def fitted():
     X, y = heavy_tailed(400, 0)
-    return InfiniteQuantileRegressor().fit(X, y), X, y
+    return InfiniteQuantileRegressor(lambda_=1e-3).fit(X, y), X, y
 
 
 def test_training_coverage_of_the_outer_levels_is_at_the_level(fitted):

@@ -1,4 +1,4 @@
-"""∞-QR's choice of λ and bandwidth by cross-validation inside ``fit`` (``cv``): the held-out
+"""∞-QR's choice of λ and bandwidth inside ``fit`` (the default, or ``cv``): the held-out
 risks of the shared factorisation and warm-started λ path against a brute-force loop that
 factorises each fold's own points and fits every setting from zero; the refit against a plain
 fit with the chosen values; bad ``cv`` values."""
@@ -10,7 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.model_selection import KFold
 
-from manytask.itl import InfiniteQuantileRegressor, selection
+from manytask.itl import InfiniteQuantileRegressor, quantile, selection
 from manytask.itl._estimator import minimise, ridge_penalty
 from manytask.itl.kernel_quantile import quantile_risk
 from manytask.itl.losses import pinball
@@ -27,9 +27,10 @@ def _data(n=36, seed=0):
     return X, np.sin(3 * X[:, 0]) + (0.2 + 0.3 * np.abs(X[:, 0])) * rng.normal(size=n)
 
 
-def _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed):
-    """Held-out integrated pinball risk, each fold and setting factorised and fitted alone."""
-    splits = KFold(folds, shuffle=True, random_state=seed).split(X)
+def _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed, max_splits=None):
+    """Held-out integrated pinball risk, each fold and setting factorised and fitted alone
+    (over the first ``max_splits`` splits only, if given)."""
+    splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
     anchors, weights = quadrature.anchors, quadrature.weights
     risks = np.zeros((len(bandwidths), len(lambdas)))
     for train, test in splits:
@@ -44,10 +45,11 @@ def _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed):
                 values = model.predict(A, B, c, X=X[test], theta=anchors)
                 held_out = pinball(y[test][:, None], values, anchors[None, :])
                 risks[b, index] += np.mean(held_out, axis=0) @ weights
-    return risks / folds
+    return risks / len(splits)
 
 
-def test_shared_factorisation_path_equals_separate_fold_fits(monkeypatch):
+@pytest.mark.parametrize("max_splits", [None, 1])
+def test_shared_factorisation_path_equals_separate_fold_fits(monkeypatch, max_splits):
     # With CV_TOL lowered both computations converge; they differ only in the factorisation
     # (all points vs the fold's) and the warm starts, which leave the optimum unchanged.
     monkeypatch.setattr(selection, "CV_TOL", TIGHT)
@@ -64,11 +66,18 @@ def test_shared_factorisation_path_equals_separate_fold_fits(monkeypatch):
 
     risks = selection.cross_validate_quantiles(
         X, y, bandwidths, lambdas, folds, whiten, data_term, 1e-6, quadrature.anchors,
-        quadrature.weights, 20000, TIGHT, random_state=0,
+        quadrature.weights, 20000, TIGHT, random_state=0, max_splits=max_splits,
     )  # fmt: skip
     seed = int(np.random.default_rng(0).integers(2**31))  # the folds' seed from random_state
-    expected = _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed)
-    assert_allclose(risks, expected, rtol=1e-5)
+    expected = _brute_force_risks(X, y, bandwidths, lambdas, folds, quadrature, seed, max_splits)
+    if max_splits is None:
+        assert_allclose(risks, expected, rtol=1e-5)
+    else:
+        # One fold, no averaging: the bound itself. Both stop at ftol = TIGHT, an objective
+        # gap δ ≲ TIGHT × f(0) ≤ 1e-12; λ-strong convexity gives ‖Δh‖∞ ≤ √(2δ/λ) ≤
+        # √(2e-12/1e-3) = 4.5e-5 (k_X k_Θ ≤ 1), and the held-out pinball risk is
+        # 1-Lipschitz in h for the sup norm (its weights sum to 1).
+        assert_allclose(risks, expected, rtol=0, atol=4.5e-5)
 
 
 def test_cv_refits_with_the_setting_of_least_held_out_risk():
@@ -101,3 +110,30 @@ def test_bad_cv_is_a_value_error(cv):
     X, y = _data(n=20)
     with pytest.raises(ValueError, match="cv"):
         InfiniteQuantileRegressor(cv=cv).fit(X, y)
+
+
+@pytest.mark.parametrize("small_set", [1000, 30])  # 40 points: 3 folds, then one held out
+def test_default_chooses_from_the_data_and_refits_with_the_choice(monkeypatch, small_set):
+    monkeypatch.setattr(quantile, "SMALL_SET", small_set)
+    X, y = _data(n=40, seed=1)
+    model = InfiniteQuantileRegressor(n_anchors=8, random_state=0).fit(X, y)
+    best = np.unravel_index(np.argmin(model.cv_risks_), model.cv_risks_.shape)
+    assert model.cv_risks_.shape == (len(selection.BANDWIDTH_FACTORS), len(selection.LAMBDA_PATH))
+    assert model.selected_lambda_ == selection.LAMBDA_PATH[best[1]]
+    plain = InfiniteQuantileRegressor(
+        n_anchors=8,
+        lambda_=model.selected_lambda_,
+        input_bandwidth=model.selected_input_bandwidth_,
+        random_state=0,
+    ).fit(X, y)
+    assert not hasattr(plain, "cv_risks_")  # a given λ is fixed: no choice
+    levels = [0.1, 0.5, 0.9]
+    assert_allclose(model.predict(X, levels), plain.predict(X, levels), rtol=0, atol=1e-12)
+
+
+def test_default_on_too_few_points_falls_back_to_a_fixed_lambda():
+    X, y = _data(n=5, seed=3)
+    model = InfiniteQuantileRegressor(n_anchors=4).fit(X, y)  # 5 < 2 × 3 folds
+    fixed = InfiniteQuantileRegressor(n_anchors=4, lambda_=quantile.FALLBACK_LAMBDA).fit(X, y)
+    assert not hasattr(model, "cv_risks_")
+    assert_allclose(model.predict(X, [0.3, 0.7]), fixed.predict(X, [0.3, 0.7]), atol=1e-12)

@@ -4,7 +4,9 @@ One :class:`manytask.itl.InfiniteQuantileRegressor` is fitted on the sine toy da
 Sangnier et al. (:func:`manytask.datasets.toy.make_sine_toy`, noise standard deviation
 falling from 1.2 to 0.2), then asked for 19 quantile curves (levels 0.05, …, 0.95) without
 refitting; the true quantiles are known in closed form, so the table shows, per level, the
-test pinball loss of the fit and of the truth, and the crossing loss of the 19 curves.
+test pinball loss of the fit and of the truth and the test coverage, and the crossing loss of
+the 19 curves. The fit uses the estimator's defaults: λ and the input bandwidth chosen from
+the data inside ``fit``, the rearranged (never crossing) curves.
 The paper's Figure 1, Table 1, cost-sensitive and level-set experiments are
 ``manytask reproduce itl-figure1 | itl-table1 | itl-csc | itl-dlse``.
 
@@ -44,6 +46,8 @@ class ITLDemoResult:
         Predicted quantiles of :data:`LEVELS` on ``grid`` (one fit).
     pinball, pinball_true : arrays of shape (19,)
         Mean test pinball loss per level of the fit and of the true quantiles.
+    coverage : array of shape (19,)
+        Fraction of the test points under each predicted curve (ideally its level).
     crossing_x100 : float
         100 × crossing loss of the 19 levels on the test points.
     seconds : float
@@ -57,9 +61,9 @@ class ITLDemoResult:
     >>> zeros = np.zeros(19)
     >>> grid = np.linspace(0.0, 1.5, 5)
     >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
     >>> result.rows()[0]
-    [0.05, 0.0, 0.0]
+    [0.05, 0.0, 0.0, 0.0]
     """
 
     X: np.ndarray
@@ -68,14 +72,15 @@ class ITLDemoResult:
     curves: np.ndarray
     pinball: np.ndarray
     pinball_true: np.ndarray
+    coverage: np.ndarray
     crossing_x100: float
     seconds: float
     seed: int
 
-    COLUMNS = ("level", "test pinball (∞-QR)", "test pinball (true quantile)")
+    COLUMNS = ("level", "test pinball (∞-QR)", "test pinball (true quantile)", "coverage")
 
     def rows(self) -> list[list]:
-        """One row per level of :data:`TABLE_LEVELS`: level, pinball of ∞-QR, of the truth.
+        """One row per level of :data:`TABLE_LEVELS`: level, pinball (∞-QR, truth), coverage.
 
         Returns
         -------
@@ -88,13 +93,18 @@ class ITLDemoResult:
         >>> zeros = np.zeros(19)
         >>> grid = np.linspace(0.0, 1.5, 5)
         >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
         >>> [row[0] for row in result.rows()]
         [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95]
         """
         index = {level: i for i, level in enumerate(LEVELS)}
         return [
-            [level, float(self.pinball[index[level]]), float(self.pinball_true[index[level]])]
+            [
+                level,
+                float(self.pinball[index[level]]),
+                float(self.pinball_true[index[level]]),
+                float(self.coverage[index[level]]),
+            ]
             for level in TABLE_LEVELS
         ]
 
@@ -112,7 +122,7 @@ class ITLDemoResult:
         >>> zeros = np.zeros(19)
         >>> grid = np.linspace(0.0, 1.5, 5)
         >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
         >>> result.summary()[:34]
         'Sine toy data (n = 2, seed 0); one'
         """
@@ -121,6 +131,7 @@ class ITLDemoResult:
             f"({self.seconds:.1f} s), 19 levels 0.05…0.95 predicted from it. Crossing×100 of "
             f"the 19 curves on test points: {self.crossing_x100:.3f}. Summed pinball over the "
             f"19 levels: {self.pinball.sum():.3f} (true quantiles: {self.pinball_true.sum():.3f})."
+            f" Largest |test coverage − level|: {np.max(np.abs(self.coverage - LEVELS)):.3f}."
         )
 
     def table(self) -> str:
@@ -137,11 +148,11 @@ class ITLDemoResult:
         >>> zeros = np.zeros(19)
         >>> grid = np.linspace(0.0, 1.5, 5)
         >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-        ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+        ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
         >>> len(result.table().splitlines())  # header, rule, 7 levels
         9
         """
-        rows = [[f"{r[0]:.2f}", f"{r[1]:.4f}", f"{r[2]:.4f}"] for r in self.rows()]
+        rows = [[f"{r[0]:.2f}", f"{r[1]:.4f}", f"{r[2]:.4f}", f"{r[3]:.3f}"] for r in self.rows()]
         return text_table(self.COLUMNS, rows)
 
 
@@ -171,9 +182,7 @@ def run_itl_demo(seed: int = 0, n_samples: int = 200, n_test: int = 2000) -> ITL
     X, y = make_sine_toy(n_samples, random_state=seed)
     X_test, y_test = make_sine_toy(n_test, random_state=seed + 1)
     start = time.perf_counter()
-    model = InfiniteQuantileRegressor(
-        lambda_=1e-3, lambda_nc=10.0, input_bandwidth=0.3, random_state=seed
-    ).fit(X, y)
+    model = InfiniteQuantileRegressor(random_state=seed).fit(X, y)
     seconds = time.perf_counter() - start
     grid = np.linspace(*SINE_TOY_BOUNDS, 200)
     predicted = model.predict(X_test, quantiles=LEVELS)
@@ -192,6 +201,7 @@ def run_itl_demo(seed: int = 0, n_samples: int = 200, n_test: int = 2000) -> ITL
         curves=model.predict(grid[:, None], quantiles=LEVELS),
         pinball=np.array([p for p, _ in per_level]),
         pinball_true=np.array([t for _, t in per_level]),
+        coverage=np.mean(y_test[:, None] <= predicted, axis=0),
         crossing_x100=100 * crossing_loss(predicted),
         seconds=seconds,
         seed=seed,
@@ -217,7 +227,7 @@ def plot_itl_demo(result: ITLDemoResult):
     >>> zeros = np.zeros(19)
     >>> grid = np.linspace(0.0, 1.5, 5)
     >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
     >>> len(plot_itl_demo(result).axes)
     1
     """
@@ -258,7 +268,7 @@ def itl_section(result: ITLDemoResult) -> Section:
     >>> zeros = np.zeros(19)
     >>> grid = np.linspace(0.0, 1.5, 5)
     >>> result = ITLDemoResult(np.zeros((2, 1)), np.zeros(2), grid, np.zeros((5, 19)), zeros,
-    ...                        zeros, crossing_x100=0.0, seconds=0.1, seed=0)
+    ...                        zeros, zeros, crossing_x100=0.0, seconds=0.1, seed=0)
     >>> itl_section(result).slug
     'itl'
     """

@@ -12,7 +12,10 @@
 - :mod:`~manytask.itl.kernel_quantile`: the ∞-QR data term (eqs. 8–9, 14) and the fit on
   given anchors that ∞-QR, JQR and IND-QR share.
 - :mod:`~manytask.itl.quantile`: ∞-QR, :class:`InfiniteQuantileRegressor` (eqs. 8–15).
-- :mod:`~manytask.itl.selection`: ∞-QR's λ and bandwidth by cross-validation inside ``fit``.
+- :mod:`~manytask.itl.selection`: ∞-QR's λ and bandwidth chosen inside ``fit`` (hold-out or
+  K-fold).
+- :mod:`~manytask.itl.conformal`: ∞-QR's calibrated intervals at every coverage from one fit
+  (conformalised quantile regression, CV+).
 - :mod:`~manytask.itl.baselines`: JQR and IND-QR on a fixed set of levels.
 - :mod:`~manytask.itl.classification`: ∞-CSC, :class:`InfiniteCostSensitiveClassifier` (eq. 4).
 - :mod:`~manytask.itl.level_sets`: ∞-DLSE, :class:`InfiniteLevelSetEstimator` (eqs. 12, 16).

@@ -86,8 +86,8 @@ def smoothed_inputs(X, input_kernel, n_points, random_state):
 class KernelQuantileBase(RegressorMixin, ITLEstimator):
     """Kernel quantile regression on given anchors: the shared core of ∞-QR, JQR and IND-QR."""
 
-    def _check_common_params(self):
-        check_real(self.lambda_, "lambda_", positive=True)
+    def _check_common_params(self, allow_none_lambda=False):
+        check_real(self.lambda_, "lambda_", positive=True, allow_none=allow_none_lambda)
         check_real(self.lambda_b, "lambda_b", positive=False)
         check_real(self.kappa, "kappa", positive=False)
 

@@ -1,4 +1,4 @@
-"""Choice of λ and the input bandwidth of ∞-QR by K-fold cross-validation inside ``fit``.
+"""Choice of λ and the input bandwidth of ∞-QR inside ``fit``: hold-out or K-fold.
 
 The paper chose the hyper-parameters of ∞-QR (input and θ bandwidths, ridge λ) by 5-fold
 cross-validation on the training part (``infinite-task-learning.txt``, §5 "QR"; it searched
@@ -12,6 +12,10 @@ bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
   ``n_components``, the Nyström landmarks are drawn once, from all the training inputs);
 - one path per (bandwidth, fold): λ from largest to smallest, each L-BFGS-B run started
   from the previous solution (as scikit-learn's regularisation paths do).
+
+∞-QR's default (``lambda_=None``) uses the first split only (``max_splits=1`` of 3 folds): a
+held-out third, 12 warm-started fits on two thirds of the data for the default grid; ``cv=K``
+uses all K.
 
 The held-out score is the ITL risk of eqs. (8)–(9) without smoothing, Σ_j w_j mean_i
 ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
@@ -66,6 +70,7 @@ def cross_validate_quantiles(
     max_iter,
     tol,
     random_state=None,
+    max_splits=None,
 ):
     """Held-out risks of every (bandwidth, λ) by ``folds``-fold CV; shape (bandwidths, λ).
 
@@ -87,10 +92,15 @@ def cross_validate_quantiles(
         Quadrature of the levels.
     max_iter, tol : int, float
         L-BFGS-B settings of every fit; ``ftol`` is max(tol, :data:`CV_TOL`).
+    random_state : None, int or Generator
+        Shuffles the folds.
+    max_splits : int or None
+        Use only the first ``max_splits`` train/held-out splits (1: a single hold-out of
+        1/``folds`` of the points, ∞-QR's default); None: all ``folds``.
     """
     order, tol = np.argsort(lambdas)[::-1], max(tol, CV_TOL)
     seed = int(random_generator(random_state).integers(2**31))
-    splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))
+    splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
     risks = np.zeros((len(bandwidths), len(lambdas)))
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
@@ -102,4 +112,4 @@ def cross_validate_quantiles(
                 result = minimise(fold, term, penalty, max_iter, tol, start)
                 start = result.x
                 risks[b, index] += held_out_risk(held_out, result.x, y[test], anchors, weights)
-    return risks / folds
+    return risks / len(splits)
