@@ -6,6 +6,7 @@ mathematics; it only converts and validates.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -15,6 +16,8 @@ __all__ = [
     "as_finite_array",
     "check_positive",
     "check_random_state",
+    "binary_scale",
+    "unchanged_on_error",
 ]
 
 
@@ -66,3 +69,35 @@ def check_random_state(seed) -> np.random.Generator:
     if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(seed)
     raise ValueError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
+
+
+def binary_scale(values, axis=None):
+    """A power of two within a factor 2 of max |values| (along ``axis``); 0.5 where all are 0.
+
+    Dividing by a power of two is exact in floating point, so statistics of the scaled values
+    times the scale equal those of the values bit for bit; but the scaled values lie in
+    [-2, 2], so their squares and sums cannot overflow where the raw ones would (|x| > 1e154).
+    """
+    _, exponent = np.frexp(np.max(np.abs(values), axis=axis))
+    # 2^(e-1) rather than 2^e: max |values| = 2^1024 - ε has e = 1024, and 2^1024 is inf.
+    return np.ldexp(1.0, exponent - 1)
+
+
+def unchanged_on_error(fit):
+    """Decorate an estimator's ``fit``: if it raises, every attribute is restored as it was.
+
+    A refused refit keeps the earlier fitted state, a refused first fit leaves no fitted
+    attribute, whichever check (a parameter, the data, a solver) refused it.
+    """
+
+    @functools.wraps(fit)
+    def fit_or_restore(estimator, *args, **kwargs):
+        saved = dict(estimator.__dict__)
+        try:
+            return fit(estimator, *args, **kwargs)
+        except BaseException:
+            estimator.__dict__.clear()
+            estimator.__dict__.update(saved)
+            raise
+
+    return fit_or_restore

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
+from .._validation import unchanged_on_error
 from .steps import adaboost_step, separating_step
 from .stumps import best_stump, presort
 from .validation import (
@@ -37,6 +38,7 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=100):
         self.n_estimators = n_estimators
 
+    @unchanged_on_error
     def fit(self, X, y, sample_weight=None):
         """Run T rounds; returns self."""
         check_positive_int(self.n_estimators, "n_estimators")

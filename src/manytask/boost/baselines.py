@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
-from .._validation import check_random_state
+from .._validation import check_random_state, unchanged_on_error
 from ..simplex import check_simplex
 from .adaboost import AdaBoost
 from .dmsa import (
@@ -61,6 +61,16 @@ def _check_sources(X, y, domains):
     return X, y, classes, labels, domain_index
 
 
+def _source_position(labels, domain, name):
+    """Index of ``domain`` among the source labels, else ValueError naming ``name``."""
+    matches = np.flatnonzero(labels == domain) if domain is not None else []
+    if len(matches) != 1:
+        raise ValueError(
+            f"{name} must be one of the source labels {labels.tolist()}, got {domain!r}"
+        )
+    return int(matches[0])
+
+
 # --------------------------------------------------------------------------- AdaBoost-k / all
 
 
@@ -72,10 +82,20 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     ``mixture_errors(model.estimators_[k], X, y, domains)`` gives that row, as does
     ``mixture_errors(model, X, y, domains, predict_kwargs={"domain": label})``.
 
+    In a ``Pipeline`` or ``cross_val_score``, where ``predict`` gets X alone, the model that
+    predicts is the constructor's ``domain``; ``domains`` reach :meth:`fit` through
+    scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)``
+    and ``set_fit_request(domains=True)``; ``set_predict_request(domain=True)`` routes a
+    per-call ``domain`` too).
+
     Parameters
     ----------
     n_estimators : int
         Rounds T of each AdaBoost.
+    domain : source label or None
+        The source whose AdaBoost :meth:`predict` and :meth:`decision_function` use when
+        they are given no ``domain``; None: ``domain`` is required there unless there is
+        a single source.
 
     Attributes
     ----------
@@ -91,33 +111,37 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     >>> model = AdaBoostPerDomain(n_estimators=2).fit(X, y, domains=[0, 0, 0, 0, 1, 1, 1, 1])
     >>> model.predict([[0.5]], domain=0).tolist(), model.predict([[0.5]], domain=1).tolist()
     ([0], [1])
+    >>> model.set_params(domain=1).predict([[0.5]]).tolist()
+    [1]
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, domain=None):
         self.n_estimators = n_estimators
+        self.domain = domain
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None):
         """Fit ``AdaBoost(n_estimators)`` on the rows of each source (``domains`` None: one
         source); returns self."""
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
-        X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
-        self.n_features_in_ = X.shape[1]
-        self.estimators_ = [
+        X, y, classes, labels, domain_index = _check_sources(X, y, domains)
+        if self.domain is not None:
+            _source_position(labels, self.domain, "domain")
+        estimators = [
             AdaBoost(n_estimators=n_estimators).fit(X[domain_index == k], y[domain_index == k])
-            for k in range(self.domains_.size)
+            for k in range(labels.size)
         ]
+        self.classes_, self.domains_, self.n_features_in_ = classes, labels, X.shape[1]
+        self.estimators_ = estimators
         return self
 
     def _position(self, domain):
         check_is_fitted(self, "estimators_")
+        if domain is None:
+            domain = self.domain
         if domain is None and self.domains_.size == 1:
             return 0
-        matches = np.flatnonzero(self.domains_ == domain) if domain is not None else []
-        if len(matches) != 1:
-            raise ValueError(
-                f"domain must be one of the source labels {self.domains_.tolist()}, got {domain!r}"
-            )
-        return int(matches[0])
+        return _source_position(self.domains_, domain, "domain")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -337,6 +361,7 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False  # binary only
         return tags
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None):
         """Fit h_k per source, Q(k|x) and the mixture parameters z (``domains`` None: one
         source); returns self."""

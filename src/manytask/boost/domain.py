@@ -12,18 +12,32 @@ The boosters that use Q live elsewhere.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import check_positive
+from .._validation import binary_scale, check_positive, unchanged_on_error
 from .federated.domain_client import clip_probabilities
 from .validation import as_domain_labels, check_fitted_X
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
+
+
+class _BinaryScaler(TransformerMixin, BaseEstimator):
+    """Divides each column by a power of two near its largest magnitude (exact in floating
+    point: a StandardScaler after it gives the same values bit for bit, without overflow)."""
+
+    def fit(self, X, y=None):
+        X = validate_data(self, X)
+        self.scale_ = binary_scale(X, axis=0)
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self, "scale_")
+        return validate_data(self, X, reset=False) / self.scale_
 
 
 class DomainClassifier(BaseEstimator):
@@ -76,6 +90,7 @@ class DomainClassifier(BaseEstimator):
         self.clip = clip
         self.prefit = prefit
 
+    @unchanged_on_error
     def fit(self, X, y, X_unlabeled=None, domains_unlabeled=None):
         """Fit Q on the inputs ``X`` of known source ``y`` (plus extra unlabelled ones).
 
@@ -173,8 +188,11 @@ class DomainClassifier(BaseEstimator):
                     f"{type(self.estimator).__name__}"
                 )
             return clone(self.estimator).fit(X_train, domains_train)
-        # lbfgs on more than two classes fits the multinomial (softmax) model.
-        pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        # lbfgs on more than two classes fits the multinomial (softmax) model. The exact
+        # power-of-two rescaling first keeps StandardScaler's squares finite for |X| > 1e154.
+        pipeline = make_pipeline(
+            _BinaryScaler(), StandardScaler(), LogisticRegression(max_iter=1000)
+        )
         return pipeline.fit(X_train, domains_train)
 
     def _check_fitted_estimator(self, estimator):

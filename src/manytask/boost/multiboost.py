@@ -12,7 +12,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
-from .._validation import check_positive
+from .._validation import check_positive, unchanged_on_error
 from .adaboost import AdaBoost
 from .domain import DomainClassifier
 from .line_search import domain_layout
@@ -191,6 +191,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
                     f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}"
                 )
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None, sample_weight=None):
         """Run T rounds of MULTIBOOST on (X, y) from the sources ``domains``.
 

@@ -26,6 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._validation import binary_scale
 from ..kernels import RBF, Kernel, median_heuristic
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
@@ -201,6 +202,18 @@ def random_generator(random_state):
     return np.random.default_rng(random_state)
 
 
+def mean_and_std(values):
+    """Column means and standard deviations of ``values`` that cannot overflow.
+
+    Computed on ``values`` divided by a power of two (:func:`~manytask._validation.binary_scale`):
+    exactly NumPy's ``mean`` and ``std`` wherever those are finite, and finite for any finite
+    input (NumPy's square |y|² overflows for |y| > 1e154, making every prediction ±inf).
+    """
+    scale = binary_scale(values, axis=0)
+    scaled = values / scale
+    return scaled.mean(axis=0) * scale, scaled.std(axis=0) * scale
+
+
 def check_real(value, name, *, positive, allow_none=False):
     if value is None and allow_none:
         return None
@@ -248,8 +261,7 @@ class ITLEstimatorMixin:
 
     def _standardise_X(self, X):
         """Store the column means and scales (1 for constant columns) and standardise X."""
-        self.X_mean_ = X.mean(axis=0)
-        scale = X.std(axis=0)
+        self.X_mean_, scale = mean_and_std(X)
         self.X_scale_ = np.where(scale > 0, scale, 1.0)
         return self._transform_X(X)
 
@@ -257,9 +269,9 @@ class ITLEstimatorMixin:
         return (X - self.X_mean_) / self.X_scale_
 
     def _standardise_y(self, y):
-        self.y_mean_ = float(y.mean())
-        scale = float(y.std())
-        self.y_scale_ = scale if scale > 0 else 1.0
+        mean, scale = mean_and_std(y)
+        self.y_mean_ = float(mean)
+        self.y_scale_ = float(scale) if scale > 0 else 1.0
         return (y - self.y_mean_) / self.y_scale_
 
     def _input_kernel(
@@ -272,7 +284,13 @@ class ITLEstimatorMixin:
             return input_kernel
         bandwidth = check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
         if bandwidth is None:
-            bandwidth = median_heuristic(X_standardised, random_state=random_state)
+            try:
+                bandwidth = median_heuristic(X_standardised, random_state=random_state)
+            except ValueError as error:  # e.g. constant X: every pair of rows coincides
+                raise ValueError(
+                    f"X: the median-heuristic input bandwidth is undefined ({error}); "
+                    "pass input_bandwidth= (a float > 0) or input_kernel="
+                ) from error
         return RBF(bandwidth)
 
     @staticmethod
@@ -284,6 +302,15 @@ class ITLEstimatorMixin:
         """
         if rule not in QUADRATURES:
             raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
+        if (
+            rule == "gauss-lobatto"
+            and n_anchors is not None
+            and check_count(n_anchors, "n_anchors") < 2
+        ):
+            raise ValueError(
+                f"n_anchors must be an integer >= 2 with quadrature='gauss-lobatto' (both ends "
+                f"of the interval are nodes), got {n_anchors!r}"
+            )
         m = check_count(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)

@@ -23,6 +23,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .._validation import unchanged_on_error
 from ..kernels import RBF
 from ._estimator import ITLEstimator, check_real, check_two_samples, ridge_penalty
 from .losses import check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
@@ -160,6 +161,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
             )
         return X, 2.0 * encoded - 1.0
 
+    @unchanged_on_error
     def fit(self, X, y):
         """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
         lambda_ = check_real(self.lambda_, "lambda_", positive=True)

@@ -37,6 +37,7 @@ import numpy as np
 from sklearn.base import OutlierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import unchanged_on_error
 from ..kernels import RBF
 from ._estimator import (
     ITLEstimator,
@@ -222,6 +223,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
             raise ValueError(f"epsilon must be in (0, 1), got {self.epsilon!r}")
         return epsilon
 
+    @unchanged_on_error
     def fit(self, X, y=None):
         """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
         lambda_ = check_real(self.lambda_, "lambda_", positive=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import unchanged_on_error
 from ..kernels import RBF, median_heuristic
 from ._estimator import check_count, check_real
 from .kernel_quantile import KernelQuantileBase, quantile_risk
@@ -200,6 +201,7 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         self.rearrange = rearrange
         self.cv = cv
 
+    @unchanged_on_error
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()

@@ -240,5 +240,12 @@ def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_se
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"y must have exactly 2 classes, got {classes.size}")
+    labels, rows = np.unique(domains, return_counts=True)
+    if rows.min() < clients_per_domain:
+        smallest = labels.tolist()[rows.argmin()]
+        raise ValueError(
+            f"clients_per_domain must be at most the rows of every domain, got "
+            f"{clients_per_domain} with {rows.min()} rows in domain {smallest!r}"
+        )
     check_mu(mu)
     return X, y, domains, classes
