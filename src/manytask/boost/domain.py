@@ -17,11 +17,18 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import binary_scale, check_positive, unchanged_on_error
+from .._validation import (
+    binary_scale,
+    check_bool,
+    check_fitted_X,
+    check_positive,
+    unchanged_on_error,
+    validate_X,
+)
 from .federated.domain_client import clip_probabilities
-from .validation import as_domain_labels, check_fitted_X
+from .validation import as_domain_labels
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
 
@@ -31,13 +38,12 @@ class _BinaryScaler(TransformerMixin, BaseEstimator):
     point: a StandardScaler after it gives the same values bit for bit, without overflow)."""
 
     def fit(self, X, y=None):
-        X = validate_data(self, X)
+        X = validate_X(self, X)
         self.scale_ = binary_scale(X, axis=0)
         return self
 
     def transform(self, X):
-        check_is_fitted(self, "scale_")
-        return validate_data(self, X, reset=False) / self.scale_
+        return check_fitted_X(self, X, "scale_") / self.scale_
 
 
 class DomainClassifier(BaseEstimator):
@@ -110,10 +116,9 @@ class DomainClassifier(BaseEstimator):
         -------
         self
         """
-        X = check_array(X)
+        X = validate_X(self, X)
         domains = as_domain_labels(y, "y (the source labels)", X.shape[0])
-        if not isinstance(self.prefit, (bool, np.bool_)):
-            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
+        check_bool(self.prefit, "prefit")
         if self.prefit and self.estimator is None:
             raise ValueError("estimator must be a fitted classifier with prefit=True, got None")
         classes = np.unique(domains)

@@ -1,6 +1,6 @@
 """Shared machinery of the ITL estimators (∞-QR here; ∞-CSC and ∞-DLSE reuse it).
 
-What lives here: input validation through scikit-learn's ``validate_data``, standardisation
+What lives here: input validation (:func:`~manytask._validation.validate_X_y`), standardisation
 of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
 bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ points of a
 named quadrature rule, capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's
@@ -23,10 +23,9 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import binary_scale
+from .._validation import binary_scale, check_choice, check_fitted_X, validate_X_y
 from ..kernels import RBF, Kernel, median_heuristic
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
@@ -44,6 +43,8 @@ __all__ = [
 MAX_DEFAULT_ANCHORS = 100
 #: Fewest default Gauss anchors: 20 Gauss–Legendre nodes reach 0.0034 and 0.9966.
 MIN_GAUSS_ANCHORS = 20
+#: Bandwidths allowed by :func:`check_bandwidth`.
+BANDWIDTH_RANGE = (1e-150, 1e150)
 #: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
 QUADRATURES = {
     "gauss-legendre": gauss_legendre,
@@ -224,9 +225,20 @@ def check_real(value, name, *, positive, allow_none=False):
     return float(value)
 
 
+def check_bandwidth(value, name, allow_none=False):
+    """A kernel bandwidth: finite, in [1e-150, 1e150] so that its square is a normal float
+    (beyond, a Gaussian on standardised data is constant or a Dirac to float precision)."""
+    value = check_real(value, name, positive=True, allow_none=allow_none)
+    if value is not None and not BANDWIDTH_RANGE[0] <= value <= BANDWIDTH_RANGE[1]:
+        raise ValueError(
+            f"{name} must be in [1e-150, 1e150] (its square must be a normal float), got {value!r}"
+        )
+    return value
+
+
 def check_two_samples(X):
     if X.shape[0] < 2:
-        raise ValueError(f"at least 2 samples are needed to fit, got n_samples = {X.shape[0]}")
+        raise ValueError(f"X must have at least 2 samples to fit, got n_samples = {X.shape[0]}")
 
 
 def check_count(value, name, minimum=1, allow_none=False):
@@ -251,13 +263,12 @@ class ITLEstimatorMixin:
 
     def _validate_training_data(self, X, y):
         """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_X_y(self, X, y, y_numeric=True, dtype=np.float64)
         check_two_samples(X)
         return X, y
 
     def _validate_test_data(self, X):
-        check_is_fitted(self, "model_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return check_fitted_X(self, X, "model_", dtype=np.float64)
 
     def _standardise_X(self, X):
         """Store the column means and scales (1 for constant columns) and standardise X."""
@@ -282,7 +293,7 @@ class ITLEstimatorMixin:
             if not isinstance(input_kernel, Kernel):
                 raise ValueError(f"input_kernel must be a Kernel or None, got {input_kernel!r}")
             return input_kernel
-        bandwidth = check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
+        bandwidth = check_bandwidth(input_bandwidth, "input_bandwidth", allow_none=True)
         if bandwidth is None:
             try:
                 bandwidth = median_heuristic(X_standardised, random_state=random_state)
@@ -300,8 +311,7 @@ class ITLEstimatorMixin:
         m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for the Gauss rules
         (Gauss–Legendre's outer nodes then lie within 0.0034 of the interval's ends).
         """
-        if rule not in QUADRATURES:
-            raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
+        check_choice(rule, "quadrature", sorted(QUADRATURES))
         if (
             rule == "gauss-lobatto"
             and n_anchors is not None
@@ -343,6 +353,17 @@ class ITLEstimatorMixin:
         model.precompute(X[np.sort(rows)], anchors)
         return WhitenedModel(model, X=X, **whitening)
 
+    def _overflow_error(self):
+        weights = ", ".join(
+            f"{name}={value!r}"
+            for name, value in self.get_params(deep=False).items()
+            if name.startswith("lambda") or name == "ridge"
+        )
+        return ValueError(
+            f"{type(self).__name__}: the objective overflowed the float range; reduce the "
+            f"penalty weights ({weights})"
+        )
+
     def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
 
@@ -359,7 +380,13 @@ class ITLEstimatorMixin:
         max_iter = check_count(max_iter, "max_iter")
         tol = check_real(tol, "tol", positive=True)
         problem = model if whitened is None else whitened
-        result = minimise(problem, data_term, penalty, max_iter, tol)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                result = minimise(problem, data_term, penalty, max_iter, tol)
+        except ValueError as error:  # the losses refuse a non-finite model value
+            raise self._overflow_error() from error
+        if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):
+            raise self._overflow_error()
         if whitened is None:
             self.params_ = result.x
             self.n_components_ = model.n_samples

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import unchanged_on_error
 from ..kernels import RBF
-from ._estimator import Dirac, check_real
+from ._estimator import Dirac, check_bandwidth
 from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase
 from .losses import check_quantiles
 from .quadrature import custom
@@ -146,7 +146,7 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         self.theta_bandwidth = theta_bandwidth
 
     def _theta_kernel(self):
-        return RBF(check_real(self.theta_bandwidth, "theta_bandwidth", positive=True))
+        return RBF(check_bandwidth(self.theta_bandwidth, "theta_bandwidth"))
 
 
 class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):

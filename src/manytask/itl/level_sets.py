@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import OutlierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import unchanged_on_error
+from .._validation import unchanged_on_error, validate_X
 from ..kernels import RBF
 from ._estimator import (
     ITLEstimator,
+    check_bandwidth,
     check_count,
     check_real,
     check_two_samples,
@@ -228,12 +229,12 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
         lambda_ = check_real(self.lambda_, "lambda_", positive=True)
         kappa = check_real(self.kappa, "kappa", positive=False)
-        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         epsilon = self._check_epsilon()
         max_iter = check_count(self.max_iter, "max_iter")
         tol = check_real(self.tol, "tol", positive=True)
         ridge = check_real(self.ridge, "ridge", positive=False)
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_X(self, X, dtype=np.float64)
         check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._validation import unchanged_on_error
 from ..kernels import RBF, median_heuristic
-from ._estimator import check_count, check_real
+from ._estimator import check_bandwidth, check_count, check_real
 from .kernel_quantile import KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
 from .model import DecomposableModel
@@ -206,7 +206,7 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()
         lambda_nc = check_real(self.lambda_nc, "lambda_nc", positive=False)
-        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         for name in ("bias", "monotone_bias", "rearrange"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")

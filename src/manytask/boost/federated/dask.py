@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._validation import check_positive_int
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from ..steps import check_step
-from ..validation import check_positive_int
 from .dask_backend import federate_on_dask
 from .server import FEDERATED_STEPS, check_mu
 
