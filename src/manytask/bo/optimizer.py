@@ -24,7 +24,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import qmc
 
-from .._validation import as_finite_array, as_points, check_positive
+from .._validation import as_finite_array, as_points, check_positive, check_probability
 from ..kernels import OperatorKernel, kernel_from_config, kernel_to_config
 from ..posterior._base import as_outputs_with_missing
 from ..posterior.nystrom import DICTIONARY_UPDATES
@@ -159,9 +159,7 @@ class MultiTaskBO:
             raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
         self.rkhs_bound = check_positive(rkhs_bound, "rkhs_bound", strict=False)
         self.noise_std = check_positive(noise_std, "noise_std", strict=False)
-        self.epsilon = check_positive(epsilon, "epsilon")
-        if not self.epsilon < 1:
-            raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
+        self.epsilon = check_probability(epsilon, "epsilon")
         if seed is None:  # draw one, so that a checkpoint can still resume exactly
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         self.beta, self.seed, self.q, self.horizon = check_beta(beta), seed, q, int(horizon)

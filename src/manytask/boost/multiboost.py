@@ -17,6 +17,7 @@ from .._validation import (
     check_fitted_X,
     check_positive,
     check_positive_int,
+    check_probability,
     unchanged_on_error,
     validate_X_y,
 )
@@ -192,11 +193,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
                 f"with predict_proba, got {self.domain_classifier!r}"
             )
         if check_positive_int(self.n_iter_no_change, "n_iter_no_change", allow_none=True):
-            fraction = check_positive(self.validation_fraction, "validation_fraction", strict=True)
-            if fraction >= 1:
-                raise ValueError(
-                    f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}"
-                )
+            check_probability(self.validation_fraction, "validation_fraction")
 
     @unchanged_on_error
     def fit(self, X, y, domains=None, sample_weight=None):

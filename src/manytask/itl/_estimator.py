@@ -16,7 +16,6 @@ task-specific risks (one module per estimator).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -25,7 +24,14 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from .._validation import binary_scale, check_choice, check_fitted_X, validate_X_y
+from .._validation import (
+    binary_scale,
+    check_choice,
+    check_fitted_X,
+    check_int,
+    check_positive,
+    validate_X_y,
+)
 from ..kernels import RBF, Kernel, median_heuristic
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
@@ -215,20 +221,10 @@ def mean_and_std(values):
     return scaled.mean(axis=0) * scale, scaled.std(axis=0) * scale
 
 
-def check_real(value, name, *, positive, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    if value < 0 or (positive and value == 0):
-        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
-    return float(value)
-
-
 def check_bandwidth(value, name, allow_none=False):
     """A kernel bandwidth: finite, in [1e-150, 1e150] so that its square is a normal float
     (beyond, a Gaussian on standardised data is constant or a Dirac to float precision)."""
-    value = check_real(value, name, positive=True, allow_none=allow_none)
+    value = check_positive(value, name, allow_none=allow_none)
     if value is not None and not BANDWIDTH_RANGE[0] <= value <= BANDWIDTH_RANGE[1]:
         raise ValueError(
             f"{name} must be in [1e-150, 1e150] (its square must be a normal float), got {value!r}"
@@ -239,14 +235,6 @@ def check_bandwidth(value, name, allow_none=False):
 def check_two_samples(X):
     if X.shape[0] < 2:
         raise ValueError(f"X must have at least 2 samples to fit, got n_samples = {X.shape[0]}")
-
-
-def check_count(value, name, minimum=1, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 class ITLEstimatorMixin:
@@ -315,13 +303,13 @@ class ITLEstimatorMixin:
         if (
             rule == "gauss-lobatto"
             and n_anchors is not None
-            and check_count(n_anchors, "n_anchors") < 2
+            and check_int(n_anchors, "n_anchors") < 2
         ):
             raise ValueError(
                 f"n_anchors must be an integer >= 2 with quadrature='gauss-lobatto' (both ends "
                 f"of the interval are nodes), got {n_anchors!r}"
             )
-        m = check_count(n_anchors, "n_anchors", allow_none=True)
+        m = check_int(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
             if rule != "sobol":
@@ -339,7 +327,7 @@ class ITLEstimatorMixin:
         point, which is the exact model again. ``whitening``: ``slopes``, ``level_weights``
         and ``ridge`` of :class:`WhitenedModel`.
         """
-        n_components = check_count(n_components, "n_components", allow_none=True)
+        n_components = check_int(n_components, "n_components", allow_none=True)
         if n_components is None:
             # Pivoted Cholesky to float precision: the landmarks are the pivots, r the
             # numerical rank of K_X (often ≪ n for a Gaussian kernel in few dimensions).
@@ -377,8 +365,8 @@ class ITLEstimatorMixin:
         ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
         ``n_components_`` (the rank r of the input features used).
         """
-        max_iter = check_count(max_iter, "max_iter")
-        tol = check_real(tol, "tol", positive=True)
+        max_iter = check_int(max_iter, "max_iter")
+        tol = check_positive(tol, "tol")
         problem = model if whitened is None else whitened
         try:
             with np.errstate(over="ignore", invalid="ignore"):

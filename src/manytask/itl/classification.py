@@ -22,9 +22,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import unchanged_on_error, validate_X_y
+from .._validation import check_bool, check_positive, unchanged_on_error, validate_X_y
 from ..kernels import RBF
-from ._estimator import ITLEstimator, check_bandwidth, check_real, check_two_samples, ridge_penalty
+from ._estimator import ITLEstimator, check_bandwidth, check_two_samples, ridge_penalty
 from .losses import check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
 from .model import DecomposableModel
 
@@ -163,11 +163,10 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
     @unchanged_on_error
     def fit(self, X, y):
         """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
-        lambda_ = check_real(self.lambda_, "lambda_", positive=True)
-        kappa = check_real(self.kappa, "kappa", positive=False)
+        lambda_ = check_positive(self.lambda_, "lambda_")
+        kappa = check_positive(self.kappa, "kappa", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise ValueError(f"bias must be True or False, got {self.bias!r}")
+        check_bool(self.bias, "bias")
         X, signs = self._validate_labelled_data(X, y)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import unchanged_on_error
+from .._validation import check_bool, check_int, check_positive, unchanged_on_error
 from ..kernels import RBF, median_heuristic
-from ._estimator import check_bandwidth, check_count, check_real
+from ._estimator import check_bandwidth
 from .kernel_quantile import KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
 from .model import DecomposableModel
@@ -205,17 +205,16 @@ class InfiniteQuantileRegressor(KernelQuantileBase):
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params()
-        lambda_nc = check_real(self.lambda_nc, "lambda_nc", positive=False)
+        lambda_nc = check_positive(self.lambda_nc, "lambda_nc", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         for name in ("bias", "monotone_bias", "rearrange"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            check_bool(getattr(self, name), name)
         X, y = self._validate_training_data(X, y)
         quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
-        n_extra = check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
-        folds = check_count(self.cv, "cv", minimum=2, allow_none=True)
+        n_extra = check_int(self.extra_crossing_points, "extra_crossing_points", minimum=0)
+        folds = check_int(self.cv, "cv", minimum=2, allow_none=True)
         chosen = {}
         for name in ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_"):
             self.__dict__.pop(name, None)  # none left from an earlier fit with ``cv``

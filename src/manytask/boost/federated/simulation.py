@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_X_y
 
+from ..._validation import check_bool, check_int
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
@@ -111,8 +112,7 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     X, y, domains, classes = check_federation_inputs(
         X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
     )
-    if not isinstance(pooled, (bool, np.bool_)):
-        raise ValueError(f"pooled must be True or False, got {pooled!r}")
+    check_bool(pooled, "pooled")
     federated_q = check_domain_classifier(domain_classifier, pooled)
     domain_labels, domain_index = np.unique(domains, return_inverse=True)
     rng = np.random.default_rng(random_state)
@@ -235,8 +235,7 @@ def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_se
         "n_quantiles": n_quantiles,
     }
     for name, value in positive_ints.items():
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int(value, name)
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"y must have exactly 2 classes, got {classes.size}")

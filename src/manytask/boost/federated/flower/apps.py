@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...._validation import check_timeout
 from ..domain import fit_domain_classifier
 from ..driver import run_rounds, setup_candidates
 from ..protocol import Transport, state_to_payload
@@ -126,8 +127,7 @@ class FlowerTransport(Transport):
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
                  poll=0.05):  # fmt: skip
         super().__init__(retries, record)
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        check_timeout(timeout)
         if not poll > 0:
             raise ValueError(f"poll must be > 0, got {poll!r}")
         self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import clone
 
+from ...._validation import check_retries, check_timeout
 from ...domain import DomainClassifier
 from ..client import ModelState
 from ..domain import as_domain_classifier
@@ -267,10 +268,8 @@ def _check_arguments(X, y, domains, clients_per_domain, n_rounds, line_search_ba
     X, y, domains, classes = check_federation_inputs(
         X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
     )
-    if not isinstance(retries, (int, np.integer)) or retries < 0:
-        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+    check_retries(retries)
+    check_timeout(timeout)
     return X, y, domains, classes
 
 
