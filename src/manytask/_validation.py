@@ -213,8 +213,9 @@ def check_fitted_X(estimator, X, attribute: str | None = None, **check_params) -
 def binary_scale(values, axis=None):
     """A power of two within a factor 2 of max |values| (along ``axis``); 0.5 where all are 0.
 
-    Dividing by a power of two is exact in floating point, so statistics of the scaled values
-    times the scale equal those of the values bit for bit; but the scaled values lie in
+    Dividing by a power of two is exact in floating point (short of subnormal results), so
+    statistics of the scaled values times the scale equal those of the values bit for bit;
+    but the scaled values lie in
     [-2, 2], so their squares and sums cannot overflow where the raw ones would (|x| > 1e154).
     """
     _, exponent = np.frexp(np.max(np.abs(values), axis=axis))
