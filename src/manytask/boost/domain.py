@@ -54,10 +54,10 @@ class DomainClassifier(BaseEstimator):
     estimator : classifier or None
         None (default): ``StandardScaler`` (after an exact power-of-two rescaling, so that
         inputs beyond 1e154 cannot overflow it) followed by a multinomial
-        ``LogisticRegression``, fitted in :meth:`fit` to predict the source label (§6). Otherwise a scikit-learn
-        classifier with ``predict_proba``: cloned and fitted on the source labels in
-        :meth:`fit`, or, with ``prefit=True``, already fitted (its ``classes_`` exactly the
-        source labels) and used as is.
+        ``LogisticRegression``, fitted in :meth:`fit` to predict the source label (§6).
+        Otherwise a scikit-learn classifier with ``predict_proba``: cloned and fitted on the
+        source labels in :meth:`fit`, or, with ``prefit=True``, already fitted (its
+        ``classes_`` exactly the source labels) and used as is.
     clip : float
         Lower bound on every probability, in (0, 1/K]; entries below it are raised to it and
         the rows renormalised (:func:`clip_probabilities`).
