@@ -1,20 +1,45 @@
 """Input checks shared by every module: one place that turns bad input into a clear ValueError.
 
-Each helper names the offending parameter and value in its message. Nothing here computes
-mathematics; it only converts and validates.
+Each helper names the offending parameter and value in its message. Data go through
+:func:`validate_X_y`, :func:`validate_X` and :func:`check_fitted_X` (scikit-learn's
+``validate_data``, each error naming X or y) or, outside estimators, :func:`as_points` and
+:func:`as_finite_array`; every repeated parameter check has one helper (:func:`check_int`,
+:func:`check_positive`, :func:`check_probability`, :func:`check_choice`, :func:`check_bool`,
+:func:`check_timeout`, :func:`check_retries`, :func:`check_random_state`).
+:func:`unchanged_on_error` restores an estimator a refused ``fit`` had begun to change, and
+:func:`binary_scale` rescales exactly so that squares cannot overflow. Checks specific to the
+boosting sources (labels, domains, point weights) live in :mod:`manytask.boost.validation`.
+Nothing here computes mathematics; it only converts and validates.
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
+import re
+from contextlib import contextmanager
 
 import numpy as np
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 __all__ = [
     "as_points",
     "as_finite_array",
+    "binary_scale",
+    "check_bool",
+    "check_choice",
+    "check_fitted_X",
+    "check_int",
     "check_positive",
+    "check_positive_int",
+    "check_probability",
     "check_random_state",
+    "check_retries",
+    "check_seed",
+    "check_timeout",
+    "unchanged_on_error",
+    "validate_X",
+    "validate_X_y",
 ]
 
 
@@ -48,8 +73,11 @@ def as_points(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
     return array
 
 
-def check_positive(value, name: str, strict: bool = True) -> float:
-    """Return ``value`` as a float after checking it is (strictly) positive and finite."""
+def check_positive(value, name: str, strict: bool = True, allow_none: bool = False):
+    """Return ``value`` as a float after checking it is (strictly) positive and finite
+    (None passes through with ``allow_none``)."""
+    if value is None and allow_none:
+        return None
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     value = float(value)
@@ -59,25 +87,161 @@ def check_positive(value, name: str, strict: bool = True) -> float:
     return value
 
 
-def check_random_state(seed) -> np.random.Generator:
-    """Return a numpy Generator from None, an int, a SeedSequence or a Generator."""
+def check_int(value, name: str, minimum: int = 1, allow_none: bool = False):
+    """``value`` as an int if it is an integer >= ``minimum`` (or None with ``allow_none``).
+
+    Examples
+    --------
+    >>> check_int(3, "n_estimators")
+    3
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        expected = f"an int >= {minimum}"
+        raise ValueError(
+            f"{name} must be {'None or ' if allow_none else ''}{expected}, got {value!r}"
+        )
+    return int(value)
+
+
+def check_positive_int(value, name: str, allow_none: bool = False):
+    """``value`` if it is an int >= 1 (or None with ``allow_none``): :func:`check_int`."""
+    return check_int(value, name, 1, allow_none)
+
+
+def check_probability(value, name: str, allow_none: bool = False):
+    """``value`` as a float strictly inside (0, 1) (or None with ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(
+            f"{name} must be {'None or ' if allow_none else ''}in (0, 1), got {value!r}"
+        )
+    return float(value)
+
+
+def check_choice(value, name: str, choices):
+    """``value`` if it is one of the strings ``choices``.
+
+    Examples
+    --------
+    >>> check_choice("tasks", "mode", ("actors", "tasks"))
+    'tasks'
+    """
+    if not isinstance(value, str) or value not in choices:
+        quoted = [repr(choice) for choice in choices]
+        listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        raise ValueError(f"{name} must be {listed}, got {value!r}")
+    return value
+
+
+def check_bool(value, name: str) -> bool:
+    """``value`` if it is True or False (NumPy booleans included)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_timeout(value, name: str = "timeout"):
+    """None (wait for ever) or a finite number of seconds > 0."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < np.inf
+    ):
+        raise ValueError(f"{name} must be None or > 0, got {value!r}")
+    return value
+
+
+def check_retries(value, name: str = "retries") -> int:
+    """Times a failing request is repeated: an int >= 0."""
+    return check_int(value, name, minimum=0)
+
+
+def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
+    """Return a numpy Generator from None, an int >= 0, a SeedSequence or a Generator."""
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed < 0:
+        raise ValueError(f"{name} must be None, an int >= 0 or a numpy Generator, got {seed!r}")
     if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
+    raise ValueError(f"{name} must be None, an int or a numpy Generator, got {seed!r}")
 
 
-# ---- helpers added for MultiTaskBO's construction checks (robust-bo, issue 23) ---------------
+@contextmanager
+def _naming(name: str):
+    """Prefix ``name`` to a ValueError (scikit-learn's or NumPy's) that does not name it."""
+    try:
+        yield
+    except ValueError as error:
+        if re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", str(error)):
+            raise
+        raise ValueError(f"{name}: {error}") from error
 
 
-def check_integer(value, name: str, minimum: int | None = None) -> int:
-    """Return ``value`` as an int after checking it is an integer (not a bool) ≥ ``minimum``."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
+def validate_X(estimator, X, reset: bool = True, **check_params) -> np.ndarray:
+    """X through scikit-learn's ``validate_data`` (2-D, numeric, finite, non-empty; with
+    ``reset=False`` the fitted ``n_features_in_``), every ValueError naming X."""
+    with _naming("X"):
+        return validate_data(estimator, X, reset=reset, **check_params)
+
+
+def validate_X_y(estimator, X, y, y_numeric: bool = False, **check_params):
+    """(X, y) for ``fit``: X as :func:`validate_X`, y 1-D and finite (numeric with
+    ``y_numeric``), the same number of rows; every ValueError naming X or y."""
+    if y is None:
+        raise ValueError(
+            f"y: {type(estimator).__name__} requires y to be passed, but the target y is None"
+        )
+    X = validate_X(estimator, X, **check_params)
+    with _naming("y"):
+        y = check_array(y, ensure_2d=False, dtype="numeric" if y_numeric else None,
+                        input_name="y", estimator=estimator)  # fmt: skip
+        y = column_or_1d(y, warn=True)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {X.shape[0]} and "
+                         f"{y.shape[0]}")  # fmt: skip
+    return X, y
+
+
+def check_fitted_X(estimator, X, attribute: str | None = None, **check_params) -> np.ndarray:
+    """X at prediction: ``estimator`` fitted (``attribute`` set, else ``NotFittedError``), X as
+    :func:`validate_X` with the ``n_features_in_`` columns it was fitted on."""
+    check_is_fitted(estimator, attribute)
+    return validate_X(estimator, X, reset=False, **check_params)
+
+
+def binary_scale(values, axis=None):
+    """A power of two within a factor 2 of max |values| (along ``axis``); 0.5 where all are 0.
+
+    Dividing by a power of two is exact in floating point (short of subnormal results), so
+    statistics of the scaled values times the scale equal those of the values bit for bit;
+    but the scaled values lie in
+    [-2, 2], so their squares and sums cannot overflow where the raw ones would (|x| > 1e154).
+    """
+    _, exponent = np.frexp(np.max(np.abs(values), axis=axis))
+    # 2^(e-1) rather than 2^e: max |values| = 2^1024 - ε has e = 1024, and 2^1024 is inf.
+    return np.ldexp(1.0, exponent - 1)
+
+
+def unchanged_on_error(fit):
+    """Decorate an estimator's ``fit``: if it raises, every attribute is restored as it was.
+
+    A refused refit keeps the earlier fitted state, a refused first fit leaves no fitted
+    attribute, whichever check (a parameter, the data, a solver) refused it.
+    """
+
+    @functools.wraps(fit)
+    def fit_or_restore(estimator, *args, **kwargs):
+        saved = dict(estimator.__dict__)
+        try:
+            return fit(estimator, *args, **kwargs)
+        except BaseException:
+            estimator.__dict__.clear()
+            estimator.__dict__.update(saved)
+            raise
+
+    return fit_or_restore
 
 
 def check_seed(seed, name: str = "seed") -> int | None:
@@ -85,4 +249,4 @@ def check_seed(seed, name: str = "seed") -> int | None:
     entropy that a JSON checkpoint can hold)."""
     if seed is None:
         return None
-    return check_integer(seed, name, minimum=0)
+    return check_int(seed, name, minimum=0)

@@ -234,7 +234,7 @@ def test_missing_domain_labels_are_rejected(bad):
 def test_nan_inputs_are_rejected():
     X, domains = _three_sources()
     X[2, 1] = np.nan
-    with pytest.raises(ValueError, match="Input contains NaN"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         DomainClassifier().fit(X, domains)
 
 

@@ -12,19 +12,6 @@ from manytask.itl import (
     JointQuantileRegressor,
 )
 
-#: Checks that do not apply, with the reason (scikit-learn then expects them to fail).
-FIXED_LEVELS = {
-    "check_regressors_train": (
-        "JQR and IND-QR predict one column per fitted level, shape (N, k), not (N,)"
-    ),
-}
-
-
-def expected_failures(estimator):
-    if isinstance(estimator, (JointQuantileRegressor, IndependentQuantileRegressor)):
-        return FIXED_LEVELS
-    return {}
-
 
 # Five anchors instead of the default ≥ 20 keep the ~50 fits per estimator fast; the checks
 # are about the API, which does not depend on m.
@@ -36,7 +23,6 @@ def expected_failures(estimator):
         InfiniteCostSensitiveClassifier(n_anchors=5),
         InfiniteLevelSetEstimator(n_anchors=5),
     ],
-    expected_failed_checks=expected_failures,
 )
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)

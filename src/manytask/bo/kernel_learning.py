@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 
-from .._validation import as_finite_array, as_points, check_positive, check_random_state
+from .._validation import as_finite_array, as_points, check_int, check_positive, check_random_state
 from ..kernels.operator import Separable
 from ..kernels.scalar import RBF, Matern
 from .transforms import as_output_matrix
@@ -414,8 +414,7 @@ def fit_icm_kernel(X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=Non
     if not isinstance(rank, numbers.Integral) or isinstance(rank, bool) or not 1 <= rank <= n:
         raise ValueError(f"rank must be an integer in [1, n_tasks = {n}], got {rank!r}")
     kernel = _check_kernel_name(kernel)
-    if not isinstance(n_restarts, numbers.Integral) or n_restarts < 1:
-        raise ValueError(f"n_restarts must be an integer >= 1, got {n_restarts!r}")
+    check_int(n_restarts, "n_restarts")
     rng = check_random_state(random_state)
     packing = _Packing(d, n, int(rank))
 

@@ -25,8 +25,9 @@ import numpy as np
 from .._validation import (
     as_finite_array,
     as_points,
-    check_integer,
+    check_int,
     check_positive,
+    check_probability,
     check_seed,
 )
 from ..kernels import OperatorKernel
@@ -161,7 +162,7 @@ class MultiTaskBO:
             bounds.flags.writeable = False
             self.n_features = bounds.shape[0]
         if n_tasks is not None:
-            n_tasks = check_integer(n_tasks, "n_tasks", minimum=1)
+            n_tasks = check_int(n_tasks, "n_tasks", minimum=1)
         if isinstance(kernel, str):
             if kernel != "auto":
                 raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
@@ -183,21 +184,19 @@ class MultiTaskBO:
             raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
         self.rkhs_bound = check_positive(rkhs_bound, "rkhs_bound", strict=False)
         self.noise_std = check_positive(noise_std, "noise_std", strict=False)
-        self.epsilon = check_positive(epsilon, "epsilon")
-        if not self.epsilon < 1:
-            raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
+        self.epsilon = check_probability(epsilon, "epsilon")
         if check_seed(seed) is None:  # draw one, so that a checkpoint can still resume exactly
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
         self.beta, self.seed = check_beta(beta), int(seed)
         self.q = None if q is None else check_oversampling(q)
-        self.horizon = check_integer(horizon, "horizon", minimum=1)
+        self.horizon = check_int(horizon, "horizon", minimum=1)
         if dictionary not in DICTIONARY_UPDATES:
             valid = ", ".join(DICTIONARY_UPDATES)
             raise ValueError(f"dictionary must be one of {valid}, got {dictionary!r}")
         self.dictionary = dictionary
-        self.n_sobol = check_integer(n_sobol, "n_sobol", minimum=1)
-        self.n_restarts = check_integer(n_restarts, "n_restarts", minimum=0)
-        self.refit_every = check_integer(refit_every, "refit_every", minimum=1)
+        self.n_sobol = check_int(n_sobol, "n_sobol", minimum=1)
+        self.n_restarts = check_int(n_restarts, "n_restarts", minimum=0)
+        self.refit_every = check_int(refit_every, "refit_every", minimum=1)
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
@@ -286,7 +285,7 @@ class MultiTaskBO:
         others remain); on a box they and the pending points lie ``min_distance`` apart. If
         that cannot be done a ValueError says why, and nothing changes.
         """
-        count = 1 if k is None else check_integer(k, "k", minimum=1)
+        count = 1 if k is None else check_int(k, "k", minimum=1)
         self._check_batch_size(count)
         rng_state = self._rng.bit_generator.state
         try:

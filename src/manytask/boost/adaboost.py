@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import check_fitted_X, check_positive_int, unchanged_on_error, validate_X_y
 from .steps import adaboost_step, separating_step
 from .stumps import best_stump, presort
-from .validation import (
-    check_fitted_X,
-    check_positive_int,
-    normalise_point_weights,
-    signed_labels,
-)
+from .validation import normalise_point_weights, signed_labels
 
 __all__ = ["AdaBoost"]
 
@@ -37,10 +33,11 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=100):
         self.n_estimators = n_estimators
 
+    @unchanged_on_error
     def fit(self, X, y, sample_weight=None):
         """Run T rounds; returns self."""
         check_positive_int(self.n_estimators, "n_estimators")
-        X, y = check_X_y(X, y)
+        X, y = validate_X_y(self, X, y)
         self.n_features_in_ = X.shape[1]
         self.classes_, y_signed = signed_labels(y)
         one_domain = np.zeros(X.shape[0], dtype=int)

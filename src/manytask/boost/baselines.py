@@ -11,13 +11,20 @@ re-exported here), MULTIBOOST, Q(k|x) (:mod:`.domain`), errors on mixtures
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_random_state
+from .._validation import (
+    check_choice,
+    check_fitted_X,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    unchanged_on_error,
+    validate_X_y,
+)
 from ..simplex import check_simplex
 from .adaboost import AdaBoost
 from .dmsa import (
@@ -29,7 +36,7 @@ from .dmsa import (
     fit_mixture_weights_dc,
 )
 from .domain import DomainClassifier
-from .validation import as_domain_labels, check_fitted_X, check_positive_int, signed_labels
+from .validation import as_domain_labels, signed_labels
 
 __all__ = [
     "AdaBoostPerDomain",
@@ -42,10 +49,10 @@ __all__ = [
 ]
 
 
-def _check_sources(X, y, domains):
+def _check_sources(estimator, X, y, domains):
     """X, y checked, binary; domains as labels (None: one source); per-domain index; every
     source has 2 classes."""
-    X, y = check_X_y(X, y)
+    X, y = validate_X_y(estimator, X, y)
     classes, _ = signed_labels(y)
     if domains is None:
         domains = np.zeros(X.shape[0], dtype=int)
@@ -61,6 +68,16 @@ def _check_sources(X, y, domains):
     return X, y, classes, labels, domain_index
 
 
+def _source_position(labels, domain, name):
+    """Index of ``domain`` among the source labels, else ValueError naming ``name``."""
+    matches = np.flatnonzero(labels == domain) if domain is not None else []
+    if len(matches) != 1:
+        raise ValueError(
+            f"{name} must be one of the source labels {labels.tolist()}, got {domain!r}"
+        )
+    return int(matches[0])
+
+
 # --------------------------------------------------------------------------- AdaBoost-k / all
 
 
@@ -72,10 +89,20 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     ``mixture_errors(model.estimators_[k], X, y, domains)`` gives that row, as does
     ``mixture_errors(model, X, y, domains, predict_kwargs={"domain": label})``.
 
+    In a ``Pipeline`` or ``cross_val_score``, where ``predict`` gets X alone, the model that
+    predicts is the constructor's ``domain``; ``domains`` reach :meth:`fit` through
+    scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)``
+    and ``set_fit_request(domains=True)``; ``set_predict_request(domain=True)`` routes a
+    per-call ``domain`` too).
+
     Parameters
     ----------
     n_estimators : int
         Rounds T of each AdaBoost.
+    domain : source label or None
+        The source whose AdaBoost :meth:`predict` and :meth:`decision_function` use when
+        they are given no ``domain``; None: ``domain`` is required there unless there is
+        a single source.
 
     Attributes
     ----------
@@ -91,33 +118,37 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     >>> model = AdaBoostPerDomain(n_estimators=2).fit(X, y, domains=[0, 0, 0, 0, 1, 1, 1, 1])
     >>> model.predict([[0.5]], domain=0).tolist(), model.predict([[0.5]], domain=1).tolist()
     ([0], [1])
+    >>> model.set_params(domain=1).predict([[0.5]]).tolist()
+    [1]
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, domain=None):
         self.n_estimators = n_estimators
+        self.domain = domain
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None):
         """Fit ``AdaBoost(n_estimators)`` on the rows of each source (``domains`` None: one
         source); returns self."""
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
-        X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
-        self.n_features_in_ = X.shape[1]
-        self.estimators_ = [
+        X, y, classes, labels, domain_index = _check_sources(self, X, y, domains)
+        if self.domain is not None:
+            _source_position(labels, self.domain, "domain")
+        estimators = [
             AdaBoost(n_estimators=n_estimators).fit(X[domain_index == k], y[domain_index == k])
-            for k in range(self.domains_.size)
+            for k in range(labels.size)
         ]
+        self.classes_, self.domains_, self.n_features_in_ = classes, labels, X.shape[1]
+        self.estimators_ = estimators
         return self
 
     def _position(self, domain):
         check_is_fitted(self, "estimators_")
+        if domain is None:
+            domain = self.domain
         if domain is None and self.domains_.size == 1:
             return 0
-        matches = np.flatnonzero(self.domains_ == domain) if domain is not None else []
-        if len(matches) != 1:
-            raise ValueError(
-                f"domain must be one of the source labels {self.domains_.tolist()}, got {domain!r}"
-            )
-        return int(matches[0])
+        return _source_position(self.domains_, domain, "domain")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -160,7 +191,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, domains=None, sample_weight=None):
         """Fit one AdaBoost on all rows (``domains`` is only checked for length)."""
         check_positive_int(self.n_estimators, "n_estimators")
-        X, y = check_X_y(X, y)
+        X, y = validate_X_y(self, X, y)
         if domains is not None:
             as_domain_labels(domains, "domains", X.shape[0])
         self.estimator_ = AdaBoost(n_estimators=self.n_estimators).fit(
@@ -286,22 +317,17 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
                 "base_estimator must have predict_proba or decision_function, got "
                 f"{type(self.base_estimator).__name__}"
             )
-        if self.z_fit not in ("unlabelled", "labelled"):
-            raise ValueError(f"z_fit must be 'unlabelled' or 'labelled', got {self.z_fit!r}")
-        fraction = self.validation_fraction
-        if fraction is not None and not (
-            isinstance(fraction, numbers.Real) and not isinstance(fraction, bool)
-            and 0 < fraction < 1
-        ):  # fmt: skip
-            raise ValueError(f"validation_fraction must be None or in (0, 1), got {fraction!r}")
-        if (
-            isinstance(self.max_iter, bool)
-            or not isinstance(self.max_iter, numbers.Integral)
-            or (self.max_iter < 1)
+        check_choice(self.z_fit, "z_fit", ("unlabelled", "labelled"))
+        check_probability(self.validation_fraction, "validation_fraction", allow_none=True)
+        check_positive_int(self.max_iter, "max_iter")
+        check_positive(self.learning_rate, "learning_rate")
+        if self.domain_classifier is not None and not isinstance(
+            self.domain_classifier, DomainClassifier
         ):
-            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}")
-        if not isinstance(self.learning_rate, numbers.Real) or not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+            raise ValueError(
+                f"domain_classifier must be None or a DomainClassifier, got "
+                f"{self.domain_classifier!r}"
+            )
 
     def _split(self, domain_index, n_domains):
         """Boolean mask of the held-out rows: ⌈fraction·m_k⌉ per source, ≥ 1 left to fit;
@@ -337,11 +363,12 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False  # binary only
         return tags
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None):
         """Fit h_k per source, Q(k|x) and the mixture parameters z (``domains`` None: one
         source); returns self."""
         self._check_parameters()
-        X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
+        X, y, self.classes_, self.domains_, domain_index = _check_sources(self, X, y, domains)
         n_domains = self.domains_.size
         self.n_features_in_ = X.shape[1]
         held_out = self._split(domain_index, n_domains)

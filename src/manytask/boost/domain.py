@@ -12,18 +12,38 @@ The boosters that use Q live elsewhere.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import check_positive
+from .._validation import (
+    binary_scale,
+    check_bool,
+    check_fitted_X,
+    check_positive,
+    unchanged_on_error,
+    validate_X,
+)
 from .federated.domain_client import clip_probabilities
-from .validation import as_domain_labels, check_fitted_X
+from .validation import as_domain_labels
 
 __all__ = ["DomainClassifier", "clip_probabilities"]
+
+
+class _BinaryScaler(TransformerMixin, BaseEstimator):
+    """Divides each column by a power of two near its largest magnitude (exact in floating
+    point: a StandardScaler after it gives the same values bit for bit, without overflow)."""
+
+    def fit(self, X, y=None):
+        X = validate_X(self, X)
+        self.scale_ = binary_scale(X, axis=0)
+        return self
+
+    def transform(self, X):
+        return check_fitted_X(self, X, "scale_") / self.scale_
 
 
 class DomainClassifier(BaseEstimator):
@@ -32,11 +52,12 @@ class DomainClassifier(BaseEstimator):
     Parameters
     ----------
     estimator : classifier or None
-        None (default): ``StandardScaler`` followed by a multinomial ``LogisticRegression``,
-        fitted in :meth:`fit` to predict the source label (§6). Otherwise a scikit-learn
-        classifier with ``predict_proba``: cloned and fitted on the source labels in
-        :meth:`fit`, or, with ``prefit=True``, already fitted (its ``classes_`` exactly the
-        source labels) and used as is.
+        None (default): ``StandardScaler`` (after an exact power-of-two rescaling, so that
+        inputs beyond 1e154 cannot overflow it) followed by a multinomial
+        ``LogisticRegression``, fitted in :meth:`fit` to predict the source label (§6).
+        Otherwise a scikit-learn classifier with ``predict_proba``: cloned and fitted on the
+        source labels in :meth:`fit`, or, with ``prefit=True``, already fitted (its
+        ``classes_`` exactly the source labels) and used as is.
     clip : float
         Lower bound on every probability, in (0, 1/K]; entries below it are raised to it and
         the rows renormalised (:func:`clip_probabilities`).
@@ -76,6 +97,7 @@ class DomainClassifier(BaseEstimator):
         self.clip = clip
         self.prefit = prefit
 
+    @unchanged_on_error
     def fit(self, X, y, X_unlabeled=None, domains_unlabeled=None):
         """Fit Q on the inputs ``X`` of known source ``y`` (plus extra unlabelled ones).
 
@@ -95,10 +117,9 @@ class DomainClassifier(BaseEstimator):
         -------
         self
         """
-        X = check_array(X)
+        X = validate_X(self, X)
         domains = as_domain_labels(y, "y (the source labels)", X.shape[0])
-        if not isinstance(self.prefit, (bool, np.bool_)):
-            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
+        check_bool(self.prefit, "prefit")
         if self.prefit and self.estimator is None:
             raise ValueError("estimator must be a fitted classifier with prefit=True, got None")
         classes = np.unique(domains)
@@ -173,8 +194,11 @@ class DomainClassifier(BaseEstimator):
                     f"{type(self.estimator).__name__}"
                 )
             return clone(self.estimator).fit(X_train, domains_train)
-        # lbfgs on more than two classes fits the multinomial (softmax) model.
-        pipeline = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        # lbfgs on more than two classes fits the multinomial (softmax) model. The exact
+        # power-of-two rescaling first keeps StandardScaler's squares finite for |X| > 1e154.
+        pipeline = make_pipeline(
+            _BinaryScaler(), StandardScaler(), LogisticRegression(max_iter=1000)
+        )
         return pipeline.fit(X_train, domains_train)
 
     def _check_fitted_estimator(self, estimator):

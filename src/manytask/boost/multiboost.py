@@ -10,9 +10,17 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_positive
+from .._validation import (
+    check_choice,
+    check_fitted_X,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    unchanged_on_error,
+    validate_X_y,
+)
 from .adaboost import AdaBoost
 from .domain import DomainClassifier
 from .line_search import domain_layout
@@ -23,8 +31,6 @@ from .steps import check_step
 from .stumps import presort
 from .validation import (
     check_domains,
-    check_fitted_X,
-    check_positive_int,
     check_sample_weight,
     normalise_point_weights,
     split_seed,
@@ -173,24 +179,23 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
             or self.mu <= 0
         ):
             raise ValueError(f"mu must be None or a finite number > 0, got {self.mu!r}")
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        check_choice(self.loss, "loss", LOSSES)
         check_step(self.step, self.loss)
         check_positive(self.step_constant, "step_constant", strict=True)
         check_positive(self.beta, "beta", strict=False)
-        if self.tie_step not in ("coordinate", "block"):
-            raise ValueError(f"tie_step must be 'coordinate' or 'block', got {self.tie_step!r}")
-        if self.multi_class not in ("auto", "binary", "mh"):
+        check_choice(self.tie_step, "tie_step", ("coordinate", "block"))
+        check_choice(self.multi_class, "multi_class", ("auto", "binary", "mh"))
+        if self.domain_classifier is not None and not hasattr(
+            self.domain_classifier, "predict_proba"
+        ):
             raise ValueError(
-                f"multi_class must be 'auto', 'binary' or 'mh', got {self.multi_class!r}"
+                "domain_classifier must be None, a DomainClassifier or a fitted classifier "
+                f"with predict_proba, got {self.domain_classifier!r}"
             )
         if check_positive_int(self.n_iter_no_change, "n_iter_no_change", allow_none=True):
-            fraction = check_positive(self.validation_fraction, "validation_fraction", strict=True)
-            if fraction >= 1:
-                raise ValueError(
-                    f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}"
-                )
+            check_probability(self.validation_fraction, "validation_fraction")
 
+    @unchanged_on_error
     def fit(self, X, y, domains=None, sample_weight=None):
         """Run T rounds of MULTIBOOST on (X, y) from the sources ``domains``.
 
@@ -222,7 +227,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
                 "DaskMultiBoostClassifier (extra dist), which never gathers them"
             )
         self._check_params()
-        X, y = check_X_y(X, y)
+        X, y = validate_X_y(self, X, y)
         check_classification_targets(y)
         self.n_features_in_ = X.shape[1]
         self.classes_, class_index = np.unique(y, return_inverse=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from .._validation import check_choice
 from .line_search import CoordinatePieces, aggregate_pieces, minimise_max_newton
 from .objective import (
     TIE_RTOL,
@@ -68,8 +69,7 @@ def check_step(step, loss: str) -> str:
             f"step={step!r} was renamed: use step={RENAMED_STEPS[step]!r} (or step='adaboost', "
             "the paper's closed form ½ log((1 − ε)/ε) and the default)"
         )
-    if step not in STEP_RULES:
-        raise ValueError(f"step must be one of {STEP_RULES}, got {step!r}")
+    check_choice(step, "step", STEP_RULES)
     if step == "lemma1_bound" and loss != "exponential":
         raise ValueError(f"step='lemma1_bound' needs loss='exponential', got loss={loss!r}")
     return step

@@ -1,53 +1,22 @@
-"""Input and parameter checks of the boosting estimators: integer parameters, labels, source
-labels, ``sample_weight`` and the point weights c_i of eq. (4), the early-stopping seed.
-Every failure is a ``ValueError`` naming the parameter and the value.
+"""Checks specific to the boosting estimators: binary labels, source labels, ``sample_weight``
+and the point weights c_i of eq. (4), the early-stopping seed. The generic checks (X and y,
+integers, probabilities, choices) are :mod:`manytask._validation`'s. Every failure is a
+``ValueError`` naming the parameter and the value.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = [
     "as_domain_labels",
     "check_domains",
-    "check_fitted_X",
-    "check_positive_int",
     "check_sample_weight",
     "normalise_point_weights",
     "signed_labels",
     "split_seed",
 ]
-
-
-def check_positive_int(value, name: str, allow_none: bool = False):
-    """``value`` if it is an int >= 1 (or None when ``allow_none``), else ``ValueError``.
-
-    Examples
-    --------
-    >>> check_positive_int(3, "n_estimators")
-    3
-    """
-    if allow_none and value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        expected = "None or an int >= 1" if allow_none else "an int >= 1"
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-    return value
-
-
-def check_fitted_X(estimator, X, attribute: str):
-    """X at prediction: ``estimator`` fitted (``attribute`` set, else ``NotFittedError``), X
-    numeric, finite, 2-D with the ``n_features_in_`` columns it was fitted on."""
-    check_is_fitted(estimator, attribute)
-    X = check_array(X)
-    if X.shape[1] != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{estimator.n_features_in_} features as input"
-        )
-    return X
 
 
 def signed_labels(y):

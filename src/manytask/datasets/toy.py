@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
+from .._validation import check_int
+
 __all__ = [
     "SINE_TOY_BOUNDS",
     "make_sine_toy",
@@ -147,10 +149,7 @@ def make_sine_toy(n_samples=40, random_state=None, sort=True):
     >>> X.shape, y.shape, bool(np.all(np.diff(X[:, 0]) >= 0))
     ((5, 1), (5,), True)
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
+    check_int(n_samples, "n_samples")
     rng = np.random.default_rng(random_state)
     low, high = SINE_TOY_BOUNDS
     x = rng.uniform(low, high, size=int(n_samples))

@@ -183,9 +183,7 @@ def run_split(X, y, split, method, settings, n_jobs=1) -> dict:
             warnings.simplefilter("ignore")
             fitted = estimator.set_params(**params).fit(X_train, y_train)
     seconds = time.perf_counter() - start
-    predictions = (
-        fitted.predict(X_test, quantiles=LEVELS) if method == "itl" else fitted.predict(X_test)
-    )
+    predictions = fitted.predict(X_test, quantiles=LEVELS)
     return {
         "split": split,
         "method": method,

@@ -1,6 +1,6 @@
 """Shared machinery of the ITL estimators (∞-QR here; ∞-CSC and ∞-DLSE reuse it).
 
-What lives here: input validation through scikit-learn's ``validate_data``, standardisation
+What lives here: input validation (:func:`~manytask._validation.validate_X_y`), standardisation
 of X (and y for regression), the default kernels (Gaussian k_X with a median-heuristic
 bandwidth on standardised inputs, Gaussian k_Θ), the default anchors (m = ⌈√n⌉ points of a
 named quadrature rule, capped), the Dirac kernel 1{θ = θ'} on a finite set of levels (JQR's
@@ -16,16 +16,23 @@ task-specific risks (one module per estimator).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._validation import (
+    binary_scale,
+    check_choice,
+    check_fitted_X,
+    check_int,
+    check_positive,
+    check_random_state,
+    validate_X_y,
+)
 from ..kernels import RBF, Kernel, median_heuristic
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
@@ -43,6 +50,8 @@ __all__ = [
 MAX_DEFAULT_ANCHORS = 100
 #: Fewest default Gauss anchors: 20 Gauss–Legendre nodes reach 0.0034 and 0.9966.
 MIN_GAUSS_ANCHORS = 20
+#: Bandwidths allowed by :func:`check_bandwidth`.
+BANDWIDTH_RANGE = (1e-150, 1e150)
 #: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
 QUADRATURES = {
     "gauss-legendre": gauss_legendre,
@@ -195,33 +204,51 @@ def minimise(problem, data_term, penalty, max_iter, tol, start=None):
 
 
 def random_generator(random_state):
-    """A NumPy Generator from None, an int, a Generator or a legacy RandomState."""
+    """A NumPy Generator from None, an int >= 0, a Generator or a legacy RandomState
+    (anything else: a ValueError naming ``random_state``)."""
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31))
-    return np.random.default_rng(random_state)
+    return check_random_state(random_state)
 
 
-def check_real(value, name, *, positive, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    if value < 0 or (positive and value == 0):
-        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
-    return float(value)
+def mean_and_std(values):
+    """Column means and standard deviations of ``values`` that cannot overflow.
+
+    Computed on ``values`` divided by a power of two (:func:`~manytask._validation.binary_scale`):
+    exactly NumPy's ``mean`` and ``std`` wherever those are finite, and finite for any finite
+    input (NumPy's square |y|² overflows for |y| > 1e154, making every prediction ±inf).
+    """
+    scale = binary_scale(values, axis=0)
+    scaled = values / scale
+    return scaled.mean(axis=0) * scale, scaled.std(axis=0) * scale
+
+
+def median_bandwidth(X_standardised, random_state=None):
+    """The median heuristic's input bandwidth, or a ValueError that says what to pass instead
+    (e.g. for a constant X, where every pair of rows coincides)."""
+    try:
+        return median_heuristic(X_standardised, random_state=random_state)
+    except ValueError as error:
+        raise ValueError(
+            f"X: the median-heuristic input bandwidth is undefined ({error}); "
+            "pass input_bandwidth= (a float > 0) or input_kernel="
+        ) from error
+
+
+def check_bandwidth(value, name, allow_none=False):
+    """A kernel bandwidth: finite, in [1e-150, 1e150] so that its square is a normal float
+    (beyond, a Gaussian on standardised data is constant or a Dirac to float precision)."""
+    value = check_positive(value, name, allow_none=allow_none)
+    if value is not None and not BANDWIDTH_RANGE[0] <= value <= BANDWIDTH_RANGE[1]:
+        raise ValueError(
+            f"{name} must be in [1e-150, 1e150] (its square must be a normal float), got {value!r}"
+        )
+    return value
 
 
 def check_two_samples(X):
     if X.shape[0] < 2:
-        raise ValueError(f"at least 2 samples are needed to fit, got n_samples = {X.shape[0]}")
-
-
-def check_count(value, name, minimum=1, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+        raise ValueError(f"X must have at least 2 samples to fit, got n_samples = {X.shape[0]}")
 
 
 class ITLEstimatorMixin:
@@ -238,18 +265,16 @@ class ITLEstimatorMixin:
 
     def _validate_training_data(self, X, y):
         """X (n, d), y (n,) finite floats via ``validate_data``; n >= 2 (sets n_features_in_)."""
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_X_y(self, X, y, y_numeric=True, dtype=np.float64)
         check_two_samples(X)
         return X, y
 
     def _validate_test_data(self, X):
-        check_is_fitted(self, "model_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return check_fitted_X(self, X, "model_", dtype=np.float64)
 
     def _standardise_X(self, X):
         """Store the column means and scales (1 for constant columns) and standardise X."""
-        self.X_mean_ = X.mean(axis=0)
-        scale = X.std(axis=0)
+        self.X_mean_, scale = mean_and_std(X)
         self.X_scale_ = np.where(scale > 0, scale, 1.0)
         return self._transform_X(X)
 
@@ -257,9 +282,9 @@ class ITLEstimatorMixin:
         return (X - self.X_mean_) / self.X_scale_
 
     def _standardise_y(self, y):
-        self.y_mean_ = float(y.mean())
-        scale = float(y.std())
-        self.y_scale_ = scale if scale > 0 else 1.0
+        mean, scale = mean_and_std(y)
+        self.y_mean_ = float(mean)
+        self.y_scale_ = float(scale) if scale > 0 else 1.0
         return (y - self.y_mean_) / self.y_scale_
 
     def _input_kernel(
@@ -270,9 +295,9 @@ class ITLEstimatorMixin:
             if not isinstance(input_kernel, Kernel):
                 raise ValueError(f"input_kernel must be a Kernel or None, got {input_kernel!r}")
             return input_kernel
-        bandwidth = check_real(input_bandwidth, "input_bandwidth", positive=True, allow_none=True)
+        bandwidth = check_bandwidth(input_bandwidth, "input_bandwidth", allow_none=True)
         if bandwidth is None:
-            bandwidth = median_heuristic(X_standardised, random_state=random_state)
+            bandwidth = median_bandwidth(X_standardised, random_state)
         return RBF(bandwidth)
 
     @staticmethod
@@ -282,9 +307,17 @@ class ITLEstimatorMixin:
         m = ``n_anchors``, or by default min(⌈√n⌉, 100) — at least 20 for the Gauss rules
         (Gauss–Legendre's outer nodes then lie within 0.0034 of the interval's ends).
         """
-        if rule not in QUADRATURES:
-            raise ValueError(f"quadrature must be one of {sorted(QUADRATURES)}, got {rule!r}")
-        m = check_count(n_anchors, "n_anchors", allow_none=True)
+        check_choice(rule, "quadrature", sorted(QUADRATURES))
+        if (
+            rule == "gauss-lobatto"
+            and n_anchors is not None
+            and check_int(n_anchors, "n_anchors") < 2
+        ):
+            raise ValueError(
+                f"n_anchors must be an integer >= 2 with quadrature='gauss-lobatto' (both ends "
+                f"of the interval are nodes), got {n_anchors!r}"
+            )
+        m = check_int(n_anchors, "n_anchors", allow_none=True)
         if m is None:
             m = min(math.ceil(math.sqrt(n_samples)), MAX_DEFAULT_ANCHORS)
             if rule != "sobol":
@@ -302,7 +335,7 @@ class ITLEstimatorMixin:
         point, which is the exact model again. ``whitening``: ``slopes``, ``level_weights``
         and ``ridge`` of :class:`WhitenedModel`.
         """
-        n_components = check_count(n_components, "n_components", allow_none=True)
+        n_components = check_int(n_components, "n_components", allow_none=True)
         if n_components is None:
             # Pivoted Cholesky to float precision: the landmarks are the pivots, r the
             # numerical rank of K_X (often ≪ n for a Gaussian kernel in few dimensions).
@@ -315,6 +348,17 @@ class ITLEstimatorMixin:
         rows = random_generator(self.random_state).permutation(len(X))[:n_components]
         model.precompute(X[np.sort(rows)], anchors)
         return WhitenedModel(model, X=X, **whitening)
+
+    def _overflow_error(self):
+        weights = ", ".join(
+            f"{name}={value!r}"
+            for name, value in self.get_params(deep=False).items()
+            if name.startswith("lambda") or name == "ridge"
+        )
+        return ValueError(
+            f"{type(self).__name__}: the objective overflowed the float range; reduce the "
+            f"penalty weights ({weights})"
+        )
 
     def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
         """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
@@ -329,10 +373,16 @@ class ITLEstimatorMixin:
         ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
         ``n_components_`` (the rank r of the input features used).
         """
-        max_iter = check_count(max_iter, "max_iter")
-        tol = check_real(tol, "tol", positive=True)
+        max_iter = check_int(max_iter, "max_iter")
+        tol = check_positive(tol, "tol")
         problem = model if whitened is None else whitened
-        result = minimise(problem, data_term, penalty, max_iter, tol)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                result = minimise(problem, data_term, penalty, max_iter, tol)
+        except ValueError as error:  # the losses refuse a non-finite model value
+            raise self._overflow_error() from error
+        if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):
+            raise self._overflow_error()
         if whitened is None:
             self.params_ = result.x
             self.n_components_ = model.n_samples

@@ -18,9 +18,11 @@ the non-crossing term, and predict only those levels:
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import unchanged_on_error
 from ..kernels import RBF
-from ._estimator import Dirac, check_real
+from ._estimator import Dirac, check_bandwidth
 from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase
 from .losses import check_quantiles
 from .quadrature import custom
@@ -56,6 +58,7 @@ class _FixedLevelsQuantileRegressor(KernelQuantileBase):
     def _theta_kernel(self):
         raise NotImplementedError
 
+    @unchanged_on_error
     def fit(self, X, y):
         """Fit the k levels of ``quantiles`` on (X, y); returns ``self``."""
         self._check_common_params()
@@ -67,12 +70,27 @@ class _FixedLevelsQuantileRegressor(KernelQuantileBase):
         self.quantiles_ = levels
         return self._fit_on_levels(X, y, custom(levels), theta_kernel, Dirac(), lambda_nc=0.0)
 
-    def predict(self, X):
-        """Quantiles at the fitted levels, an (N, k) array in the order of ``quantiles``."""
-        return self._predict_levels(X, None)
+    def predict(self, X, quantiles=0.5):
+        """Conditional quantiles at fitted level(s) ``quantiles``: the median by default.
+
+        A scalar level gives shape (N,), as scikit-learn expects of ``predict``; a sequence
+        of k levels gives (N, k), column l for ``quantiles[l]`` (all of them:
+        ``quantiles=model.quantiles_``). Every level must be one of the fitted ``quantiles_``:
+        the model is defined at those levels only.
+        """
+        levels = check_quantiles(quantiles)
+        check_is_fitted(self, "quantiles_")
+        unknown = ~np.isin(levels, self.quantiles_)
+        if np.any(unknown):
+            raise ValueError(
+                f"quantiles must be fitted levels {self.quantiles_.tolist()}, got "
+                f"{float(levels[unknown][0])!r}; refit with it among quantiles="
+            )
+        values = self._predict_levels(X, levels)
+        return values[:, 0] if np.ndim(quantiles) == 0 else values
 
     def _score_predictions(self, X):
-        return self.predict(X), self.quantiles_
+        return self.predict(X, self.quantiles_), self.quantiles_
 
 
 class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
@@ -96,8 +114,9 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
-    >>> JointQuantileRegressor(quantiles=[0.1, 0.9]).fit(X, y).predict(X[:2]).shape
-    (2, 2)
+    >>> model = JointQuantileRegressor(quantiles=[0.1, 0.5, 0.9]).fit(X, y)
+    >>> model.predict(X[:2]).shape, model.predict(X[:2], quantiles=[0.1, 0.9]).shape
+    ((2,), (2, 2))
     """
 
     def __init__(
@@ -127,7 +146,7 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         self.theta_bandwidth = theta_bandwidth
 
     def _theta_kernel(self):
-        return RBF(check_real(self.theta_bandwidth, "theta_bandwidth", positive=True))
+        return RBF(check_bandwidth(self.theta_bandwidth, "theta_bandwidth"))
 
 
 class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):
@@ -141,7 +160,7 @@ class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
     >>> IndependentQuantileRegressor(quantiles=[0.5]).fit(X, y).predict(X[:2]).shape
-    (2, 1)
+    (2,)
     """
 
     def _theta_kernel(self):

@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
+from .._validation import check_bool, check_positive, unchanged_on_error, validate_X_y
 from ..kernels import RBF
-from ._estimator import ITLEstimator, check_real, check_two_samples, ridge_penalty
+from ._estimator import ITLEstimator, check_bandwidth, check_two_samples, ridge_penalty
 from .losses import check_range, cost_sensitive_hinge, cost_sensitive_hinge_gradient
 from .model import DecomposableModel
 
@@ -149,7 +149,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
 
     def _validate_labelled_data(self, X, y):
         """Finite X (n, d) with n >= 2 and exactly two classes; returns X and y in {−1, +1}."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_X_y(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         check_two_samples(X)
         self.classes_, encoded = np.unique(y, return_inverse=True)
@@ -160,13 +160,13 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
             )
         return X, 2.0 * encoded - 1.0
 
+    @unchanged_on_error
     def fit(self, X, y):
         """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
-        lambda_ = check_real(self.lambda_, "lambda_", positive=True)
-        kappa = check_real(self.kappa, "kappa", positive=False)
-        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise ValueError(f"bias must be True or False, got {self.bias!r}")
+        lambda_ = check_positive(self.lambda_, "lambda_")
+        kappa = check_positive(self.kappa, "kappa", strict=False)
+        theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
+        check_bool(self.bias, "bias")
         X, signs = self._validate_labelled_data(X, y)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(

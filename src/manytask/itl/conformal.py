@@ -37,7 +37,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
-from ._estimator import check_count, random_generator
+from .._validation import check_int
+from ._estimator import random_generator
 
 __all__ = ["LOWER_LEVELS", "ConformalIntervalsMixin", "check_coverage", "conformal_rank"]
 
@@ -125,7 +126,7 @@ class ConformalIntervalsMixin:
         (2, 2)
         """
         check_is_fitted(self)
-        folds = check_count(cv, "cv", minimum=2, allow_none=True)
+        folds = check_int(cv, "cv", minimum=2, allow_none=True)
         X_cal = check_array(X_cal, dtype=np.float64, input_name="X_cal")
         y_cal = check_array(y_cal, dtype=np.float64, ensure_2d=False, input_name="y_cal")
         if X_cal.shape[1] != self.n_features_in_:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ._estimator import ITLEstimator, check_real, random_generator, ridge_penalty
+from .._validation import check_positive
+from ._estimator import ITLEstimator, random_generator, ridge_penalty
 from .losses import (
     pinball,
     pinball_gradient,
@@ -87,9 +88,9 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
     """Kernel quantile regression on given anchors: the shared core of ∞-QR, JQR and IND-QR."""
 
     def _check_common_params(self, allow_none_lambda=False):
-        check_real(self.lambda_, "lambda_", positive=True, allow_none=allow_none_lambda)
-        check_real(self.lambda_b, "lambda_b", positive=False)
-        check_real(self.kappa, "kappa", positive=False)
+        check_positive(self.lambda_, "lambda_", allow_none=allow_none_lambda)
+        check_positive(self.lambda_b, "lambda_b", strict=False)
+        check_positive(self.kappa, "kappa", strict=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -35,13 +35,19 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import OutlierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import (
+    check_int,
+    check_positive,
+    check_probability,
+    unchanged_on_error,
+    validate_X,
+)
 from ..kernels import RBF
 from ._estimator import (
     ITLEstimator,
-    check_count,
-    check_real,
+    check_bandwidth,
     check_two_samples,
     level_set_penalty,
     penalised_objective,
@@ -217,21 +223,19 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         self.n_components = n_components
 
     def _check_epsilon(self):
-        epsilon = check_real(self.epsilon, "epsilon", positive=True)
-        if epsilon >= 1.0:
-            raise ValueError(f"epsilon must be in (0, 1), got {self.epsilon!r}")
-        return epsilon
+        return check_probability(self.epsilon, "epsilon")
 
+    @unchanged_on_error
     def fit(self, X, y=None):
         """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
-        lambda_ = check_real(self.lambda_, "lambda_", positive=True)
-        kappa = check_real(self.kappa, "kappa", positive=False)
-        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        lambda_ = check_positive(self.lambda_, "lambda_")
+        kappa = check_positive(self.kappa, "kappa", strict=False)
+        theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         epsilon = self._check_epsilon()
-        max_iter = check_count(self.max_iter, "max_iter")
-        tol = check_real(self.tol, "tol", positive=True)
-        ridge = check_real(self.ridge, "ridge", positive=False)
-        X = validate_data(self, X, dtype=np.float64)
+        max_iter = check_int(self.max_iter, "max_iter")
+        tol = check_positive(self.tol, "tol")
+        ridge = check_positive(self.ridge, "ridge", strict=False)
+        X = validate_X(self, X, dtype=np.float64)
         check_two_samples(X)
         X_standardised = self._standardise_X(X)
         input_kernel = self._input_kernel(

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import RBF, median_heuristic
-from ._estimator import check_count, check_real
+from .._validation import check_bool, check_int, check_positive, unchanged_on_error
+from ..kernels import RBF
+from ._estimator import check_bandwidth, median_bandwidth
 from .conformal import ConformalIntervalsMixin
 from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
@@ -249,20 +250,20 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         self.rearrange = rearrange
         self.cv = cv
 
+    @unchanged_on_error
     def fit(self, X, y):
         """Fit every quantile at once on (X, y); returns ``self``."""
         self._check_common_params(allow_none_lambda=True)
-        lambda_nc = check_real(self.lambda_nc, "lambda_nc", positive=False)
-        theta_bandwidth = check_real(self.theta_bandwidth, "theta_bandwidth", positive=True)
+        lambda_nc = check_positive(self.lambda_nc, "lambda_nc", strict=False)
+        theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         for name in ("bias", "monotone_bias", "rearrange"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            check_bool(getattr(self, name), name)
         X, y = self._validate_training_data(X, y)
         quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
-        n_extra = check_count(self.extra_crossing_points, "extra_crossing_points", minimum=0)
-        folds = check_count(self.cv, "cv", minimum=2, allow_none=True)
+        n_extra = check_int(self.extra_crossing_points, "extra_crossing_points", minimum=0)
+        folds = check_int(self.cv, "cv", minimum=2, allow_none=True)
         chosen = {}
         for name in FIT_DEPENDENT:
             self.__dict__.pop(name, None)  # none left from an earlier fit or calibration
@@ -296,7 +297,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         X_standardised, y_standardised = self._standardise_X(X), self._standardise_y(y)
         bandwidths = [self.input_bandwidth]
         if self.input_kernel is None and self.input_bandwidth is None:
-            median = median_heuristic(X_standardised, random_state=self.random_state)
+            median = median_bandwidth(X_standardised, self.random_state)
             bandwidths = [factor * median for factor in BANDWIDTH_FACTORS]
         anchors, weights = quadrature.anchors, quadrature.weights
 

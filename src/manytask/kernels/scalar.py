@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import as_finite_array, as_points, check_positive, check_random_state
+from .._validation import as_finite_array, as_points, check_int, check_positive, check_random_state
 
 __all__ = [
     "Kernel",
@@ -636,8 +636,7 @@ def median_heuristic(X, max_samples: int = 1000, random_state=None) -> float:
     2.0
     """
     X = as_points(X, "X")
-    if not isinstance(max_samples, numbers.Integral) or max_samples < 2:
-        raise ValueError(f"max_samples must be an integer >= 2, got {max_samples!r}")
+    check_int(max_samples, "max_samples", minimum=2)
     if len(X) < 2:
         raise ValueError(f"median_heuristic needs at least 2 points, got {len(X)}")
     if len(X) > max_samples:

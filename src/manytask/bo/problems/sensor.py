@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from ..._validation import check_int
 from ...kernels import RBF, Separable, estimate_task_matrix
 from ._base import Problem, lookup_function, net_problem_bound
 
@@ -79,8 +80,7 @@ def sensor_substitute(depth: int = 80, sites_per_location: int = 4, seed: int = 
     """
     if depth not in GILGAI_DEPTHS:
         raise ValueError(f"depth must be one of {GILGAI_DEPTHS} (cm), got {depth!r}")
-    if not isinstance(sites_per_location, (int, np.integer)) or sites_per_location < 2:
-        raise ValueError(f"sites_per_location must be an integer >= 2, got {sites_per_location!r}")
+    check_int(sites_per_location, "sites_per_location", minimum=2)
     data = _load_gilgais()
     suffix = f"{depth:02d}"
     readings = np.column_stack(

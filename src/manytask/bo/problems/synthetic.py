@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._validation import check_int
 from ...kernels import RBF, Separable, uniform_task_similarity
 from ._base import NET, Problem, net_problem_bound
 
@@ -186,8 +187,7 @@ def shifted_branin(omega: float = 0.5, grid: int = 21, lengthscale: float = 0.2)
     >>> problem.values.shape
     (25, 9)
     """
-    if not isinstance(grid, (int, np.integer)) or grid < 2:
-        raise ValueError(f"grid must be an integer >= 2, got {grid!r}")
+    check_int(grid, "grid", minimum=2)
     shifts = 0.01 * np.arange(1, 10) * (BRANIN_UPPER[0] - BRANIN_LOWER[0])
 
     def function(X):

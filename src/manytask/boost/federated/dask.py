@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._validation import check_choice, check_positive_int, check_retries, check_timeout
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from ..steps import check_step
-from ..validation import check_positive_int
 from .dask_backend import federate_on_dask
 from .server import FEDERATED_STEPS, check_mu
 
@@ -169,18 +169,9 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
             )
         check_positive_int(self.q_sample_size, "q_sample_size")
         check_positive_int(self.line_search_batch, "line_search_batch")
-        if self.mode not in ("actors", "tasks"):
-            raise ValueError(f"mode must be 'actors' or 'tasks', got {self.mode!r}")
-        if (
-            isinstance(self.retries, bool)
-            or not isinstance(self.retries, (int, np.integer))
-            or (self.retries < 0)
-        ):
-            raise ValueError(f"retries must be an int >= 0, got {self.retries!r}")
-        if self.timeout is not None and not (
-            isinstance(self.timeout, (int, float, np.integer, np.floating)) and self.timeout > 0
-        ):
-            raise ValueError(f"timeout must be None or a number > 0, got {self.timeout!r}")
+        check_choice(self.mode, "mode", ("actors", "tasks"))
+        check_retries(self.retries)
+        check_timeout(self.timeout)
 
     def fit(self, X, y, domains=None, sample_weight=None, *, client=None, fault=None,
             record_messages=False):  # fmt: skip

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._validation import check_choice, check_timeout
 from .protocol import Transport, count_numbers, respond
 
 __all__ = ["CachedArray", "DaskTransport", "SentArrays", "WorkerClients", "array_key"]
@@ -201,10 +202,8 @@ class DaskTransport(Transport):
     def __init__(self, client, shards, mode="actors", retries=0, timeout=None, fault=None,
                  record=False):  # fmt: skip
         super().__init__(retries, record)
-        if mode not in ("actors", "tasks"):
-            raise ValueError(f"mode must be 'actors' or 'tasks', got {mode!r}")
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        check_choice(mode, "mode", ("actors", "tasks"))
+        check_timeout(timeout)
         self.client, self.shards, self.mode = client, list(shards), mode
         self.timeout, self.fault = timeout, fault
         self.phase_seconds = {}

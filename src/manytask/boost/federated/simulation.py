@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_X_y
 
+from ..._validation import check_bool, check_int, check_positive_int
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
@@ -153,10 +154,8 @@ def prepare_clients(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=
         X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
     )
     for name, value in (("r", r), ("s", s)):
-        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
-            raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
-    if not isinstance(pooled, (bool, np.bool_)):
-        raise ValueError(f"pooled must be True or False, got {pooled!r}")
+        check_positive_int(value, name, allow_none=True)
+    check_bool(pooled, "pooled")
     if thresholds is not None and len(thresholds) != X.shape[1]:
         raise ValueError(f"thresholds must hold one array per feature ({X.shape[1]}), "
                          f"got {len(thresholds)}")  # fmt: skip
@@ -267,10 +266,16 @@ def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_se
         "n_quantiles": n_quantiles,
     }
     for name, value in positive_ints.items():
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        check_int(value, name)
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"y must have exactly 2 classes, got {classes.size}")
+    labels, rows = np.unique(domains, return_counts=True)
+    if rows.min() < clients_per_domain:
+        smallest = labels.tolist()[rows.argmin()]
+        raise ValueError(
+            f"clients_per_domain must be at most the rows of every domain, got "
+            f"{clients_per_domain} with {rows.min()} rows in domain {smallest!r}"
+        )
     check_mu(mu)
     return X, y, domains, classes

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...._validation import check_timeout
 from ..domain import fit_domain_classifier
 from ..driver import run_rounds, setup_candidates
 from ..protocol import Transport, state_to_payload
@@ -144,8 +145,7 @@ class FlowerTransport(Transport):
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
                  poll=0.05, secure=False):  # fmt: skip
         super().__init__(retries, record)
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+        check_timeout(timeout)
         if secure and retries:
             raise ValueError(f"secure sums need retries=0 (a retry would meet other masks), "
                              f"got retries={retries!r}")  # fmt: skip

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...._validation import check_retries, check_timeout
 from ..client import ModelState
 from ..domain import as_domain_classifier
 from ..domain_client import SoftmaxDomainModel
@@ -380,10 +381,8 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
     ``mu`` and the ServerApp's ``run_config`` (whose ``rng-state`` continues simulate's
     generator where the client split left it).
     """
-    if not isinstance(retries, (int, np.integer)) or retries < 0:
-        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be None or > 0, got {timeout!r}")
+    check_retries(retries)
+    check_timeout(timeout)
     if not isinstance(secure, (bool, np.bool_)):
         raise ValueError(f"secure must be True or False, got {secure!r}")
     if secure and retries:
