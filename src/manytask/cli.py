@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Command", "COMMANDS", "build_parser", "main"]
+__all__ = ["Command", "COMMANDS", "build_parser", "check_out", "main"]
 
 DEFAULT_REPORT_DIR = "manytask-report"
 
@@ -43,6 +45,52 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def check_out(value) -> Path:
+    """``--out`` as a folder that can be created and written into, checked before any work.
+
+    Creates the missing folders and a temporary file in the last one, then removes them:
+    nothing is left behind either way. Raises a ValueError naming ``--out`` and the value if
+    it is an existing file, cannot be created, or is not writable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as taken:
+    ...     check_out(taken.name)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out must be a folder, got '...' (an existing file)
+    """
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out must be a folder, got {str(value)!r} (an existing file)")
+    missing = [folder for folder in (path, *path.parents) if not folder.exists()]
+    existing = path.parents[len(missing) - 1] if missing else path
+    if not existing.is_dir():
+        raise ValueError(
+            f"--out cannot be created, got {str(value)!r} ({str(existing)!r} is a file)"
+        )
+    created = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            created.append(folder)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError as error:
+        why = "cannot be created" if len(created) < len(missing) else "is not writable"
+        raise ValueError(f"--out {why}, got {str(value)!r} ({error.strerror or error})") from None
+    finally:
+        for folder in reversed(created):
+            folder.rmdir()
+    return path
+
+
+def _refused(command: str, error: ValueError) -> int:
+    """Print a refused argument the way argparse does; exit code 2."""
+    print(f"manytask {command}: error: {error}", file=sys.stderr)
+    return 2
+
+
 # ---- manytask demo ------------------------------------------------------------------------
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -65,6 +113,10 @@ def _run_demo(args: argparse.Namespace) -> int:
     from .demos import DEMOS
     from .report import Report
 
+    try:
+        check_out(args.out)
+    except ValueError as error:
+        return _refused("demo", error)
     report = Report(args.out, title="manytask demo")
     for demo in DEMOS:
         text = demo.run(report, seed=args.seed, progress=not args.quiet)
@@ -128,12 +180,12 @@ def _run_reproduce(args: argparse.Namespace) -> int:
 
     experiment = load_experiment(args.experiment)
     out = args.out if args.out is not None else experiment.DEFAULT_OUT
-    if args.panels is not None:
-        try:
+    try:
+        check_out(out)
+        if args.panels is not None:
             experiment.parse_panels(args.panels)
-        except ValueError as error:
-            print(f"manytask reproduce: error: {error}", file=sys.stderr)
-            return 2
+    except ValueError as error:
+        return _refused("reproduce", error)
     try:
         text = experiment.run_from_cli(
             out,
