@@ -93,7 +93,7 @@ def test_cli_quick_arguments_reach_the_experiment(tmp_path, monkeypatch, capsys)
         return "done"
 
     monkeypatch.setattr(bo_figure1, "run_from_cli", fake_run)
-    argv = ["reproduce", "bo-figure1", "--quick", "--seeds", "2", "--out", str(tmp_path)]
+    argv = ["reproduce", "bo-figure1", "--quick", "--repeats", "2", "--out", str(tmp_path)]
     assert main([*argv, "--horizon", "7", "--panels", "a,d", "--quiet"]) == 0
     assert seen == dict(
         out=str(tmp_path), quick=True, seeds=2, horizon=7, panels="a,d", progress=False
@@ -112,7 +112,7 @@ def test_cli_default_out_is_manytask_reproduce(monkeypatch):
     [
         ["reproduce", "bo-figure9"],
         ["reproduce"],
-        ["reproduce", "bo-figure1", "--seeds", "0"],
+        ["reproduce", "bo-figure1", "--repeats", "0"],
         ["reproduce", "bo-figure1", "--horizon", "x"],
     ],
 )

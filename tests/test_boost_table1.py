@@ -206,7 +206,7 @@ def test_bad_names_and_settings_are_rejected():
 def test_registered_as_boost_table1():
     from manytask.experiments import load_experiment
 
-    assert EXPERIMENTS["boost-table1"] == "manytask.experiments.boost_table1"
+    assert EXPERIMENTS["boost-table1"].module == "manytask.experiments.boost_table1"
     assert load_experiment("boost-table1").DEFAULT_OUT == "manytask-reproduce/boost-table1"
 
 
@@ -214,7 +214,7 @@ def test_command_line_runs_the_table(tmp_path, monkeypatch, capsys):
     from manytask.cli import main
 
     monkeypatch.setattr(table1, "load_sources", toy_loader)
-    argv = ["reproduce", "boost-table1", "--quick", "--panels", "digits-1v7", "--seeds", "2"]
+    argv = ["reproduce", "boost-table1", "--quick", "--panels", "digits-1v7", "--repeats", "2"]
     assert main([*argv, "--horizon", "4", "--out", str(tmp_path)]) == 0
     assert "Digits recognition (1 vs. 7)" in capsys.readouterr().out
     with open(tmp_path / "folds.csv", newline="") as handle:

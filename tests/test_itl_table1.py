@@ -37,7 +37,7 @@ TINY = Settings(
 
 
 def test_registered_and_datasets_parse():
-    assert EXPERIMENTS["itl-table1"] == "manytask.experiments.itl_table1"
+    assert EXPERIMENTS["itl-table1"].module == "manytask.experiments.itl_table1"
     assert load_experiment("itl-table1").DEFAULT_OUT == "manytask-reproduce/itl-table1"
     assert parse_panels("engel, mcycle,engel") == ["engel", "mcycle"]
     assert len(parse_panels(None)) == 20

@@ -152,13 +152,20 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="fewer seeds and a shorter horizon (minutes instead of hours)",
+        help="the experiment's short version (minutes instead of hours)",
+    )
+    units = "; ".join(f"{name}: {entry.repeats}" for name, entry in EXPERIMENTS.items())
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        metavar="N",
+        help=f"how many times the experiment is repeated (overrides); one repeat is, for {units}",
     )
     parser.add_argument(
-        "--seeds", type=positive_int, metavar="S", help="seeds per configuration (overrides)"
-    )
-    parser.add_argument(
-        "--horizon", type=positive_int, metavar="T", help="rounds per run (overrides)"
+        "--horizon",
+        type=positive_int,
+        metavar="T",
+        help="rounds per run of bo-figure1, boost-table1 and fedboost (overrides)",
     )
     parser.add_argument(
         "--out",
@@ -170,7 +177,7 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
         "--datasets",
         dest="panels",
         metavar="P,...",
-        help="comma-separated panel ids, or data set names for itl-table1 (default: all)",
+        help="comma-separated panel ids, or data set names (default: all)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
 
@@ -178,26 +185,32 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
 def _run_reproduce(args: argparse.Namespace) -> int:
     from .experiments import load_experiment
 
-    experiment = load_experiment(args.experiment)
-    out = args.out if args.out is not None else experiment.DEFAULT_OUT
+    experiment_class = load_experiment(args.experiment)
+    out = args.out if args.out is not None else experiment_class.DEFAULT_OUT
     try:
         check_out(out)
-        if args.panels is not None:
-            experiment.parse_panels(args.panels)
-    except ValueError as error:
+        if not hasattr(experiment_class, "from_cli"):  # TRANSITION: a module not migrated
+            return _run_module(experiment_class, out, args)
+        experiment = experiment_class.from_cli(
+            quick=args.quick, repeats=args.repeats, horizon=args.horizon, panels=args.panels
+        )
+        experiment.check()
+    except (ValueError, FileNotFoundError) as error:
         return _refused("reproduce", error)
     try:
-        text = experiment.run_from_cli(
-            out,
-            quick=args.quick,
-            seeds=args.seeds,
-            horizon=args.horizon,
-            panels=args.panels,
-            progress=not args.quiet,
-        )
+        experiment.run(out, progress=not args.quiet)
     except OSError as error:
         print(f"manytask reproduce: error: cannot write to {out!r}: {error}", file=sys.stderr)
         return 1
+    print(experiment.summary(out) if not args.quiet else f"Results written to {out}")
+    return 0
+
+
+def _run_module(experiment, out, args) -> int:  # TRANSITION
+    if args.panels is not None:
+        experiment.parse_panels(args.panels)
+    text = experiment.run_from_cli(out, quick=args.quick, seeds=args.repeats, horizon=args.horizon,
+                                   panels=args.panels, progress=not args.quiet)  # fmt: skip
     print(text if not args.quiet else f"Results written to {out}")
     return 0
 
