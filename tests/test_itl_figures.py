@@ -46,8 +46,10 @@ def test_csc_sensitivity_and_specificity_by_hand():
         itl_csc.sensitivity_specificity([1, 1], [1, 0])
 
 
-def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path):
-    text = itl_csc.run_from_cli(tmp_path, quick=True, seeds=1, panels="iris", progress=False)
+def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path, capsys):
+    argv = ["reproduce", "itl-csc", "--quick", "--repeats", "1", "--datasets", "iris"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
     assert "no paper numbers" in text
     rows = _rows(tmp_path / "splits.csv")
     assert len(rows) == 6 and {r["method"] for r in rows} == {"itl", "ind"}
@@ -60,7 +62,7 @@ def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path):
 
 def test_csc_rejects_unknown_datasets():
     with pytest.raises(ValueError, match="unknown data set"):
-        itl_csc.parse_panels("iris,spam")
+        itl_csc.CSC.parse_panels("iris,spam")
 
 
 def test_dlse_on_generated_data_has_the_theta_property(tmp_path):
@@ -114,7 +116,7 @@ def test_experiments_without_panels_reject_them_clearly(name):
         experiment.parse_panels("engel")
 
 
-@pytest.mark.parametrize("name", ["itl-figure1", "itl-dlse"])
+@pytest.mark.parametrize("name", ["itl-figure1", "itl-csc", "itl-dlse"])
 def test_an_experiment_without_rounds_refuses_horizon_before_any_work(name, tmp_path, capsys):
     assert main(["reproduce", name, "--horizon", "5", "--out", str(tmp_path)]) == 2
     assert f"--horizon: {name} has no rounds to set, got 5" in capsys.readouterr().err
@@ -133,7 +135,7 @@ def test_every_experiment_reads_panels_with_the_shared_parser():
         parse_panels("a,x", ("a", "b"), parameter="datasets", kind="data set")
     assert bo_figure1_runs.parse_panels("all") == tuple(bo_figure1_runs.PANELS)
     assert bo_figure1_runs.parse_panels(["d", "b"]) == ("b", "d")
-    assert itl_csc.parse_panels(["iris", "iris"]) == ["iris"]
-    assert itl_table1.parse_panels(("engel",)) == ["engel"]
+    assert itl_csc.CSC.parse_panels(["iris", "iris"]) == ["iris"]
+    assert itl_table1.Table1.parse_panels(("engel",)) == ["engel"]
     with pytest.raises(ValueError, match="datasets must be among .*got unknown data set.*amazon"):
         boost_table1.parse_panels("amazon")
