@@ -15,7 +15,6 @@ import manytask.demos
 from manytask.cli import check_out, main
 from manytask.demos import DEMOS, Demo
 from manytask.demos.posterior import perturbed_sine, run_posterior_demo
-from manytask.experiments import EXPERIMENTS, load_experiment
 from manytask.experiments.protocol import Experiment
 
 
@@ -60,9 +59,6 @@ def no_work(monkeypatch):
 
     monkeypatch.setattr(manytask.demos, "DEMOS", [Demo("work", "fails if run", started)])
     monkeypatch.setattr(Experiment, "run", started)
-    for name in EXPERIMENTS:  # TRANSITION: the modules not yet migrated
-        if not hasattr(load_experiment(name), "from_cli"):
-            monkeypatch.setattr(load_experiment(name), "run_from_cli", started)
 
 
 def _refused(argv, capsys):

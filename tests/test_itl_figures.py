@@ -138,4 +138,4 @@ def test_every_experiment_reads_panels_with_the_shared_parser():
     assert itl_csc.CSC.parse_panels(["iris", "iris"]) == ["iris"]
     assert itl_table1.Table1.parse_panels(("engel",)) == ["engel"]
     with pytest.raises(ValueError, match="datasets must be among .*got unknown data set.*amazon"):
-        boost_table1.parse_panels("amazon")
+        boost_table1.Table1.parse_panels("amazon")

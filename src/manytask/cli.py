@@ -189,8 +189,6 @@ def _run_reproduce(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else experiment_class.DEFAULT_OUT
     try:
         check_out(out)
-        if not hasattr(experiment_class, "from_cli"):  # TRANSITION: a module not migrated
-            return _run_module(experiment_class, out, args)
         experiment = experiment_class.from_cli(
             quick=args.quick, repeats=args.repeats, horizon=args.horizon, panels=args.panels
         )
@@ -203,15 +201,6 @@ def _run_reproduce(args: argparse.Namespace) -> int:
         print(f"manytask reproduce: error: cannot write to {out!r}: {error}", file=sys.stderr)
         return 1
     print(experiment.summary(out) if not args.quiet else f"Results written to {out}")
-    return 0
-
-
-def _run_module(experiment, out, args) -> int:  # TRANSITION
-    if args.panels is not None:
-        experiment.parse_panels(args.panels)
-    text = experiment.run_from_cli(out, quick=args.quick, seeds=args.repeats, horizon=args.horizon,
-                                   panels=args.panels, progress=not args.quiet)  # fmt: skip
-    print(text if not args.quiet else f"Results written to {out}")
     return 0
 
 
@@ -251,8 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
 
-    Example
-    -------
+    Examples
+    --------
     >>> main(["--version"])  # doctest: +SKIP
     manytask 0.1.0
     """

@@ -49,5 +49,4 @@ def load_experiment(name: str):
     if name not in EXPERIMENTS:
         valid = ", ".join(sorted(EXPERIMENTS))
         raise ValueError(f"experiment must be one of {valid}, got {name!r}")
-    module = importlib.import_module(EXPERIMENTS[name].module)
-    return getattr(module, "EXPERIMENT", module)  # TRANSITION: modules not yet migrated
+    return importlib.import_module(EXPERIMENTS[name].module).EXPERIMENT

@@ -76,8 +76,8 @@ class Settings(protocol.Settings):
 def load_csc_dataset(name, seed=0):
     """X and y ∈ {0, 1} (1 = positive class) of data set ``name`` (draw ``seed`` if generated).
 
-    Example
-    -------
+    Examples
+    --------
     >>> X, y = load_csc_dataset("iris")
     >>> X.shape, int(y.sum())
     ((150, 4), 50)
@@ -100,8 +100,8 @@ def load_csc_dataset(name, seed=0):
 def sensitivity_specificity(y_true, y_pred) -> tuple[float, float]:
     """(true-positive rate, true-negative rate) of 0/1 labels; 1 is the positive class.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sensitivity_specificity([1, 1, 0, 0], [1, 0, 0, 0])
     (0.5, 1.0)
     """

@@ -63,8 +63,8 @@ class Settings(protocol.Settings):
 def load_dlse_data(data_home=None):
     """(name, X, note): Spambase's 4601 × 57 inputs, or breast cancer when spam.rda is absent.
 
-    Example
-    -------
+    Examples
+    --------
     >>> name, X, note = load_dlse_data()
     >>> name in ("spambase", "breast-cancer (substitute)")
     True

@@ -56,7 +56,7 @@ class Settings:
     QUICK: ClassVar[Mapping[str, Any]] = {}
 
     def __post_init__(self):
-        repeats = getattr(self, "repeats", 1)  # TRANSITION: until every experiment has it
+        repeats = self.repeats
         if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
             raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
 
@@ -242,39 +242,3 @@ class Experiment:
         written where."""
         text = (Path(out) / "results.md").read_text()
         return f"{text}\nWrote {len(self.files)} files into {Path(out)}"
-
-
-# ---- TRANSITION: the old per-module glue, until every experiment is an Experiment ----------
-def _arguments(self) -> dict:
-    return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-
-
-Settings.arguments = _arguments
-
-
-class PrefittedClassifier:
-    """A fitted classifier seen through ``predict_proba``, ``classes_`` and
-    ``n_features_in_`` only (see :mod:`._boost_folds`)."""
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-        self.classes_ = estimator.classes_
-        self.n_features_in_ = estimator.n_features_in_
-
-    def predict_proba(self, X):
-        """The wrapped estimator's ``predict_proba(X)``."""
-        return self.estimator.predict_proba(X)
-
-
-def cli_default(given, quick: bool, quick_value, full_value):
-    """``given`` if set, else the quick or full value."""
-    if given is not None:
-        return given
-    return quick_value if quick else full_value
-
-
-def run_and_summarise(out, reproduce, **arguments) -> str:
-    """Run ``reproduce(out, **arguments)`` and return the summary."""
-    from ._tables import cli_summary
-
-    return cli_summary(out, reproduce(out, **arguments).files)
