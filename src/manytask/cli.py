@@ -154,12 +154,12 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the experiment's short version (minutes instead of hours)",
     )
-    units = "; ".join(f"{name}: {entry.repeats}" for name, entry in EXPERIMENTS.items())
+    units = "; ".join(f"{entry.repeats} in {name}" for name, entry in EXPERIMENTS.items())
     parser.add_argument(
         "--repeats",
         type=positive_int,
         metavar="N",
-        help=f"how many times the experiment is repeated (overrides); one repeat is, for {units}",
+        help=f"how many times the experiment is repeated (overrides); it counts {units}",
     )
     parser.add_argument(
         "--horizon",
