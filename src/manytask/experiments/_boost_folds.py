@@ -168,10 +168,6 @@ class FoldExperiment(Experiment):
         self.dataset_seconds: dict = {}
 
     @property
-    def datasets(self) -> list[str]:
-        return self.panels
-
-    @property
     def ran(self) -> list[str]:
         return [name for name in self.panels if name in self.sources]
 

@@ -166,10 +166,10 @@ def run_split(name, split, thetas=THETAS, max_iter=2000):
 
 def plot_curves(result):
     """∞-CSC test sensitivity and specificity against θ, mean ± std over splits."""
-    count = len(result.datasets)
+    count = len(result.panels)
     figure = agg_figure(3.2 * count, 3.2)
     axes = np.atleast_1d(figure.subplots(1, count, sharey=True))
-    for ax, name in zip(axes, result.datasets):
+    for ax, name in zip(axes, result.panels):
         curves = np.array(result.curves[name])  # (splits, thetas, 2)
         for index, label in enumerate(("sensitivity", "specificity")):
             mean, std = curves[:, :, index].mean(0), curves[:, :, index].std(0)
@@ -211,10 +211,6 @@ class CSC(Experiment):
         super().__init__(settings, panels)
         self.rows: list = []
         self.curves: dict = {}
-
-    @property
-    def datasets(self) -> list:
-        return self.panels
 
     def values(self, dataset, method, theta, column) -> np.ndarray:
         """``column`` of every split of (``dataset``, ``method``, ``theta``)."""

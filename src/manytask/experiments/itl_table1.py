@@ -262,10 +262,6 @@ class Table1(Experiment):
         self.rows: list = []
         self.paper = paper_table()
 
-    @property
-    def datasets(self) -> list:
-        return self.panels
-
     def values(self, dataset, method, column) -> np.ndarray:
         """``column`` of every split of (``dataset``, ``method``)."""
         return np.array(
