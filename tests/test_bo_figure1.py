@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from manytask.cli import main
 from manytask.experiments import bo_figure1
-from manytask.experiments.bo_figure1 import CSV_COLUMNS, PANELS, reproduce, run_curves
+from manytask.experiments.bo_figure1 import CSV_COLUMNS, PANELS, BOFigure1, Settings, run_curves
 
 HORIZON = 5
 
@@ -17,7 +18,8 @@ HORIZON = 5
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("bo-figure1")
-    reproduction = reproduce(out, seeds=1, horizon=HORIZON, panels="b,E3a", progress=False)
+    settings = Settings(repeats=1, horizon=HORIZON)
+    reproduction = BOFigure1(settings, "b,E3a").run(out, progress=False)
     return out, reproduction
 
 
@@ -85,26 +87,35 @@ def test_rkhs_panels_omit_mobo_and_the_others_include_it():
         assert "mobo" in {algorithm for _, algorithm in PANELS[key].lines}
 
 
-def test_cli_quick_arguments_reach_the_experiment(tmp_path, monkeypatch, capsys):
+def _record_run(monkeypatch):
     seen = {}
 
-    def fake_run(out, **options):
-        seen.update(out=out, **options)
-        return "done"
+    def fake_run(self, out, progress=True):
+        seen.update(out=out, settings=self.settings, panels=self.panels, progress=progress)
+        (Path(out) / "results.md").parent.mkdir(parents=True, exist_ok=True)
+        (Path(out) / "results.md").write_text("done")
+        return self
 
-    monkeypatch.setattr(bo_figure1, "run_from_cli", fake_run)
-    argv = ["reproduce", "bo-figure1", "--quick", "--seeds", "2", "--out", str(tmp_path)]
-    assert main([*argv, "--horizon", "7", "--panels", "a,d", "--quiet"]) == 0
+    monkeypatch.setattr(BOFigure1, "run", fake_run)
+    return seen
+
+
+def test_cli_quick_arguments_reach_the_experiment(tmp_path, monkeypatch):
+    seen = _record_run(monkeypatch)
+    argv = ["reproduce", "bo-figure1", "--quick", "--repeats", "2", "--out", str(tmp_path)]
+    assert main([*argv, "--horizon", "7", "--panels", "d,a", "--quiet"]) == 0
     assert seen == dict(
-        out=str(tmp_path), quick=True, seeds=2, horizon=7, panels="a,d", progress=False
-    )
+        out=str(tmp_path), settings=Settings(repeats=2, horizon=7), panels=("a", "d"),
+        progress=False,
+    )  # fmt: skip
 
 
-def test_cli_default_out_is_manytask_reproduce(monkeypatch):
-    seen = {}
-    monkeypatch.setattr(bo_figure1, "run_from_cli", lambda out, **kw: seen.setdefault("out", out))
+def test_cli_default_out_is_manytask_reproduce(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    seen = _record_run(monkeypatch)
     assert main(["reproduce", "bo-figure1", "--quick", "--quiet"]) == 0
     assert seen["out"] == "manytask-reproduce/bo-figure1"
+    assert seen["settings"] == Settings.quick() == Settings(repeats=3, horizon=40)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +123,7 @@ def test_cli_default_out_is_manytask_reproduce(monkeypatch):
     [
         ["reproduce", "bo-figure9"],
         ["reproduce"],
-        ["reproduce", "bo-figure1", "--seeds", "0"],
+        ["reproduce", "bo-figure1", "--repeats", "0"],
         ["reproduce", "bo-figure1", "--horizon", "x"],
     ],
 )

@@ -10,27 +10,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import manytask.experiments.boost_table1 as table1
+import manytask.experiments._boost_folds as _boost_folds
 from _helpers import assert_errors_within
 from manytask.boost import AdaBoost, MultiBoostClassifier
 from manytask.boost.baselines import DMSAClassifier
+from manytask.cli import main
 from manytask.demos.boost import make_three_sources
 from manytask.experiments import EXPERIMENTS
+from manytask.experiments._boost_folds import load_sources, source_folds
 from manytask.experiments.boost_table1 import (
     MULTIBOOST_METHODS,
     PAPER_TABLE1,
     Settings,
+    Table1,
     alpha_mass,
     fold_columns,
     method_keys,
-    parse_panels,
-    reproduce,
     run_fold,
-    source_folds,
 )
 
 PAPER = Path(__file__).resolve().parents[2] / "shared/papers/boosting-with-multiple-sources.txt"
-TINY = Settings(n_folds=3, folds=2, n_estimators=5)
+TINY = Settings(n_folds=3, repeats=2, n_estimators=5)
 
 
 def toy_loader(name, *, max_per_domain=None, random_state=0, data_home=None):
@@ -113,9 +113,7 @@ def test_alpha_mass_sums_the_steps_of_each_chosen_domain():
 
 
 def test_tiny_run_writes_every_fold_and_the_paper_beside_ours(tmp_path):
-    table = reproduce(
-        tmp_path, datasets="fashion-mnist,cps1988", settings=TINY, progress=False, loader=toy_loader
-    )
+    table = Table1(TINY, "fashion-mnist,cps1988", loader=toy_loader).run(tmp_path, progress=False)
     with open(tmp_path / "folds.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == fold_columns(3)
@@ -147,9 +145,9 @@ def test_quick_run_reproduces_the_committed_cps1988_fold_within_two_test_points(
     classifier or the stump sums on another CPU, BLAS or kernel backend may flip a few
     near-tied decisions; on this machine the difference is 0 with one or two BLAS threads
     and with either kernel backend)."""
-    settings = table1.quick_settings()
+    settings = Settings.quick()
     try:
-        X, y, domains, _, _ = table1.load_sources(
+        X, y, domains, _, _ = load_sources(
             "cps1988", max_per_domain=settings.max_per_domain, random_state=settings.random_state
         )
     except (ImportError, OSError) as error:
@@ -172,20 +170,18 @@ def test_a_data_set_that_cannot_be_loaded_is_reported_not_run(tmp_path):
             raise ImportError("pip install manytask[data]")
         return toy_loader(name, **kwargs)
 
-    table = reproduce(
-        tmp_path, datasets=["digits-4v9", "cps1988"], settings=TINY, progress=False, loader=loader
-    )
+    table = Table1(TINY, ["digits-4v9", "cps1988"], loader=loader).run(tmp_path, progress=False)
     assert table.ran == ["cps1988"] and "digits-4v9" in table.skipped
     assert (
         "Not run: ImportError: pip install manytask[data]" in (tmp_path / "results.md").read_text()
     )
 
 
-def test_cli_entry_applies_seeds_and_horizon(tmp_path, monkeypatch):
-    monkeypatch.setattr(table1, "load_sources", toy_loader)
-    text = table1.run_from_cli(tmp_path, quick=True, seeds=1, horizon=3, panels="cps1988",
-                               progress=False)  # fmt: skip
-    assert "Wrote 6 files" in text
+def test_cli_entry_applies_repeats_and_horizon(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(_boost_folds, "load_sources", toy_loader)
+    argv = ["reproduce", "boost-table1", "--quick", "--repeats", "1", "--horizon", "3"]
+    assert main([*argv, "--datasets", "cps1988", "--out", str(tmp_path)]) == 0
+    assert "Wrote 6 files" in capsys.readouterr().out
     with open(tmp_path / "folds.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert {row["fold"] for row in rows} == {"1"}
@@ -193,12 +189,12 @@ def test_cli_entry_applies_seeds_and_horizon(tmp_path, monkeypatch):
 
 
 def test_bad_names_and_settings_are_rejected():
-    assert parse_panels(" cps1988,digits-1v7,cps1988") == ["cps1988", "digits-1v7"]
-    assert len(parse_panels(None)) == 4
+    assert Table1.parse_panels(" cps1988,digits-1v7,cps1988") == ["cps1988", "digits-1v7"]
+    assert len(Table1.parse_panels(None)) == 4
     with pytest.raises(ValueError, match="not obtainable"):
-        parse_panels("amazon")
-    with pytest.raises(ValueError, match="folds"):
-        Settings(n_folds=3, folds=4)
+        Table1.parse_panels("amazon")
+    with pytest.raises(ValueError, match=r"repeats \(folds run\) must be in \[1, n_folds=3\]"):
+        Settings(n_folds=3, repeats=4)
     with pytest.raises(ValueError, match="max_per_domain"):
         Settings(max_per_domain=5)
 
@@ -206,26 +202,28 @@ def test_bad_names_and_settings_are_rejected():
 def test_registered_as_boost_table1():
     from manytask.experiments import load_experiment
 
-    assert EXPERIMENTS["boost-table1"] == "manytask.experiments.boost_table1"
+    assert EXPERIMENTS["boost-table1"].module == "manytask.experiments.boost_table1"
     assert load_experiment("boost-table1").DEFAULT_OUT == "manytask-reproduce/boost-table1"
 
 
 def test_command_line_runs_the_table(tmp_path, monkeypatch, capsys):
-    from manytask.cli import main
-
-    monkeypatch.setattr(table1, "load_sources", toy_loader)
-    argv = ["reproduce", "boost-table1", "--quick", "--panels", "digits-1v7", "--seeds", "2"]
+    monkeypatch.setattr(_boost_folds, "load_sources", toy_loader)
+    argv = ["reproduce", "boost-table1", "--quick", "--panels", "digits-1v7", "--repeats", "2"]
     assert main([*argv, "--horizon", "4", "--out", str(tmp_path)]) == 0
     assert "Digits recognition (1 vs. 7)" in capsys.readouterr().out
     with open(tmp_path / "folds.csv", newline="") as handle:
         assert {row["fold"] for row in csv.DictReader(handle)} == {"1", "2"}
-    assert main(["reproduce", "boost-table1", "--panels", "amazon", "--out", str(tmp_path)]) != 0
+    assert main(["reproduce", "boost-table1", "--panels", "amazon", "--out", str(tmp_path)]) == 2
     assert "not obtainable" in capsys.readouterr().err
+    argv = ["reproduce", "boost-table1", "--repeats", "11", "--out", str(tmp_path / "new")]
+    assert main(argv) == 2  # 10 folds: refused before any work
+    assert "repeats (folds run) must be in [1, n_folds=10], got 11" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
 
 
 def test_real_digits_loader_is_capped_per_source():
     try:
-        X, y, domains, names, _ = table1.load_sources("digits-1v7", max_per_domain=30)
+        X, y, domains, names, _ = load_sources("digits-1v7", max_per_domain=30)
     except (ImportError, OSError) as error:
         pytest.skip(f"the digits sources are not available: {error}")
     assert np.bincount(domains).tolist() == [30, 30, 30] and len(names) == 3

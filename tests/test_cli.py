@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 import manytask
-from manytask.cli import main
-from manytask.demos import DEMOS
+import manytask.demos
+from manytask.cli import check_out, main
+from manytask.demos import DEMOS, Demo
 from manytask.demos.posterior import perturbed_sine, run_posterior_demo
+from manytask.experiments.protocol import Experiment
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +49,82 @@ def test_demo_default_out_is_manytask_report_in_working_directory(tmp_path, monk
     assert (tmp_path / "manytask-report" / "index.html").is_file()
 
 
-def test_demo_into_an_existing_file_fails_with_exit_code_1(tmp_path, capsys):
+@pytest.fixture
+def no_work(monkeypatch):
+    """Make the demos and every reproduction fail if they start: a refused --out must stop
+    the command before any work."""
+
+    def started(*args, **kwargs):
+        raise AssertionError("the work started before --out was checked")
+
+    monkeypatch.setattr(manytask.demos, "DEMOS", [Demo("work", "fails if run", started)])
+    monkeypatch.setattr(Experiment, "run", started)
+
+
+def _refused(argv, capsys):
+    assert main(argv) == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["demo"], ["reproduce", "itl-figure1", "--quick"]])
+def test_out_that_is_an_existing_file_is_refused_before_any_work(
+    command, tmp_path, capsys, no_work
+):
     target = tmp_path / "taken"
-    target.write_text("")
-    assert main(["demo", "--out", str(target), "--quiet"]) == 1
-    assert "cannot write the report" in capsys.readouterr().err
+    target.write_text("kept")
+    err = _refused([*command, "--out", str(target), "--quiet"], capsys)
+    assert f"--out must be a folder, got {str(target)!r} (an existing file)" in err
+    assert target.read_text() == "kept" and sorted(os.listdir(tmp_path)) == ["taken"]
+
+
+@pytest.mark.parametrize("command", [["demo"], ["reproduce", "itl-figure1", "--quick"]])
+def test_out_under_a_file_cannot_be_created_and_is_refused_before_any_work(
+    command, tmp_path, capsys, no_work
+):
+    (tmp_path / "file").write_text("")
+    target = tmp_path / "file" / "sub" / "deeper"
+    err = _refused([*command, "--out", str(target), "--quiet"], capsys)
+    assert f"--out cannot be created, got {str(target)!r}" in err
+    assert f"{str(tmp_path / 'file')!r} is a file" in err
+    assert sorted(os.listdir(tmp_path)) == ["file"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("command", [["demo"], ["reproduce", "itl-figure1", "--quick"]])
+def test_out_in_proc_cannot_be_created_even_by_root(command, capsys, no_work):
+    err = _refused([*command, "--out", "/proc/forbidden/sub", "--quiet"], capsys)
+    assert "--out cannot be created, got '/proc/forbidden/sub' (" in err
+    assert not os.path.exists("/proc/forbidden")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_existing_folder_that_refuses_files_is_not_writable(capsys, no_work):
+    # /proc refuses new files to root too, so this runs whoever runs the suite
+    err = _refused(["reproduce", "itl-figure1", "--out", "/proc", "--quiet"], capsys)
+    assert "--out is not writable, got '/proc' (" in err
+
+
+def test_read_only_folder_is_not_writable_and_left_as_it_was(tmp_path, capsys, no_work):
+    target = tmp_path / "read-only"
+    target.mkdir()
+    target.chmod(0o500)
+    try:
+        if os.access(target, os.W_OK):
+            pytest.skip("this user (root) writes into read-only folders")
+        err = _refused(["demo", "--out", str(target / "new"), "--quiet"], capsys)
+        assert f"--out cannot be created, got {str(target / 'new')!r}" in err
+        err = _refused(["demo", "--out", str(target), "--quiet"], capsys)
+        assert f"--out is not writable, got {str(target)!r}" in err
+        assert os.listdir(target) == []
+    finally:
+        target.chmod(0o700)
+
+
+def test_check_out_leaves_nothing_behind_for_a_good_folder(tmp_path):
+    target = tmp_path / "a" / "b"
+    assert check_out(target) == target
+    assert os.listdir(tmp_path) == []
+    assert check_out(tmp_path) == tmp_path and os.listdir(tmp_path) == []
 
 
 def test_version_prints_package_version(capsys):

@@ -17,19 +17,18 @@ from manytask.boost import AdaBoost, mixture_errors
 from manytask.boost.federated import simulate
 from manytask.demos.boost import make_three_sources
 from manytask.experiments import load_experiment
-from manytask.experiments.boost_table1 import source_folds
+from manytask.experiments._boost_folds import load_sources, source_folds
 from manytask.experiments.fedboost import (
     RESULT_COLUMNS,
+    FedBoost,
     Settings,
-    parse_panels,
     plan_runs,
-    reproduce,
     run_fold,
     staged_errors,
 )
 
 TINY = Settings(
-    n_folds=3, folds=1, n_rounds=3, clients_per_domain=2, budgets=((None, None), (1, 3))
+    n_folds=3, repeats=1, n_rounds=3, clients_per_domain=2, budgets=((None, None), (1, 3))
 )
 NULL_STEP = 1e-12  # a step that leaves f unchanged to rounding (f is a sum of O(1) terms)
 FASHION = Path("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")
@@ -60,7 +59,7 @@ def read_csv(path):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("fedboost")
-    table = reproduce(out, "cps1988", TINY, progress=False, loader=toy_loader)
+    table = FedBoost(TINY, "cps1988", loader=toy_loader).run(out, progress=False)
     return out, table
 
 
@@ -241,21 +240,21 @@ def test_bad_settings_name_the_parameter():
     with pytest.raises(ValueError, match="clients_per_domain"):
         Settings(clients_per_domain=0)
     with pytest.raises(ValueError, match="adult"):
-        parse_panels("adult")
+        FedBoost.parse_panels("adult")
 
 
 def test_fedboost_is_registered_for_the_cli():
-    module = load_experiment("fedboost")
-    assert module is fedboost
-    assert module.DEFAULT_OUT == "manytask-reproduce/fedboost"
-    assert parse_panels(None) == ["fashion-mnist", "cps1988"]
+    experiment = load_experiment("fedboost")
+    assert experiment is fedboost.FedBoost
+    assert experiment.DEFAULT_OUT == "manytask-reproduce/fedboost"
+    assert experiment.parse_panels(None) == ["fashion-mnist", "cps1988"]
 
 
 @pytest.mark.skipif(not FASHION.is_file(), reason=f"Fashion-MNIST files absent ({FASHION})")
 def test_real_fashion_mnist_subset_runs(tmp_path):
     settings = Settings(n_folds=3, n_rounds=2, max_per_domain=30, clients_per_domain=2,
                         budgets=((2, 5),), n_quantiles=4)  # fmt: skip
-    table = reproduce(tmp_path, "fashion-mnist", settings, progress=False)
+    table = FedBoost(settings, "fashion-mnist").run(tmp_path, progress=False)
     assert table.ran == ["fashion-mnist"]
     rows = read_csv(tmp_path / "results.csv")
     assert {int(row["n_test"]) for row in rows} == {30}  # 10 of 30 points of each source
@@ -269,9 +268,7 @@ def test_quick_run_reproduces_the_committed_cps1988_errors_within_two_test_point
     """``--quick`` on CPS1988 against docs/results: every run's test errors within 0.02, two
     of the 100 test points of each source (rounding on another CPU, BLAS or kernel backend
     may flip a few near-tied decisions)."""
-    from manytask.experiments.boost_table1 import load_sources
-
-    settings = fedboost.quick_settings()
+    settings = Settings.quick()
     try:
         X, y, domains, _, _ = load_sources(
             "cps1988", max_per_domain=settings.max_per_domain, random_state=settings.random_state

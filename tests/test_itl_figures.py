@@ -5,7 +5,8 @@ import csv
 import numpy as np
 import pytest
 
-from manytask.experiments import itl_csc, itl_dlse, itl_figure1
+from manytask.cli import main
+from manytask.experiments import itl_csc, itl_dlse, itl_figure1, load_experiment
 
 
 def _rows(path):
@@ -13,18 +14,9 @@ def _rows(path):
         return list(csv.DictReader(handle))
 
 
-def test_every_module_has_the_experiment_interface():
-    for module, name in (
-        (itl_figure1, "itl-figure1"),
-        (itl_csc, "itl-csc"),
-        (itl_dlse, "itl-dlse"),
-    ):
-        assert module.DEFAULT_OUT == f"manytask-reproduce/{name}"
-        assert callable(module.run_from_cli)
-
-
 def test_figure1_tiny_run_writes_the_figure_and_both_penalties(tmp_path):
-    result = itl_figure1.reproduce(tmp_path, seeds=1, n_test=100, max_iter=300, progress=False)
+    settings = itl_figure1.Settings(repeats=1, n_test=100, max_iter=300)
+    result = itl_figure1.Figure1(settings).run(tmp_path, progress=False)
     assert (tmp_path / "figure1.png").read_bytes().startswith(b"\x89PNG")
     results = (tmp_path / "results.md").read_text()
     assert "| 10 |" in results and "| 0 |" in results
@@ -54,8 +46,10 @@ def test_csc_sensitivity_and_specificity_by_hand():
         itl_csc.sensitivity_specificity([1, 1], [1, 0])
 
 
-def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path):
-    text = itl_csc.run_from_cli(tmp_path, quick=True, seeds=1, panels="iris", progress=False)
+def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path, capsys):
+    argv = ["reproduce", "itl-csc", "--quick", "--repeats", "1", "--datasets", "iris"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
     assert "no paper numbers" in text
     rows = _rows(tmp_path / "splits.csv")
     assert len(rows) == 6 and {r["method"] for r in rows} == {"itl", "ind"}
@@ -68,14 +62,13 @@ def test_csc_cli_tiny_run_trades_sensitivity_for_specificity(tmp_path):
 
 def test_csc_rejects_unknown_datasets():
     with pytest.raises(ValueError, match="unknown data set"):
-        itl_csc.parse_panels("iris,spam")
+        itl_csc.CSC.parse_panels("iris,spam")
 
 
 def test_dlse_on_generated_data_has_the_theta_property(tmp_path):
     X = np.random.default_rng(0).normal(size=(300, 2))
-    result = itl_dlse.reproduce(
-        tmp_path, runs=1, n_train=150, n_test=150, data=("gauss", X, "GENERATED"), progress=False
-    )
+    settings = itl_dlse.Settings(repeats=1, n_train=150, n_test=150)
+    result = itl_dlse.DLSE(settings, data=("gauss", X, "GENERATED")).run(tmp_path, progress=False)
     results = (tmp_path / "results.md").read_text()
     assert "GENERATED" in results and "| 0.5 | 0.50 |" in results
     assert (tmp_path / "figure2.png").is_file()
@@ -95,27 +88,39 @@ def test_dlse_says_when_it_uses_the_substitute(monkeypatch):
     assert "substitute" in name and "SUBSTITUTE" in note and X.shape == (569, 30)
 
 
-def test_figure1_cli_quick_with_one_draw(tmp_path):
-    text = itl_figure1.run_from_cli(tmp_path, quick=True, seeds=1, progress=False)
-    assert "1 draws" in text and "Wrote 3 files" in text
+def test_figure1_cli_quick_with_one_draw(tmp_path, capsys):
+    assert (
+        main(["reproduce", "itl-figure1", "--quick", "--repeats", "1", "--out", str(tmp_path)]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "1 draws" in text and "500 test points" in text and "Wrote 3 files" in text
     assert len(_rows(tmp_path / "draws.csv")) == 2
 
 
-def test_dlse_cli_quick_writes_every_table_row(tmp_path, monkeypatch):
+def test_dlse_cli_quick_writes_every_table_row(tmp_path, monkeypatch, capsys):
     # 160 points: quick asks for 400 training points, so it keeps one back for testing
     X = np.random.default_rng(1).normal(size=(160, 3))
     monkeypatch.setattr(itl_dlse, "load_dlse_data", lambda data_home=None: ("gauss", X, "GEN"))
-    text = itl_dlse.run_from_cli(tmp_path, quick=True, progress=False)
+    assert main(["reproduce", "itl-dlse", "--quick", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
     assert "159 points" in text and "tests on 1 of the others" in text
     for theta in itl_dlse.TABLE_THETAS:
         assert f"| {theta:.1f} | {1 - theta:.2f} |" in text
 
 
-def test_experiments_without_panels_reject_them_clearly():
-    for module, name in ((itl_figure1, "itl-figure1"), (itl_dlse, "itl-dlse")):
-        assert module.parse_panels(None) == [] and module.parse_panels("all") == []
-        with pytest.raises(ValueError, match=f"{name} has no panels"):
-            module.parse_panels("engel")
+@pytest.mark.parametrize("name", ["itl-figure1", "itl-dlse"])
+def test_experiments_without_panels_reject_them_clearly(name):
+    experiment = load_experiment(name)
+    assert experiment.parse_panels(None) == [] and experiment.parse_panels("all") == []
+    with pytest.raises(ValueError, match=f"{name} has no panels"):
+        experiment.parse_panels("engel")
+
+
+@pytest.mark.parametrize("name", ["itl-figure1", "itl-csc", "itl-dlse"])
+def test_an_experiment_without_rounds_refuses_horizon_before_any_work(name, tmp_path, capsys):
+    assert main(["reproduce", name, "--horizon", "5", "--out", str(tmp_path)]) == 2
+    assert f"--horizon: {name} has no rounds to set, got 5" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_every_experiment_reads_panels_with_the_shared_parser():
@@ -130,7 +135,7 @@ def test_every_experiment_reads_panels_with_the_shared_parser():
         parse_panels("a,x", ("a", "b"), parameter="datasets", kind="data set")
     assert bo_figure1_runs.parse_panels("all") == tuple(bo_figure1_runs.PANELS)
     assert bo_figure1_runs.parse_panels(["d", "b"]) == ("b", "d")
-    assert itl_csc.parse_panels(["iris", "iris"]) == ["iris"]
-    assert itl_table1.parse_panels(("engel",)) == ["engel"]
+    assert itl_csc.CSC.parse_panels(["iris", "iris"]) == ["iris"]
+    assert itl_table1.Table1.parse_panels(("engel",)) == ["engel"]
     with pytest.raises(ValueError, match="datasets must be among .*got unknown data set.*amazon"):
-        boost_table1.parse_panels("amazon")
+        boost_table1.Table1.parse_panels("amazon")

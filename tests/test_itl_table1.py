@@ -15,9 +15,8 @@ from manytask.experiments.itl_table1 import (
     METHODS,
     SIGNIFICANT,
     Settings,
+    Table1,
     paper_table,
-    parse_panels,
-    reproduce,
 )
 
 SHARED = Path(os.environ.get("MANYTASK_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
@@ -27,6 +26,7 @@ needs_shared = pytest.mark.skipif(
 )
 
 TINY = Settings(
+    repeats=1,
     bandwidth_factors=(1.0,),
     theta_bandwidths=(0.2,),
     lambdas=(1e-2,),
@@ -37,12 +37,12 @@ TINY = Settings(
 
 
 def test_registered_and_datasets_parse():
-    assert EXPERIMENTS["itl-table1"] == "manytask.experiments.itl_table1"
+    assert EXPERIMENTS["itl-table1"].module == "manytask.experiments.itl_table1"
     assert load_experiment("itl-table1").DEFAULT_OUT == "manytask-reproduce/itl-table1"
-    assert parse_panels("engel, mcycle,engel") == ["engel", "mcycle"]
-    assert len(parse_panels(None)) == 20
+    assert Table1.parse_panels("engel, mcycle,engel") == ["engel", "mcycle"]
+    assert len(Table1.parse_panels(None)) == 20
     with pytest.raises(ValueError, match="unknown data set"):
-        parse_panels("engel,nope")
+        Table1.parse_panels("engel,nope")
 
 
 def test_paper_table_has_every_set_in_order_with_every_cell():
@@ -71,14 +71,16 @@ def test_paper_table_agrees_with_the_papers_text():
     assert fewer_crossings == {"BigMac2003", "cpus"}
 
 
-def test_missing_data_gives_a_clear_error(tmp_path, monkeypatch):
+def test_missing_data_gives_a_clear_error_before_any_work(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("MANYTASK_DATA", raising=False)
     with pytest.raises(FileNotFoundError, match="MANYTASK_DATA"):
-        reproduce(tmp_path, splits=1, datasets="engel", settings=TINY, progress=False)
+        Table1(TINY, "engel").run(tmp_path, progress=False)
     from manytask.cli import main
 
-    with pytest.raises(SystemExit, match="MANYTASK_DATA"):
-        main(["reproduce", "itl-table1", "--quick", "--datasets", "engel", "--out", str(tmp_path)])
+    argv = ["reproduce", "itl-table1", "--quick", "--datasets", "engel", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "manytask reproduce: error: itl-table1 needs" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 @needs_shared
@@ -87,14 +89,7 @@ def test_tiny_run_writes_results_and_every_split(tmp_path):
     data.mkdir(parents=True)
     for filename in ("manifest.json", "engel.csv", "mcycle.csv"):
         (data / filename).symlink_to(SHARED / "quantile" / filename)
-    table = reproduce(
-        tmp_path,
-        splits=1,
-        datasets=["engel", "mcycle"],
-        settings=TINY,
-        data_home=data.parent,
-        progress=False,
-    )
+    table = Table1(TINY, ["engel", "mcycle"], data_home=data.parent).run(tmp_path, progress=False)
     results = (tmp_path / "results.md").read_text()
     assert "GRID" in results and "engel" in results and "mcycle" in results
     assert "∞-QR" in results and "47 ± 6" in results  # the paper's engel ∞-QR pinball

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Command", "COMMANDS", "build_parser", "main"]
+__all__ = ["Command", "COMMANDS", "build_parser", "check_out", "main"]
 
 DEFAULT_REPORT_DIR = "manytask-report"
 
@@ -43,6 +45,52 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def check_out(value) -> Path:
+    """``--out`` as a folder that can be created and written into, checked before any work.
+
+    Creates the missing folders and a temporary file in the last one, then removes them:
+    nothing is left behind either way. Raises a ValueError naming ``--out`` and the value if
+    it is an existing file, cannot be created, or is not writable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as taken:
+    ...     check_out(taken.name)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out must be a folder, got '...' (an existing file)
+    """
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out must be a folder, got {str(value)!r} (an existing file)")
+    missing = [folder for folder in (path, *path.parents) if not folder.exists()]
+    existing = path.parents[len(missing) - 1] if missing else path
+    if not existing.is_dir():
+        raise ValueError(
+            f"--out cannot be created, got {str(value)!r} ({str(existing)!r} is a file)"
+        )
+    created = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            created.append(folder)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError as error:
+        why = "cannot be created" if len(created) < len(missing) else "is not writable"
+        raise ValueError(f"--out {why}, got {str(value)!r} ({error.strerror or error})") from None
+    finally:
+        for folder in reversed(created):
+            folder.rmdir()
+    return path
+
+
+def _refused(command: str, error: ValueError) -> int:
+    """Print a refused argument the way argparse does; exit code 2."""
+    print(f"manytask {command}: error: {error}", file=sys.stderr)
+    return 2
+
+
 # ---- manytask demo ------------------------------------------------------------------------
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -65,6 +113,10 @@ def _run_demo(args: argparse.Namespace) -> int:
     from .demos import DEMOS
     from .report import Report
 
+    try:
+        check_out(args.out)
+    except ValueError as error:
+        return _refused("demo", error)
     report = Report(args.out, title="manytask demo")
     for demo in DEMOS:
         text = demo.run(report, seed=args.seed, progress=not args.quiet)
@@ -100,13 +152,20 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="fewer seeds and a shorter horizon (minutes instead of hours)",
+        help="the experiment's short version (minutes instead of hours)",
+    )
+    units = "; ".join(f"{entry.repeats} in {name}" for name, entry in EXPERIMENTS.items())
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        metavar="N",
+        help=f"how many times the experiment is repeated (overrides); it counts {units}",
     )
     parser.add_argument(
-        "--seeds", type=positive_int, metavar="S", help="seeds per configuration (overrides)"
-    )
-    parser.add_argument(
-        "--horizon", type=positive_int, metavar="T", help="rounds per run (overrides)"
+        "--horizon",
+        type=positive_int,
+        metavar="T",
+        help="rounds per run of bo-figure1, boost-table1 and fedboost (overrides)",
     )
     parser.add_argument(
         "--out",
@@ -118,7 +177,7 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
         "--datasets",
         dest="panels",
         metavar="P,...",
-        help="comma-separated panel ids, or data set names for itl-table1 (default: all)",
+        help="comma-separated panel ids, or data set names (default: all)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
 
@@ -126,27 +185,22 @@ def _configure_reproduce(parser: argparse.ArgumentParser) -> None:
 def _run_reproduce(args: argparse.Namespace) -> int:
     from .experiments import load_experiment
 
-    experiment = load_experiment(args.experiment)
-    out = args.out if args.out is not None else experiment.DEFAULT_OUT
-    if args.panels is not None:
-        try:
-            experiment.parse_panels(args.panels)
-        except ValueError as error:
-            print(f"manytask reproduce: error: {error}", file=sys.stderr)
-            return 2
+    experiment_class = load_experiment(args.experiment)
+    out = args.out if args.out is not None else experiment_class.DEFAULT_OUT
     try:
-        text = experiment.run_from_cli(
-            out,
-            quick=args.quick,
-            seeds=args.seeds,
-            horizon=args.horizon,
-            panels=args.panels,
-            progress=not args.quiet,
+        check_out(out)
+        experiment = experiment_class.from_cli(
+            quick=args.quick, repeats=args.repeats, horizon=args.horizon, panels=args.panels
         )
+        experiment.check()
+    except (ValueError, FileNotFoundError) as error:
+        return _refused("reproduce", error)
+    try:
+        experiment.run(out, progress=not args.quiet)
     except OSError as error:
         print(f"manytask reproduce: error: cannot write to {out!r}: {error}", file=sys.stderr)
         return 1
-    print(text if not args.quiet else f"Results written to {out}")
+    print(experiment.summary(out) if not args.quiet else f"Results written to {out}")
     return 0
 
 
@@ -186,8 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
 
-    Example
-    -------
+    Examples
+    --------
     >>> main(["--version"])  # doctest: +SKIP
     manytask 0.1.0
     """

@@ -1,44 +1,52 @@
 """Paper reproductions run by ``manytask reproduce NAME``.
 
-:data:`EXPERIMENTS` maps each name to its module, imported only when the experiment runs.
-Every module exposes ``DEFAULT_OUT``, ``parse_panels`` and
-``run_from_cli(out, *, quick, seeds, horizon, panels, progress) -> str``, thin fills of the
-shared glue in :mod:`.protocol` (settings with full and quick runs, panel parsing, run and
-summary) and :mod:`._tables` (CSV, cells, figures, output files). The experiments:
-:mod:`.bo_figure1` (Figure 1 and Appendix E Figures 2–3 of the multi-task BO paper);
-:mod:`.itl_table1`, :mod:`.itl_figure1`, :mod:`.itl_csc`, :mod:`.itl_dlse` (Table 1,
+:data:`EXPERIMENTS` maps each name to its module, imported only when the experiment runs,
+and says what one of its ``--repeats`` is. Every module exposes ``EXPERIMENT``, a subclass
+of :class:`.protocol.Experiment` (settings with full and quick runs, jobs, tables, figures
+and a ``results.md`` template; the loop and the command line are the protocol's). The
+experiments: :mod:`.bo_figure1` (Figure 1 and Appendix E Figures 2–3 of the multi-task BO
+paper); :mod:`.itl_table1`, :mod:`.itl_figure1`, :mod:`.itl_csc`, :mod:`.itl_dlse` (Table 1,
 Figure 1, the cost-sensitive experiment and Figure 2 of the infinite-task-learning paper);
 :mod:`.boost_table1` and :mod:`.fedboost` (Table 1 and the federated runs of the multi-source
-boosting paper).
+boosting paper). No experiment imports another: what the two boosting ones share is in
+:mod:`._boost_folds`.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import NamedTuple
 
-__all__ = ["EXPERIMENTS", "load_experiment"]
+__all__ = ["EXPERIMENTS", "Entry", "load_experiment"]
 
-EXPERIMENTS: dict[str, str] = {
-    "bo-figure1": "manytask.experiments.bo_figure1",
-    "itl-table1": "manytask.experiments.itl_table1",
-    "itl-figure1": "manytask.experiments.itl_figure1",
-    "itl-csc": "manytask.experiments.itl_csc",
-    "itl-dlse": "manytask.experiments.itl_dlse",
-    "boost-table1": "manytask.experiments.boost_table1",
-    "fedboost": "manytask.experiments.fedboost",
+
+class Entry(NamedTuple):
+    """A registered experiment: its module and what one of its ``--repeats`` is."""
+
+    module: str
+    repeats: str
+
+
+EXPERIMENTS: dict[str, Entry] = {
+    "bo-figure1": Entry("manytask.experiments.bo_figure1", "seeds (trials, each a new draw)"),
+    "itl-table1": Entry("manytask.experiments.itl_table1", "random 70/30 splits"),
+    "itl-figure1": Entry("manytask.experiments.itl_figure1", "draws of the sine toy data"),
+    "itl-csc": Entry("manytask.experiments.itl_csc", "random stratified 70/30 splits"),
+    "itl-dlse": Entry("manytask.experiments.itl_dlse", "random training subsets"),
+    "boost-table1": Entry("manytask.experiments.boost_table1", "test folds of the 10"),
+    "fedboost": Entry("manytask.experiments.fedboost", "test folds of the 10"),
 }
 
 
-def load_experiment(name: str) -> ModuleType:
-    """The module of experiment ``name`` (one of :data:`EXPERIMENTS`).
+def load_experiment(name: str):
+    """The experiment class of ``name`` (one of :data:`EXPERIMENTS`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> load_experiment("bo-figure1").DEFAULT_OUT
     'manytask-reproduce/bo-figure1'
     """
     if name not in EXPERIMENTS:
         valid = ", ".join(sorted(EXPERIMENTS))
         raise ValueError(f"experiment must be one of {valid}, got {name!r}")
-    return importlib.import_module(EXPERIMENTS[name])
+    return importlib.import_module(EXPERIMENTS[name].module).EXPERIMENT

@@ -1,8 +1,8 @@
 """Small helpers every reproduction shares: CSV bytes, "mean ± std" cells, writing the output
-files and the summary ``manytask reproduce`` prints.
+files.
 
 Lives here: :func:`csv_bytes`, :func:`mean_std`, :func:`png_bytes`, :func:`write_outputs`,
-:func:`cli_summary` and :func:`read_paper_table`. Not here: the tables of each experiment
+and :func:`read_paper_table`. Not here: the tables of each experiment
 (their modules) and the atomic write of one file (:mod:`manytask.report`).
 """
 
@@ -17,15 +17,15 @@ import numpy as np
 
 from ..report import write_atomic
 
-__all__ = ["cli_summary", "csv_bytes", "mean_std", "png_bytes", "read_paper_table", "write_outputs"]
+__all__ = ["csv_bytes", "mean_std", "png_bytes", "read_paper_table", "write_outputs"]
 
 
 def read_paper_table(name: str) -> list[dict]:
     """Rows (dicts of strings) of the paper table ``paper_tables/<name>.csv`` shipped with this
     package; lines starting with ``#`` are comments (where the numbers were transcribed from).
 
-    Example
-    -------
+    Examples
+    --------
     >>> read_paper_table("itl_table1")[0]["dataset"]
     'CobarOre'
     """
@@ -37,8 +37,8 @@ def csv_bytes(columns, rows, significant: int | None = 6) -> bytes:
     """Rows (dicts) as UTF-8 CSV with header ``columns``; floats to ``significant`` digits
     (None: every digit, as ``repr``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> csv_bytes(["a", "b"], [{"a": 1, "b": 0.1234567}]).decode()
     'a,b\\n1,0.123457\\n'
     >>> csv_bytes(["b"], [{"b": 0.1234567}], significant=None).decode()
@@ -61,8 +61,8 @@ def _cell(value, significant):
 def mean_std(values, digits: int = 3) -> str:
     """``"mean ± std"`` (population std, as the papers' tables) or "–" for no values.
 
-    Example
-    -------
+    Examples
+    --------
     >>> mean_std([1.0, 2.0, 3.0], digits=2)
     '2.00 ± 0.82'
     """
@@ -86,9 +86,3 @@ def write_outputs(folder, outputs: dict) -> list[Path]:
     for filename, data in outputs.items():
         write_atomic(folder, filename, data)
     return [folder / filename for filename in outputs]
-
-
-def cli_summary(out, files) -> str:
-    """What ``manytask reproduce`` prints: the results.md written into ``out``, then how many
-    files were written."""
-    return f"{(Path(out) / 'results.md').read_text()}\nWrote {len(files)} files into {Path(out)}"

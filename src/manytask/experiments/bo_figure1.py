@@ -26,17 +26,14 @@ One run is the pure function :func:`run_curves`; :func:`reproduce` writes one PN
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .._figures import agg_figure
-from ..bo.problems import Problem
 from . import protocol
-from ._tables import csv_bytes, png_bytes, write_outputs
+from ._tables import csv_bytes, png_bytes
 from .bo_figure1_runs import (
     DELTA,
     EPSILON,
@@ -53,21 +50,19 @@ from .bo_figure1_runs import (
     problem_label,
     run_curves,
 )
+from .protocol import Experiment, render
 
 __all__ = [
+    "BOFigure1",
     "CSV_COLUMNS",
-    "DEFAULT_OUT",
+    "EXPERIMENT",
     "PANELS",
     "Panel",
-    "Reproduction",
     "Settings",
     "build_problem",
-    "reproduce",
     "run_curves",
-    "run_from_cli",
 ]
 
-DEFAULT_OUT = "manytask-reproduce/bo-figure1"
 CSV_COLUMNS = (
     "figure",
     "panel",
@@ -83,44 +78,23 @@ CSV_COLUMNS = (
 
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
-    """The command line's defaults: ``seeds`` trials of T = ``horizon`` rounds (§5: 10
+    """``repeats`` trials (seeds 0, …, repeats − 1) of T = ``horizon`` rounds (§5: 10
     trials; the paper gives no T)."""
 
-    QUICK: ClassVar[dict] = {"seeds": 3, "horizon": 40}
+    QUICK: ClassVar[dict] = {"repeats": 3, "horizon": 40}
 
-    seeds: int = SEEDS
+    repeats: int = SEEDS
     horizon: int = HORIZON
 
-
-# ---- the whole reproduction ---------------------------------------------------------------
-@dataclass
-class Reproduction:
-    """What :func:`reproduce` computed and wrote.
-
-    ``curves[(problem key, algorithm, scalarization, seed)]`` are the :func:`run_curves`
-    dicts; ``summary[panel][(problem key, algorithm)] = (mean, std)`` of the final value
-    over seeds; ``files`` the paths written; ``seconds`` the wall time of the runs.
-    """
-
-    panels: tuple
-    seeds: int
-    horizon: int
-    curves: dict
-    summary: dict
-    verdicts: list
-    files: list
-    seconds: float
+    def __post_init__(self):
+        super().__post_init__()
+        if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or self.horizon < 1:
+            raise ValueError(f"horizon must be an int >= 1, got {self.horizon!r}")
 
 
 def _stack(curves, panel, problem_key, algorithm, seeds):
     return np.stack(
         [curves[(problem_key, algorithm, panel.scalarization, s)][panel.metric] for s in seeds]
-    )
-
-
-def _problem_label(problem: Problem) -> str:
-    return (
-        f"{problem.name} — {problem.substitute_note}" if problem.substitute_note else problem.name
     )
 
 
@@ -241,130 +215,91 @@ def _verdicts(panels, summary, n_seeds) -> list[str]:
     return lines
 
 
-def _results_markdown(reproduction: Reproduction) -> str:
-    panels = [PANELS[key] for key in reproduction.panels]
-    out = [
-        "# Multi-task BO: Figure 1 and Appendix E Figures 2–3",
-        "",
-        f"Seeds: {reproduction.seeds}; horizon T = {reproduction.horizon} (the paper states no "
-        f"T), η = 0.1, δ = {DELTA}, ε = {EPSILON}; Chebyshev scalarisation with Paria weights "
-        "(Fig. 1, E3) or linear scalarisation with uniform weights (E2); theoretical "
-        "confidence radii, nothing tuned. R_B uses one fixed set of "
-        f"{N_BAYES_WEIGHTS} Monte-Carlo weights. Panel (a) uses the RKHS function built with "
-        f"Γ_ω (n = {OMEGA_TASKS}) so that ω sets how similar the tasks really are. Every "
-        "RKHS function is drawn anew for each seed, with b the exact ‖f‖_Γ = √(cᵀGc). "
-        "Scalarisations act on objectives normalised by their known range on the net, "
-        "(y − z)/r with z = min_x f(x) and r = max_x f(x) − z, so R_C is in units of each "
-        f"objective's range. Wall time of the runs: {reproduction.seconds:.0f} s.",
-        "",
-        f"Final values at t = T (mean ± std over {reproduction.seeds} seeds):",
-        "",
-        "| figure | panel | problem | algorithm | scalarization | metric | final value |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for panel in panels:
-        for problem_key, algorithm in panel.lines:
-            mean, std = reproduction.summary[panel.key][(problem_key, algorithm)]
-            problem = problem_label(problem_key)  # a substitute says so in its name
-            out.append(
-                f"| {panel.figure} | {panel.key} | {problem} | {algorithm.upper()} | "
-                f"{panel.scalarization} | {METRICS[panel.metric]} | {mean:.4g} ± {std:.2g} |"
-            )
-    out += [
-        "",
-        "## The paper's claim",
-        "",
-        '"Multi-task algorithms end with lower regret than the independent ones, more so '
-        'with more tasks": per panel, from the final means above.',
-        "",
-        *reproduction.verdicts,
-        "",
-    ]
-    notes = {
-        panel.key: build_problem(key).substitute_note
-        for panel in panels
-        for key, _ in panel.lines
-        if build_problem(key).substitute_note
-    }
-    for key, note in notes.items():
-        out += [f"Panel ({key}) is a SUBSTITUTE: {note}", ""]
-    return "\n".join(out)
+class BOFigure1(Experiment):
+    """``manytask reproduce bo-figure1``: every panel's runs, serially; writes one PNG per
+    panel, ``curves.csv`` and ``results.md``.
 
-
-def reproduce(
-    out=DEFAULT_OUT,
-    seeds: int = SEEDS,
-    horizon: int = HORIZON,
-    panels=None,
-    progress: bool = True,
-) -> Reproduction:
-    """Run every panel's runs serially and write PNGs, ``curves.csv`` and ``results.md``.
-
-    Parameters
+    Attributes
     ----------
-    out : path-like
-        Folder for the outputs (created if missing); nothing is written elsewhere.
-    seeds : int
-        Seeds 0, …, seeds − 1 per configuration.
-    horizon : int
-        T, the number of rounds of every run.
-    panels : str, sequence of str or None
-        Panel ids (see :data:`PANELS`); None means all.
-    progress : bool
-        A tqdm progress bar over all runs.
+    curves : dict
+        ``curves[(problem key, algorithm, scalarization, seed)]``: the :func:`run_curves`
+        dicts.
+    summary : dict
+        ``summary[panel][(problem key, algorithm)] = (mean, std)`` of the final value over
+        seeds.
+    verdicts : list of str
+        One sentence per panel on the paper's claim.
     """
-    keys = parse_panels(panels)
-    if int(seeds) < 1:
-        raise ValueError(f"seeds must be >= 1, got {seeds!r}")
-    if int(horizon) < 1:
-        raise ValueError(f"horizon must be >= 1, got {horizon!r}")
-    seeds, horizon = int(seeds), int(horizon)
-    selected = [PANELS[key] for key in keys]
-    configurations = list(
-        dict.fromkeys(
+
+    NAME = "bo-figure1"
+    SETTINGS = Settings
+    HORIZON = "horizon"
+    PANELS = tuple(PANELS)
+
+    def __init__(self, settings=None, panels=None):
+        super().__init__(settings, panels)
+        self.panels = parse_panels(self.panels)  # in the order of PANELS
+        self.curves: dict = {}
+        self.summary: dict = {}
+        self.verdicts: list = []
+
+    def jobs(self) -> list:
+        selected = [PANELS[key] for key in self.panels]
+        configurations = dict.fromkeys(
             (problem, algorithm, panel.scalarization)
             for panel in selected
             for problem, algorithm in panel.lines
         )
-    )
-    jobs = [(*configuration, seed) for configuration in configurations for seed in range(seeds)]
-    curves = {}
-    start = time.perf_counter()
-    for job in tqdm(jobs, desc="bo-figure1", disable=not progress):
-        curves[job] = run_curves(*job, horizon)
-    seconds = time.perf_counter() - start
+        seeds = range(self.settings.repeats)
+        return [(*configuration, seed) for configuration in configurations for seed in seeds]
 
-    summary = {}
-    for panel in selected:
-        summary[panel.key] = {}
-        for problem_key, algorithm in panel.lines:
-            final = _stack(curves, panel, problem_key, algorithm, range(seeds))[:, -1]
-            summary[panel.key][(problem_key, algorithm)] = (float(final.mean()), float(final.std()))
-    reproduction = Reproduction(
-        panels=keys,
-        seeds=seeds,
-        horizon=horizon,
-        curves=curves,
-        summary=summary,
-        verdicts=_verdicts(selected, summary, seeds),
-        files=[],
-        seconds=seconds,
-    )
+    def run_job(self, job) -> None:
+        self.curves[job] = run_curves(*job, self.settings.horizon)
 
-    outputs = {
-        f"panel-{panel.key}.png": png_bytes(plot_panel(panel, curves, range(seeds), horizon))
-        for panel in selected
-    }
-    rows = _curve_rows(selected, curves, range(seeds), horizon)
-    outputs["curves.csv"] = csv_bytes(CSV_COLUMNS, rows, significant=None)
-    outputs["results.md"] = _results_markdown(reproduction).encode()
-    reproduction.files += write_outputs(out, outputs)
-    return reproduction
+    def outputs(self) -> dict:
+        selected = [PANELS[key] for key in self.panels]
+        seeds, horizon = range(self.settings.repeats), self.settings.horizon
+        for panel in selected:
+            self.summary[panel.key] = {}
+            for problem_key, algorithm in panel.lines:
+                final = _stack(self.curves, panel, problem_key, algorithm, seeds)[:, -1]
+                self.summary[panel.key][(problem_key, algorithm)] = (
+                    float(final.mean()),
+                    float(final.std()),
+                )
+        self.verdicts = _verdicts(selected, self.summary, self.settings.repeats)
+        outputs = {
+            f"panel-{panel.key}.png": png_bytes(plot_panel(panel, self.curves, seeds, horizon))
+            for panel in selected
+        }
+        rows = _curve_rows(selected, self.curves, seeds, horizon)
+        outputs["curves.csv"] = csv_bytes(CSV_COLUMNS, rows, significant=None)
+        return outputs
+
+    def results(self) -> str:
+        panels = [PANELS[key] for key in self.panels]
+        rows = []
+        for panel in panels:
+            for problem_key, algorithm in panel.lines:
+                mean, std = self.summary[panel.key][(problem_key, algorithm)]
+                problem = problem_label(problem_key)  # a substitute says so in its name
+                rows.append(
+                    f"| {panel.figure} | {panel.key} | {problem} | {algorithm.upper()} | "
+                    f"{panel.scalarization} | {METRICS[panel.metric]} | {mean:.4g} ± {std:.2g} |"
+                )
+        notes = {
+            panel.key: build_problem(key).substitute_note
+            for panel in panels
+            for key, _ in panel.lines
+            if build_problem(key).substitute_note
+        }
+        substitutes = "".join(f"\nPanel ({key}) is a SUBSTITUTE: {note}\n"
+                              for key, note in notes.items())  # fmt: skip
+        return render("bo_figure1.md", seeds=self.settings.repeats,
+                      horizon=self.settings.horizon, delta=DELTA, epsilon=EPSILON,
+                      n_bayes_weights=N_BAYES_WEIGHTS, omega_tasks=OMEGA_TASKS,
+                      seconds=f"{self.seconds:.0f}", rows="\n".join(rows),
+                      verdicts="\n".join(self.verdicts), substitutes=substitutes)  # fmt: skip
 
 
-def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce bo-figure1``: defaults 10 seeds and T = 100 (quick: 3 and 40)."""
-    settings = Settings.from_cli(quick, seeds=seeds, horizon=horizon)
-    return protocol.run_and_summarise(
-        out, reproduce, **settings.arguments(), panels=panels, progress=progress
-    )
+EXPERIMENT = BOFigure1

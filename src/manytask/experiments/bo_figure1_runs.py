@@ -45,8 +45,8 @@ def rkhs_function_omega(omega: float, n_tasks: int = OMEGA_TASKS, seed: int = 0)
     every ω, so only the similarity of the tasks changes. σ = 0.1, b = the exact ‖f‖_Γ
     (:func:`~manytask.bo.problems.synthetic.rkhs_norm`), as for :func:`rkhs_function`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> problem = rkhs_function_omega(0.0)
     >>> bool(np.allclose(problem.values, problem.values[:, :1]))  # ω = 0: identical tasks
     True
@@ -198,8 +198,8 @@ def parse_panels(text) -> tuple[str, ...]:
     """Panel ids from ``"a,b,E2a"`` or a sequence (None, "" or "all": all), in the order of
     :data:`PANELS`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> parse_panels("d, b")
     ('b', 'd')
     """
@@ -217,8 +217,8 @@ def run_curves(
     A pure function of its arguments: everything random is seeded by ``seed``, including
     the draw of an RKHS function (a new f for every trial).
 
-    Example
-    -------
+    Examples
+    --------
     >>> curves = run_curves("rkhs_n2", "mt-kb", "chebyshev", seed=0, horizon=3)
     >>> sorted(curves), curves["time_average_regret"].shape
     (['bayes_regret', 'time_average_regret'], (3,))

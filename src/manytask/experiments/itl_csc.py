@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -35,60 +35,49 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..itl import InfiniteCostSensitiveClassifier
 from ..kernels import median_heuristic
 from . import protocol
-from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
+from ._tables import csv_bytes, mean_std, png_bytes
+from .protocol import Experiment, render
 
 __all__ = [
-    "CSCResult",
+    "CSC",
     "DATASETS",
-    "DEFAULT_OUT",
+    "EXPERIMENT",
     "Settings",
     "THETAS",
     "load_csc_dataset",
-    "parse_panels",
-    "reproduce",
-    "run_from_cli",
     "run_split",
     "sensitivity_specificity",
 ]
 
-DEFAULT_OUT = "manytask-reproduce/itl-csc"
 DATASETS = ("two-moons", "circles", "iris", "breast-cancer")
 THETAS = (-0.9, 0.0, 0.9)
 CURVE_THETAS = np.linspace(-1.0, 1.0, 41)
 METHODS = {"itl": "∞-CSC", "ind": "IND-CSC"}
-SPLITS = 10
 LAMBDA = 1e-3
 CSV_COLUMNS = ("dataset", "split", "method", "theta", "sensitivity", "specificity", "seconds")
 
 
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
-    """The command line's defaults: ``splits`` random splits, L-BFGS-B capped at
-    ``max_iter`` iterations."""
+    """``repeats`` random splits (seed s for split s), L-BFGS-B capped at ``max_iter``
+    iterations."""
 
-    QUICK: ClassVar[dict] = {"splits": 3, "max_iter": 500}
+    QUICK: ClassVar[dict] = {"repeats": 3, "max_iter": 500}
 
-    splits: int = SPLITS
+    repeats: int = 10
     max_iter: int = 2000
-
-
-def parse_panels(text) -> list[str]:
-    """Data set names from ``"iris,circles"`` or a sequence (None, "" or "all": every one of
-    DATASETS)."""
-    return protocol.parse_panels(text, DATASETS, parameter="datasets", kind="data set")
 
 
 def load_csc_dataset(name, seed=0):
     """X and y ∈ {0, 1} (1 = positive class) of data set ``name`` (draw ``seed`` if generated).
 
-    Example
-    -------
+    Examples
+    --------
     >>> X, y = load_csc_dataset("iris")
     >>> X.shape, int(y.sum())
     ((150, 4), 50)
@@ -111,8 +100,8 @@ def load_csc_dataset(name, seed=0):
 def sensitivity_specificity(y_true, y_pred) -> tuple[float, float]:
     """(true-positive rate, true-negative rate) of 0/1 labels; 1 is the positive class.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sensitivity_specificity([1, 1, 0, 0], [1, 0, 0, 0])
     (0.5, 1.0)
     """
@@ -135,9 +124,11 @@ def run_split(name, split, thetas=THETAS, max_iter=2000):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an L-BFGS-B iteration cap is reported, not fatal
+        # the configuration of the committed results, pinned against changes of the defaults
         model = InfiniteCostSensitiveClassifier(
-            lambda_=LAMBDA, input_bandwidth=bandwidth, max_iter=max_iter, random_state=split
-        ).fit(X_train, y_train)
+            lambda_=LAMBDA, input_bandwidth=bandwidth, theta_bandwidth=0.4, kappa=0.01,
+            max_iter=max_iter, tol=1e-8, random_state=split,
+        ).fit(X_train, y_train)  # fmt: skip
     seconds = time.perf_counter() - start
     predictions = model.predict(X_test, theta=np.asarray(thetas, dtype=float))
     for column, theta in enumerate(thetas):
@@ -173,33 +164,12 @@ def run_split(name, split, thetas=THETAS, max_iter=2000):
     return rows, curve
 
 
-@dataclass
-class CSCResult:
-    """The outcome of :func:`reproduce`: every split's rows, the θ-curves, files, timing."""
-
-    datasets: list
-    splits: int
-    rows: list = field(default_factory=list)
-    curves: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    def values(self, dataset, method, theta, column) -> np.ndarray:
-        return np.array(
-            [
-                r[column]
-                for r in self.rows
-                if r["dataset"] == dataset and r["method"] == method and r["theta"] == theta
-            ]
-        )
-
-
-def plot_curves(result: CSCResult):
+def plot_curves(result):
     """∞-CSC test sensitivity and specificity against θ, mean ± std over splits."""
-    count = len(result.datasets)
+    count = len(result.panels)
     figure = agg_figure(3.2 * count, 3.2)
     axes = np.atleast_1d(figure.subplots(1, count, sharey=True))
-    for ax, name in zip(axes, result.datasets):
+    for ax, name in zip(axes, result.panels):
         curves = np.array(result.curves[name])  # (splits, thetas, 2)
         for index, label in enumerate(("sensitivity", "specificity")):
             mean, std = curves[:, :, index].mean(0), curves[:, :, index].std(0)
@@ -212,81 +182,66 @@ def plot_curves(result: CSCResult):
     return figure
 
 
-def _results_markdown(result: CSCResult) -> str:
-    lines = [
-        "# Cost-sensitive classification (∞-CSC) of infinite-task-learning",
-        "",
-        "The paper defers this experiment to its supplement (Section S.10.5), which is not "
-        "in the text we have: **no paper numbers to compare with**, and the data sets below "
-        "are our choice among those scikit-learn ships (two moons, circles, iris versicolor "
-        "vs rest, breast cancer malignant vs benign).",
-        "",
-        f"{result.splits} stratified random 70/30 splits (seed s). ∞-CSC: one fit per split "
-        f"(Gaussian k_X, median-heuristic bandwidth, λ = {LAMBDA:g}, m = ⌈√n⌉ Sobol anchors), "
-        "evaluated at each θ. IND-CSC: one weighted-hinge SVM (scikit-learn SVC, same kernel, "
-        "class weights (1 ± θ)/2, C = 1/(nλ)) per θ. Test sensitivity (true-positive rate) "
-        "and specificity (true-negative rate), mean ± std over splits.",
-        "",
-        "| data set | method | θ | sensitivity | specificity |",
-        "|---|---|---|---|---|",
-    ]
-    for name in result.datasets:
-        for method, label in METHODS.items():
-            for theta in THETAS:
-                sens = result.values(name, method, theta, "sensitivity")
-                spec = result.values(name, method, theta, "specificity")
-                lines.append(
-                    f"| {name} | {label} | {theta:+.1f} | {mean_std(sens)} | {mean_std(spec)} |"
-                )
-    lines += [
-        "",
-        "Expected direction (eq. 4): θ → +1 weights errors on the positive class, so "
-        "sensitivity rises and specificity falls from θ = −0.9 to θ = +0.9.",
-        "",
-        f"`csc.png`: ∞-CSC's rates on a grid of 41 θ in [−1, 1] from the same single fits. "
-        f"Wall time {result.seconds:.1f} s. Every split: `splits.csv`.",
-    ]
-    return "\n".join(lines) + "\n"
+class CSC(Experiment):
+    """``manytask reproduce itl-csc``: ∞-CSC and IND-CSC on ``settings.repeats`` splits of
+    each data set; writes ``results.md``, ``splits.csv`` and ``csc.png``.
 
+    Attributes
+    ----------
+    rows : list of dict
+        One per (data set, split, method, θ), the columns of :data:`CSV_COLUMNS`.
+    curves : dict
+        ``curves[data set]``: per split, ∞-CSC's (sensitivity, specificity) on the θ grid.
 
-def reproduce(out=DEFAULT_OUT, splits=SPLITS, datasets=None, max_iter=2000, progress=True):
-    """Run the experiment and write ``results.md``, ``splits.csv`` and ``csc.png``.
-
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     result = reproduce(folder, splits=1, datasets="iris", max_iter=50, progress=False)
+    ...     result = CSC(Settings(repeats=1, max_iter=50), "iris").run(folder, progress=False)
     >>> len(result.rows)  # 3 levels × 2 methods
     6
     """
-    names = parse_panels(datasets)
-    if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 1:
-        raise ValueError(f"splits must be an integer >= 1, got {splits!r}")
-    result = CSCResult(datasets=names, splits=int(splits))
-    start = time.perf_counter()
-    jobs = [(name, split) for name in names for split in range(result.splits)]
-    for name, split in tqdm(jobs, desc="itl-csc", disable=not progress):
-        rows, curve = run_split(name, split, max_iter=max_iter)
-        result.rows += rows
-        result.curves.setdefault(name, []).append(curve)
-    result.seconds = time.perf_counter() - start
-    outputs = {
-        "csc.png": png_bytes(plot_curves(result)),
-        "splits.csv": csv_bytes(CSV_COLUMNS, result.rows),
-        "results.md": _results_markdown(result).encode(),
-    }
-    result.files += write_outputs(out, outputs)
-    return result
+
+    NAME = "itl-csc"
+    SETTINGS = Settings
+    PANELS = DATASETS
+    PANEL_KIND = "data set"
+
+    def __init__(self, settings=None, panels=None):
+        super().__init__(settings, panels)
+        self.rows: list = []
+        self.curves: dict = {}
+
+    def values(self, dataset, method, theta, column) -> np.ndarray:
+        """``column`` of every split of (``dataset``, ``method``, ``theta``)."""
+        return np.array([r[column] for r in self.rows if r["dataset"] == dataset
+                         and r["method"] == method and r["theta"] == theta])  # fmt: skip
+
+    def jobs(self) -> list:
+        return [(name, split) for name in self.panels for split in range(self.settings.repeats)]
+
+    def run_job(self, job) -> None:
+        name, split = job
+        rows, curve = run_split(name, split, max_iter=self.settings.max_iter)
+        self.rows += rows
+        self.curves.setdefault(name, []).append(curve)
+
+    def outputs(self) -> dict:
+        return {
+            "csc.png": png_bytes(plot_curves(self)),
+            "splits.csv": csv_bytes(CSV_COLUMNS, self.rows),
+        }
+
+    def results(self) -> str:
+        rows = []
+        for name in self.panels:
+            for method, label in METHODS.items():
+                for theta in THETAS:
+                    sens = mean_std(self.values(name, method, theta, "sensitivity"))
+                    spec = mean_std(self.values(name, method, theta, "specificity"))
+                    rows.append(f"| {name} | {label} | {theta:+.1f} | {sens} | {spec} |")
+        return render("itl_csc.md", splits=self.settings.repeats, lambda_=f"{LAMBDA:g}",
+                      rows="\n".join(rows), seconds=f"{self.seconds:.1f}") + "\n"  # fmt: skip
 
 
-def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce itl-csc``: 10 splits (quick: 3, L-BFGS-B capped at 500 iterations).
-
-    ``--seeds`` sets the number of splits, ``--panels`` the data sets (comma-separated);
-    ``--horizon`` does not apply.
-    """
-    settings = Settings.from_cli(quick, splits=seeds)
-    return protocol.run_and_summarise(
-        out, reproduce, **settings.arguments(), datasets=panels, progress=progress
-    )
+EXPERIMENT = CSC

@@ -10,8 +10,8 @@ inliers on train and test plotted against θ, next to the oracle 1 − θ:
   unused, and tests on up to ``n_test`` of the others;
 - differences from the paper: a Gaussian k_X with the median-heuristic bandwidth on the
   standardised inputs (the paper's exponentiated χ² kernel needs the raw, non-negative
-  inputs), and the estimator's defaults otherwise (Gauss–Lobatto anchors on [0.05, 1],
-  m = max(⌈√n⌉, 20) capped at 100, k_Θ and k_b Gaussian of bandwidth 0.2, ridge ρ = 0.01 on h
+  inputs), and otherwise the estimator's defaults, pinned (Gauss–Lobatto anchors on [0.05, 1],
+  m = max(⌈√n⌉, 20) capped at 100, k_Θ and k_b Gaussian of bandwidth 0.2, ridge ρ = 1e-3 on h
   so that problem (16) is well-posed). ``--quick`` trains on 400 points, tests on 1000.
 
 Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv``.
@@ -20,30 +20,20 @@ Outputs inside ``out``: ``figure2.png``, ``results.md`` and ``levels.csv``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..datasets.spambase import load_spambase
 from ..itl import InfiniteLevelSetEstimator
 from . import protocol
-from ._tables import csv_bytes, png_bytes, write_outputs
+from ._tables import csv_bytes, png_bytes
+from .protocol import Experiment, render
 
-__all__ = [
-    "DEFAULT_OUT",
-    "DLSEResult",
-    "Settings",
-    "load_dlse_data",
-    "parse_panels",
-    "reproduce",
-    "run_from_cli",
-    "run_once",
-]
+__all__ = ["DLSE", "EXPERIMENT", "Settings", "load_dlse_data", "run_once"]
 
-DEFAULT_OUT = "manytask-reproduce/itl-dlse"
 #: θ of the table; the figure uses a finer grid.
 TABLE_THETAS = tuple(np.round(np.linspace(0.1, 0.9, 9), 1))
 CURVE_THETAS = np.linspace(0.05, 1.0, 39)
@@ -53,21 +43,28 @@ CSV_COLUMNS = ("dataset", "run", "theta", "inliers_train", "inliers_test", "fit_
 
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
-    """The command line's defaults: ``runs`` random 70/30 splits; ``--quick`` one run on 400
-    training and 1000 test points."""
+    """``repeats`` runs, each on a random subset of ``n_train`` training points (None: 70 %)
+    and up to ``n_test`` test points (None: the rest); ``--quick`` one run on 400 training
+    and 1000 test points. L-BFGS-B capped at ``max_iter`` iterations."""
 
-    QUICK: ClassVar[dict] = {"runs": 1, "n_train": 400, "n_test": 1000}
+    QUICK: ClassVar[dict] = {"repeats": 1, "n_train": 400, "n_test": 1000}
 
-    runs: int = 3
+    repeats: int = 3
     n_train: int | None = None
     n_test: int | None = None
+    max_iter: int = 10000
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.n_train is not None and (isinstance(self.n_train, bool) or int(self.n_train) < 2):
+            raise ValueError(f"n_train must be >= 2, got {self.n_train!r}")
 
 
 def load_dlse_data(data_home=None):
     """(name, X, note): Spambase's 4601 × 57 inputs, or breast cancer when spam.rda is absent.
 
-    Example
-    -------
+    Examples
+    --------
     >>> name, X, note = load_dlse_data()
     >>> name in ("spambase", "breast-cancer (substitute)")
     True
@@ -103,7 +100,11 @@ def run_once(X, run, n_train=None, n_test=None, max_iter=10000):
     n_train, n_test = _sizes(len(X), n_train, n_test)
     train, test = X[order[:n_train]], X[order[n_train : n_train + n_test]]
     start = time.perf_counter()
-    model = InfiniteLevelSetEstimator(epsilon=EPSILON, max_iter=max_iter, random_state=run)
+    # the configuration of the committed results, pinned against changes of the defaults
+    model = InfiniteLevelSetEstimator(
+        lambda_=1e-4, epsilon=EPSILON, theta_bandwidth=0.2, kappa=1e-3, ridge=1e-3,
+        quadrature="gauss-lobatto", max_iter=max_iter, tol=1e-8, random_state=run,
+    )  # fmt: skip
     model.fit(train)
     seconds = time.perf_counter() - start
     inliers_train = (model.predict(train, CURVE_THETAS) == 1).mean(axis=0)
@@ -111,27 +112,7 @@ def run_once(X, run, n_train=None, n_test=None, max_iter=10000):
     return inliers_train, inliers_test, seconds
 
 
-@dataclass
-class DLSEResult:
-    """The outcome of :func:`reproduce`: inlier fractions (runs × θ) on train and test."""
-
-    dataset: str
-    note: str
-    n_train: int
-    n_test: int
-    train: list = field(default_factory=list)
-    test: list = field(default_factory=list)
-    seconds: list = field(default_factory=list)
-    files: list = field(default_factory=list)
-    wall_seconds: float = 0.0
-
-    def at(self, which, theta) -> np.ndarray:
-        """Fractions of inliers over runs at the curve level closest to ``theta``."""
-        column = int(np.argmin(np.abs(CURVE_THETAS - theta)))
-        return np.array(getattr(self, which))[:, column]
-
-
-def plot_figure2(result: DLSEResult):
+def plot_figure2(result):
     """Proportion of inliers against θ: train, test (mean ± std over runs) and oracle 1 − θ."""
     figure = agg_figure(4.8, 4.0)
     ax = figure.subplots()
@@ -148,7 +129,7 @@ def plot_figure2(result: DLSEResult):
     return figure
 
 
-def _level_rows(result: DLSEResult):
+def _level_rows(result):
     for run, (train, test) in enumerate(zip(result.train, result.test)):
         for theta, inside_train, inside_test in zip(CURVE_THETAS, train, test):
             yield {
@@ -157,102 +138,81 @@ def _level_rows(result: DLSEResult):
                 "theta": float(theta),
                 "inliers_train": float(inside_train),
                 "inliers_test": float(inside_test),
-                "fit_seconds": float(result.seconds[run]),
+                "fit_seconds": float(result.fit_seconds[run]),
             }
 
 
-def _results_markdown(result: DLSEResult) -> str:
-    runs = len(result.train)
-    lines = [
-        "# Figure 2 of infinite-task-learning: the θ-property of ∞-DLSE",
-        "",
-        result.note,
-        "",
-        f"{runs} run(s); run s trains on a random subset of {result.n_train} points (seed s) "
-        f"and tests on {result.n_test} of the others. Gaussian k_X (median heuristic, "
-        f"standardised inputs) instead of the paper's χ² kernel on raw inputs; Gauss–Lobatto "
-        f"anchors on [{EPSILON}, 1] (both ends), m = max(⌈√n⌉, 20) ≤ 100; θ and offset "
-        "kernels Gaussian, bandwidth 0.2; a small ridge ρ = 0.01 on h (the estimator's "
-        "default) makes the problem well-posed.",
-        "",
-        "| θ | oracle 1 − θ | inliers train | inliers test |",
-        "|---|---|---|---|",
-    ]
-    gaps = []
-    for theta in TABLE_THETAS:
-        train, test = result.at("train", theta), result.at("test", theta)
-        gaps.append(max(abs(train.mean() - (1 - theta)), abs(test.mean() - (1 - theta))))
-        lines.append(
-            f"| {theta:.1f} | {1 - theta:.2f} | {train.mean():.3f} ± {train.std():.3f} "
-            f"| {test.mean():.3f} ± {test.std():.3f} |"
-        )
-    lines += [
-        "",
-        f"Largest |mean fraction − (1 − θ)| over the table: {max(gaps):.3f}. The paper shows "
-        "the curves only (no numbers): train and test close to the oracle line.",
-        "",
-        f"Fit time per run {np.mean(result.seconds):.1f} s; wall time "
-        f"{result.wall_seconds:.1f} s. `figure2.png`; every run and θ: `levels.csv`.",
-    ]
-    return "\n".join(lines) + "\n"
+class DLSE(Experiment):
+    """``manytask reproduce itl-dlse``: ∞-DLSE fitted ``settings.repeats`` times; writes
+    ``figure2.png``, ``results.md`` and ``levels.csv``.
 
+    ``data`` = (name, X, note) overrides :func:`load_dlse_data` (read from ``data_home``).
 
-def reproduce(
-    out=DEFAULT_OUT,
-    runs=3,
-    n_train=None,
-    n_test=None,
-    data_home=None,
-    data=None,
-    max_iter=10000,
-    progress=True,
-) -> DLSEResult:
-    """Fit ∞-DLSE ``runs`` times; write ``figure2.png``, ``results.md`` and ``levels.csv``.
+    Attributes
+    ----------
+    train, test : list of ndarray
+        Per run, the fractions of inliers on :data:`CURVE_THETAS`.
 
-    ``data`` = (name, X, note) overrides :func:`load_dlse_data` (used by the tests).
-
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     result = reproduce(folder, runs=1, n_train=30, data=("gauss", X, "generated"),
-    ...                        progress=False)
+    ...     result = DLSE(Settings(repeats=1, n_train=30), data=("gauss", X, "generated"))
+    ...     result = result.run(folder, progress=False)
     >>> len(result.train[0]) == len(CURVE_THETAS)
     True
     """
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
-    if n_train is not None and (isinstance(n_train, bool) or int(n_train) < 2):
-        raise ValueError(f"n_train must be >= 2, got {n_train!r}")
-    name, X, note = data if data is not None else load_dlse_data(data_home)
-    result = DLSEResult(name, note, *_sizes(len(X), n_train, n_test))
-    start = time.perf_counter()
-    for run in tqdm(range(runs), desc="itl-dlse", disable=not progress):
-        train, test, seconds = run_once(X, run, n_train, n_test, max_iter=max_iter)
-        result.train.append(train)
-        result.test.append(test)
-        result.seconds.append(seconds)
-    result.wall_seconds = time.perf_counter() - start
-    outputs = {
-        "figure2.png": png_bytes(plot_figure2(result)),
-        "levels.csv": csv_bytes(CSV_COLUMNS, _level_rows(result)),
-        "results.md": _results_markdown(result).encode(),
-    }
-    result.files += write_outputs(out, outputs)
-    return result
+
+    NAME = "itl-dlse"
+    SETTINGS = Settings
+
+    def __init__(self, settings=None, panels=None, data_home=None, data=None):
+        super().__init__(settings, panels)
+        self.data_home, self.data = data_home, data
+        self.train, self.test, self.fit_seconds = [], [], []
+
+    def jobs(self) -> list:
+        self.dataset, self.X, self.note = (
+            self.data if self.data is not None else load_dlse_data(self.data_home)
+        )
+        self.n_train, self.n_test = _sizes(len(self.X), self.settings.n_train,
+                                           self.settings.n_test)  # fmt: skip
+        return list(range(self.settings.repeats))
+
+    def run_job(self, run) -> None:
+        settings = self.settings
+        train, test, seconds = run_once(self.X, run, settings.n_train, settings.n_test,
+                                        max_iter=settings.max_iter)  # fmt: skip
+        self.train.append(train)
+        self.test.append(test)
+        self.fit_seconds.append(seconds)
+
+    def at(self, which, theta) -> np.ndarray:
+        """Fractions of inliers over runs at the curve level closest to ``theta``."""
+        column = int(np.argmin(np.abs(CURVE_THETAS - theta)))
+        return np.array(getattr(self, which))[:, column]
+
+    def outputs(self) -> dict:
+        return {
+            "figure2.png": png_bytes(plot_figure2(self)),
+            "levels.csv": csv_bytes(CSV_COLUMNS, _level_rows(self)),
+        }
+
+    def results(self) -> str:
+        rows, gaps = [], []
+        for theta in TABLE_THETAS:
+            train, test = self.at("train", theta), self.at("test", theta)
+            gaps.append(max(abs(train.mean() - (1 - theta)), abs(test.mean() - (1 - theta))))
+            rows.append(
+                f"| {theta:.1f} | {1 - theta:.2f} | {train.mean():.3f} ± {train.std():.3f} "
+                f"| {test.mean():.3f} ± {test.std():.3f} |"
+            )
+        return render("itl_dlse.md", note=self.note, runs=len(self.train), n_train=self.n_train,
+                      n_test=self.n_test, epsilon=EPSILON, rows="\n".join(rows),
+                      largest_gap=f"{max(gaps):.3f}",
+                      fit_seconds=f"{np.mean(self.fit_seconds):.1f}",
+                      seconds=f"{self.seconds:.1f}") + "\n"  # fmt: skip
 
 
-def parse_panels(text) -> list[str]:
-    """itl-dlse has no panels or data sets to choose: only None, "" or "all" are accepted."""
-    return protocol.parse_panels(text, (), experiment="itl-dlse")
-
-
-def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce itl-dlse``: 3 random 70/30 splits (quick: 1 run, 400 points).
-
-    ``--seeds`` sets the number of runs; ``--horizon`` and ``--panels`` do not apply.
-    """
-    parse_panels(panels)
-    settings = Settings.from_cli(quick, runs=seeds)
-    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)
+EXPERIMENT = DLSE

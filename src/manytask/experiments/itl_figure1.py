@@ -23,48 +23,39 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .._figures import agg_figure
 from ..datasets.toy import SINE_TOY_BOUNDS, make_sine_toy, sine_toy_quantiles
 from ..itl import InfiniteQuantileRegressor, crossing_loss, pinball_loss
 from . import protocol
-from ._tables import csv_bytes, mean_std, png_bytes, write_outputs
+from ._tables import csv_bytes, mean_std, png_bytes
+from .protocol import Experiment, render
 
-__all__ = [
-    "DEFAULT_OUT",
-    "Figure1",
-    "LAMBDAS_NC",
-    "LEVELS",
-    "Settings",
-    "fit_pair",
-    "parse_panels",
-    "reproduce",
-    "run_from_cli",
-]
+__all__ = ["EXPERIMENT", "Figure1", "LAMBDAS_NC", "LEVELS", "Settings", "fit_pair"]
 
-DEFAULT_OUT = "manytask-reproduce/itl-figure1"
 #: λ_nc of the left (non-crossing) and right (crossing) panels of Fig. 1.
 LAMBDAS_NC = (10.0, 0.0)
 #: The 19 levels of the metrics; the figure shows 100 levels.
 LEVELS = tuple(np.round(np.linspace(0.05, 0.95, 19), 2))
 PLOT_LEVELS = np.linspace(0.01, 0.99, 100)
 N_TRAIN, N_ANCHORS = 40, 20
-SEEDS, N_TEST = 10, 2000
+N_TEST = 2000
 
 
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
-    """The command line's defaults: ``seeds`` draws, each scored on ``n_test`` test points."""
+    """``repeats`` draws (seed s for draw s), each scored on ``n_test`` test points; L-BFGS-B
+    capped at ``max_iter`` iterations."""
 
-    QUICK: ClassVar[dict] = {"seeds": 2, "n_test": 500}
+    QUICK: ClassVar[dict] = {"repeats": 2, "n_test": 500}
 
-    seeds: int = SEEDS
+    repeats: int = 10
     n_test: int = N_TEST
+    max_iter: int = 2000
 
 
 CSV_COLUMNS = (
@@ -127,19 +118,6 @@ def fit_pair(seed, n_train=N_TRAIN, n_test=N_TEST, max_iter=2000):
     return rows, models, (X, y)
 
 
-@dataclass
-class Figure1:
-    """The outcome of :func:`reproduce`: one row per (draw, λ_nc), files and timing."""
-
-    seeds: int
-    rows: list = field(default_factory=list)
-    files: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    def values(self, lambda_nc, column) -> np.ndarray:
-        return np.array([r[column] for r in self.rows if r["lambda_nc"] == lambda_nc])
-
-
 def plot_figure1(models, data):
     """Three panels: 100 learnt quantiles with λ_nc = 10, with λ_nc = 0, and the true ones."""
     from matplotlib import colormaps
@@ -164,87 +142,60 @@ def plot_figure1(models, data):
     return figure
 
 
-def _results_markdown(result: Figure1, n_test) -> str:
-    lines = [
-        "# Figure 1 of infinite-task-learning: the non-crossing penalty of ∞-QR",
-        "",
-        f"Sine toy data of Sangnier et al. (2016), n = {N_TRAIN} training points, m = "
-        f"{N_ANCHORS} Gauss–Legendre anchors, {result.seeds} draws (seed s), {n_test} test "
-        "points per draw. Fixed hyper-parameters (the paper gives none for Fig. 1): Gaussian "
-        "k_X of "
-        "bandwidth 0.3 on standardised x, λ = 1e-3, θ bandwidth 0.2, Huber κ = 0.01.",
-        "",
-        "pinball = Σ over 19 levels (0.05…0.95) of the mean test pinball loss; crossing×100 "
-        "= 100 × crossing loss of those levels (of 100 levels for `grid, 100 levels`); "
-        "MAE = mean |q̂ − q_true| over the grid and the 19 levels. Mean ± std over draws.",
-        "",
-        "| λ_nc | pinball (test) | crossing×100 train | crossing×100 test "
-        "| crossing×100 grid | crossing×100 grid, 100 levels | MAE to true quantiles |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for lambda_nc in LAMBDAS_NC:
-        cells = [
-            mean_std(result.values(lambda_nc, "pinball"), 3),
-            mean_std(result.values(lambda_nc, "crossing_train_x100"), 3),
-            mean_std(result.values(lambda_nc, "crossing_test_x100"), 3),
-            mean_std(result.values(lambda_nc, "crossing_grid_x100"), 3),
-            mean_std(result.values(lambda_nc, "crossing_grid100_x100"), 3),
-            mean_std(result.values(lambda_nc, "mae_true"), 3),
-        ]
-        lines.append(f"| {lambda_nc:g} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "The paper prints no numbers for Fig. 1, only the picture: many crossings with "
-        "λ_nc = 0, almost none with λ_nc = 10 except where there are no training points.",
-        "",
-        f"`figure1.png` shows draw 0. Wall time {result.seconds:.1f} s. Every draw: `draws.csv`.",
-    ]
-    return "\n".join(lines) + "\n"
+class Figure1(Experiment):
+    """``manytask reproduce itl-figure1``: both panels on ``settings.repeats`` draws of the
+    sine toy data; writes ``figure1.png``, ``results.md``, ``draws.csv``.
 
+    Attributes
+    ----------
+    rows : list of dict
+        One per (draw, λ_nc), the columns of :data:`CSV_COLUMNS`.
 
-def reproduce(
-    out=DEFAULT_OUT, seeds: int = SEEDS, n_test: int = N_TEST, max_iter=2000, progress=True
-) -> Figure1:
-    """Fit both panels on ``seeds`` draws; write ``figure1.png``, ``results.md``, ``draws.csv``.
-
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     result = reproduce(folder, seeds=1, n_test=50, max_iter=50, progress=False)
+    ...     result = Figure1(Settings(repeats=1, n_test=50, max_iter=50)).run(folder, False)
     >>> len(result.rows)
     2
     """
-    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
-        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
-    result = Figure1(seeds=int(seeds))
-    start = time.perf_counter()
-    first = None
-    for seed in tqdm(range(result.seeds), desc="itl-figure1", disable=not progress):
-        rows, models, data = fit_pair(seed, n_test=n_test, max_iter=max_iter)
-        result.rows += rows
-        if first is None:
-            first = (models, data)
-    result.seconds = time.perf_counter() - start
-    outputs = {
-        "figure1.png": png_bytes(plot_figure1(*first)),
-        "draws.csv": csv_bytes(CSV_COLUMNS, result.rows),
-        "results.md": _results_markdown(result, n_test).encode(),
-    }
-    result.files += write_outputs(out, outputs)
-    return result
+
+    NAME = "itl-figure1"
+    SETTINGS = Settings
+
+    def __init__(self, settings=None, panels=None):
+        super().__init__(settings, panels)
+        self.rows: list = []
+        self._first = None  # draw 0's models and data, for the figure
+
+    def values(self, lambda_nc, column) -> np.ndarray:
+        """``column`` of every draw with penalty ``lambda_nc``."""
+        return np.array([r[column] for r in self.rows if r["lambda_nc"] == lambda_nc])
+
+    def jobs(self) -> list:
+        return list(range(self.settings.repeats))
+
+    def run_job(self, seed) -> None:
+        rows, models, data = fit_pair(seed, n_test=self.settings.n_test,
+                                      max_iter=self.settings.max_iter)  # fmt: skip
+        self.rows += rows
+        if self._first is None:
+            self._first = (models, data)
+
+    def outputs(self) -> dict:
+        return {
+            "figure1.png": png_bytes(plot_figure1(*self._first)),
+            "draws.csv": csv_bytes(CSV_COLUMNS, self.rows),
+        }
+
+    def results(self) -> str:
+        rows = []
+        for lambda_nc in LAMBDAS_NC:
+            cells = [mean_std(self.values(lambda_nc, column), 3) for column in CSV_COLUMNS[2:8]]
+            rows.append(f"| {lambda_nc:g} | " + " | ".join(cells) + " |")
+        return render("itl_figure1.md", n_train=N_TRAIN, n_anchors=N_ANCHORS,
+                      repeats=self.settings.repeats, n_test=self.settings.n_test,
+                      rows="\n".join(rows), seconds=f"{self.seconds:.1f}") + "\n"  # fmt: skip
 
 
-def parse_panels(text) -> list[str]:
-    """itl-figure1 has no panels or data sets to choose: only None, "" or "all" are accepted."""
-    return protocol.parse_panels(text, (), experiment="itl-figure1")
-
-
-def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce itl-figure1``: 10 draws (quick: 2 draws, 500 test points).
-
-    ``--seeds`` sets the number of draws; ``--horizon`` and ``--panels`` do not apply.
-    """
-    parse_panels(panels)
-    settings = Settings.from_cli(quick, seeds=seeds)
-    return protocol.run_and_summarise(out, reproduce, **settings.arguments(), progress=progress)
+EXPERIMENT = Figure1

@@ -24,13 +24,12 @@ import math
 import os
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from scipy.stats import mannwhitneyu
 from sklearn.model_selection import GridSearchCV, KFold, train_test_split
-from tqdm.auto import tqdm
 
 from ..datasets import QUANTILE_DATASETS, load_quantile_benchmark
 from ..datasets.quantile import quantile_data_folder
@@ -43,24 +42,21 @@ from ..itl import (
 )
 from ..kernels import median_heuristic
 from . import protocol
-from ._tables import csv_bytes, mean_std, read_paper_table, write_outputs
+from ._tables import csv_bytes, mean_std, read_paper_table
+from .protocol import Experiment, render
 
 __all__ = [
     "CSV_COLUMNS",
-    "DEFAULT_OUT",
+    "EXPERIMENT",
     "LEVELS",
     "METHODS",
     "Settings",
     "Table1",
     "paper_table",
-    "parse_panels",
-    "reproduce",
-    "standardised",
-    "run_from_cli",
     "run_split",
+    "standardised",
 ]
 
-DEFAULT_OUT = "manytask-reproduce/itl-table1"
 #: The levels of Table 1.
 LEVELS = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: p-value under which the paper calls a difference significant (Table 1: "p.-val. < 0.25%").
@@ -82,21 +78,22 @@ CSV_COLUMNS = (
     "lambda",
     "fit_seconds",
 )
-SPLITS, SPLITS_QUICK = 20, 3
 # Table 1 of the paper (§5), kept as data beside the code: per data set and method, mean and sd
 # of pinball×100 and crossing×100, and the baselines' p-values against ∞-QR.
 
 
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
-    """The search and fit settings of one run; the defaults are the paper's protocol on a
-    4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and JQR), ``--quick`` a 2 × 2 grid, 3-fold CV,
-    m = 20 anchors and at most 300 L-BFGS-B iterations.
+    """``repeats`` splits (seed i for split i) and the search and fit settings; the defaults
+    are the paper's protocol (20 splits) on a 4 × 2 × 4 grid (θ bandwidth tuned for ∞-QR and
+    JQR), ``--quick`` 3 splits, a 2 × 2 grid, 3-fold CV, m = 20 anchors and at most 300
+    L-BFGS-B iterations.
 
     ``bandwidth_factors`` multiply the median heuristic of the standardised training inputs.
     """
 
     QUICK: ClassVar[dict] = {
+        "repeats": 3,
         "bandwidth_factors": (0.3, 1.0),
         "theta_bandwidths": (0.2,),
         "lambdas": (1e-4, 1e-3),
@@ -106,6 +103,7 @@ class Settings(protocol.Settings):
         "tol": 1e-6,
     }
 
+    repeats: int = 20
     bandwidth_factors: tuple = (0.3, 1.0, 3.0, 10.0)
     theta_bandwidths: tuple = (0.1, 0.3)
     lambdas: tuple = (1e-5, 1e-4, 1e-3, 1e-2)
@@ -126,21 +124,15 @@ class Settings(protocol.Settings):
         )
 
 
-full_settings, quick_settings = Settings.full, Settings.quick
-
-
-def parse_panels(text) -> list[str]:
-    """Data set names from ``"engel,mcycle"`` or a sequence (None, "" or "all": all 20, in
-    Table 1 order)."""
-    return protocol.parse_panels(text, QUANTILE_DATASETS, parameter="datasets", kind="data set")
-
-
 def _estimator(method, settings, random_state):
-    common = dict(max_iter=settings.max_iter, tol=settings.tol, random_state=random_state)
+    # κ = 0.01 and the rest as in the committed results, pinned against changes of defaults
+    common = dict(max_iter=settings.max_iter, tol=settings.tol, random_state=random_state,
+                  kappa=0.01)  # fmt: skip
     if method == "itl":
         return InfiniteQuantileRegressor(
-            n_anchors=settings.n_anchors, lambda_nc=settings.lambda_nc, **common
-        )
+            n_anchors=settings.n_anchors, lambda_nc=settings.lambda_nc, lambda_b=1e-6,
+            quadrature="gauss-legendre", bias=True, **common,
+        )  # fmt: skip
     if method == "jqr":
         return JointQuantileRegressor(quantiles=LEVELS, **common)
     return IndependentQuantileRegressor(quantiles=LEVELS, **common)
@@ -222,24 +214,6 @@ def paper_table() -> dict:
     return {row["dataset"]: row for row in read_paper_table("itl_table1")}
 
 
-@dataclass
-class Table1:
-    """The outcome of :func:`reproduce`: every split's row, the settings, files and timing."""
-
-    datasets: list
-    splits: int
-    settings: Settings
-    rows: list = field(default_factory=list)
-    paper: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    def values(self, dataset, method, column) -> np.ndarray:
-        return np.array(
-            [r[column] for r in self.rows if r["dataset"] == dataset and r["method"] == method]
-        )
-
-
 def _p_value(a, b) -> str:
     if len(a) < 2 or np.allclose(a, a[0]) and np.allclose(b, a[0]):
         return "–"
@@ -259,143 +233,92 @@ def _paper_cell(paper_row, method, metric) -> str:
     return f"{paper_row[f'{method}_{metric}']} ± {paper_row[f'{method}_{metric}_sd']}"
 
 
-def _results_markdown(table: Table1) -> str:
-    lines = [
-        "# Table 1 of infinite-task-learning: ∞-QR vs JQR and IND-QR",
-        "",
-        f"{table.splits} random 70/30 splits (seed i for split i) of each data set, inputs and "
-        "target standardised on the whole data; hyper-parameters by cross-validation on the "
-        f"training part over a GRID (not the paper's Bayesian optimisation) — "
-        f"{table.settings.describe()}.",
-        "",
-        "pinball×100 = 100 × Σ_τ mean test pinball loss, τ ∈ {0.1, 0.3, 0.5, 0.7, 0.9}; "
-        "crossing×100 = 100 × Σ over consecutive levels of the mean crossing. Mean ± std over "
-        "splits (ours) next to the paper's. p: two-sided Mann–Whitney–Wilcoxon p-value "
-        "(`scipy.stats.mannwhitneyu`) of ∞-QR's per-split pinball (crossing) against the "
-        "baseline's.",
-        "",
-    ]
-    header = (
-        "| data set | method | pinball×100 (ours) | pinball×100 (paper) | p vs ∞-QR "
-        "| crossing×100 (ours) | crossing×100 (paper) | p vs ∞-QR |"
-    )
-    lines += [header, "|---|---|---|---|---|---|---|---|"]
-    within, crossing_ok = 0, 0
-    fewer_crossings = dict.fromkeys(PAPER_FEWER_CROSSINGS, 0)
-    for name in table.datasets:
-        paper_row = table.paper.get(name)
-        itl_pinball = table.values(name, "itl", "pinball_x100")
-        itl_crossing = table.values(name, "itl", "crossing_x100")
-        for method, label in METHODS.items():
-            pinball = table.values(name, method, "pinball_x100")
-            crossing = table.values(name, method, "crossing_x100")
-            p = "" if method == "itl" else _p_value(itl_pinball, pinball)
-            p_cross = "" if method == "itl" else _p_value(itl_crossing, crossing)
-            if method != "itl" and p_cross != "–" and float(p_cross) < SIGNIFICANT:
-                fewer_crossings[method] += itl_crossing.mean() < crossing.mean()
-            lines.append(
-                f"| {name} | {label} | {mean_std(pinball, 0)} "
-                f"| {_paper_cell(paper_row, method, 'pinball')} | {p} "
-                f"| {mean_std(crossing, 1)} | {_paper_cell(paper_row, method, 'cross')} "
-                f"| {p_cross} |"
-            )
-        if paper_row is not None:
-            mean, sd = float(itl_pinball.mean()), float(paper_row["itl_pinball_sd"])
-            within += abs(mean - float(paper_row["itl_pinball"])) <= sd
-        crossing_ok += float(table.values(name, "itl", "crossing_x100").mean()) <= 0.5
-    n = len(table.datasets)
-    lines += [
-        "",
-        f"∞-QR mean pinball×100 within the paper's ±1 std on {within} of "
-        f"{sum(name in table.paper for name in table.datasets)} data sets with paper numbers; "
-        f"∞-QR mean crossing×100 ≤ 0.5 on {crossing_ok} of {n}.",
-        "",
-        f"∞-QR crosses significantly less (p < {SIGNIFICANT:g}, lower mean) than JQR on "
-        f"{fewer_crossings['jqr']} and than IND-QR on {fewer_crossings['ind']} of {n} data "
-        f"sets (paper, 20 sets: {PAPER_FEWER_CROSSINGS['jqr']} and "
-        f"{PAPER_FEWER_CROSSINGS['ind']}).",
-        "",
-        f"With {table.splits} splits the smallest attainable p is {_smallest_p(table.splits)}.",
-        "",
-        f"Wall time {table.seconds:.0f} s. Every split: `splits.csv`.",
-    ]
-    return "\n".join(lines) + "\n"
+class Table1(Experiment):
+    """``manytask reproduce itl-table1``: every method on ``settings.repeats`` splits of each
+    data set; writes ``results.md`` and ``splits.csv``.
 
+    ``data_home`` is the folder holding ``quantile/manifest.json`` (None: ``$MANYTASK_DATA``);
+    ``n_jobs`` parallel CV fits (joblib) inside each grid search.
 
-def reproduce(
-    out=DEFAULT_OUT,
-    splits: int = SPLITS,
-    datasets=None,
-    settings: Settings | None = None,
-    data_home=None,
-    n_jobs: int = 1,
-    progress: bool = True,
-) -> Table1:
-    """Run Table 1 and write ``results.md`` and ``splits.csv`` inside ``out``.
-
-    Parameters
+    Attributes
     ----------
-    out : path-like
-        Folder for the outputs (created if missing).
-    splits : int
-        Splits 0, …, splits − 1 (the paper: 20).
-    datasets : str, sequence of str or None
-        Data set names (comma-separated string allowed); None means all 20.
-    settings : Settings or None
-        Grid and fit settings; None means :func:`full_settings`.
-    data_home : path-like or None
-        Folder holding ``quantile/manifest.json``; None means ``$MANYTASK_DATA``.
-    n_jobs : int
-        Parallel CV fits (joblib) inside each grid search.
-    progress : bool
-        A tqdm progress bar over (data set, split, method).
+    rows : list of dict
+        One per (data set, split, method), the columns of :data:`CSV_COLUMNS`.
+    paper : dict
+        The paper's Table 1 (:func:`paper_table`).
     """
-    names = parse_panels(datasets)
-    if int(splits) < 1:
-        raise ValueError(f"splits must be >= 1, got {splits!r}")
-    _require_data(data_home)
-    settings = settings if settings is not None else full_settings()
-    table = Table1(datasets=names, splits=int(splits), settings=settings)
-    table.paper = paper_table()
-    loaded = {name: standardised(load_quantile_benchmark(name, data_home)) for name in names}
-    jobs = [
-        (name, split, method)
-        for name in names
-        for split in range(table.splits)
-        for method in METHODS
-    ]
-    start = time.perf_counter()
-    for name, split, method in tqdm(jobs, desc="itl-table1", disable=not progress):
-        X, y = loaded[name]
-        table.rows.append({"dataset": name, **run_split(X, y, split, method, settings, n_jobs)})
-    table.seconds = time.perf_counter() - start
 
-    outputs = {
-        "splits.csv": csv_bytes(CSV_COLUMNS, table.rows),
-        "results.md": _results_markdown(table).encode(),
-    }
-    table.files += write_outputs(out, outputs)
-    return table
+    NAME = "itl-table1"
+    SETTINGS = Settings
+    PANELS = QUANTILE_DATASETS
+    PANEL_KIND = "data set"
+    CLI_OPTIONS = {"n_jobs": 2}  # both CV cores
+
+    def __init__(self, settings=None, panels=None, data_home=None, n_jobs=1):
+        super().__init__(settings, panels)
+        self.data_home, self.n_jobs = data_home, n_jobs
+        self.rows: list = []
+        self.paper = paper_table()
+
+    def values(self, dataset, method, column) -> np.ndarray:
+        """``column`` of every split of (``dataset``, ``method``)."""
+        return np.array(
+            [r[column] for r in self.rows if r["dataset"] == dataset and r["method"] == method]
+        )
+
+    def check(self) -> None:
+        _require_data(self.data_home)
+
+    def jobs(self) -> list:
+        self._loaded = {name: standardised(load_quantile_benchmark(name, self.data_home))
+                        for name in self.panels}  # fmt: skip
+        splits = range(self.settings.repeats)
+        return [(name, split, method) for name in self.panels for split in splits
+                for method in METHODS]  # fmt: skip
+
+    def run_job(self, job) -> None:
+        name, split, method = job
+        X, y = self._loaded[name]
+        row = run_split(X, y, split, method, self.settings, self.n_jobs)
+        self.rows.append({"dataset": name, **row})
+
+    def outputs(self) -> dict:
+        return {"splits.csv": csv_bytes(CSV_COLUMNS, self.rows)}
+
+    def results(self) -> str:
+        rows, within, crossing_ok = [], 0, 0
+        fewer_crossings = dict.fromkeys(PAPER_FEWER_CROSSINGS, 0)
+        for name in self.panels:
+            paper_row = self.paper.get(name)
+            itl_pinball = self.values(name, "itl", "pinball_x100")
+            itl_crossing = self.values(name, "itl", "crossing_x100")
+            for method, label in METHODS.items():
+                pinball = self.values(name, method, "pinball_x100")
+                crossing = self.values(name, method, "crossing_x100")
+                p = "" if method == "itl" else _p_value(itl_pinball, pinball)
+                p_cross = "" if method == "itl" else _p_value(itl_crossing, crossing)
+                if method != "itl" and p_cross != "–" and float(p_cross) < SIGNIFICANT:
+                    fewer_crossings[method] += itl_crossing.mean() < crossing.mean()
+                rows.append(
+                    f"| {name} | {label} | {mean_std(pinball, 0)} "
+                    f"| {_paper_cell(paper_row, method, 'pinball')} | {p} "
+                    f"| {mean_std(crossing, 1)} | {_paper_cell(paper_row, method, 'cross')} "
+                    f"| {p_cross} |"
+                )
+            if paper_row is not None:
+                mean, sd = float(itl_pinball.mean()), float(paper_row["itl_pinball_sd"])
+                within += abs(mean - float(paper_row["itl_pinball"])) <= sd
+            crossing_ok += float(itl_crossing.mean()) <= 0.5
+        splits = self.settings.repeats
+        return render(
+            "itl_table1.md", splits=splits, settings=self.settings.describe(),
+            rows="\n".join(rows), within=within,
+            with_paper=sum(name in self.paper for name in self.panels),
+            crossing_ok=crossing_ok, n=len(self.panels), significant=f"{SIGNIFICANT:g}",
+            fewer_jqr=fewer_crossings["jqr"], fewer_ind=fewer_crossings["ind"],
+            paper_jqr=PAPER_FEWER_CROSSINGS["jqr"], paper_ind=PAPER_FEWER_CROSSINGS["ind"],
+            smallest_p=_smallest_p(splits), seconds=f"{self.seconds:.0f}",
+        ) + "\n"  # fmt: skip
 
 
-def run_from_cli(out, *, quick=False, seeds=None, horizon=None, panels=None, progress=True) -> str:
-    """``manytask reproduce itl-table1``: 20 splits (quick: 3 and :func:`quick_settings`).
-
-    ``--seeds`` sets the number of splits, ``--datasets``/``--panels`` the data sets;
-    ``--horizon`` does not apply. Both CV cores are used (``n_jobs=2``).
-    """
-    splits = protocol.cli_default(seeds, quick, SPLITS_QUICK, SPLITS)
-    settings = Settings.from_cli(quick)
-    try:
-        _require_data(None)
-    except FileNotFoundError as error:  # a clear message, not the CLI's "cannot write"
-        raise SystemExit(f"manytask reproduce itl-table1: error: {error}") from None
-    return protocol.run_and_summarise(
-        out,
-        reproduce,
-        splits=splits,
-        datasets=panels,
-        settings=settings,
-        n_jobs=2,
-        progress=progress,
-    )
+EXPERIMENT = Table1

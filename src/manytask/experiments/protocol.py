@@ -1,52 +1,64 @@
-"""What the experiment modules share beyond tables: the settings base with its full and
-quick runs, the command-line glue (``--panels``, quick/full defaults, run and summarise), a
-fitted Q(k|x) reused across methods.
+"""The protocol every ``manytask reproduce NAME`` experiment implements, and its one driver.
 
-Lives here: :class:`Settings`, :func:`parse_panels`, :func:`cli_default`,
-:func:`run_and_summarise`, :class:`PrefittedClassifier`. Not here: CSV bytes, cells and
-output files (:mod:`._tables`), the atomic write of one file
-(:func:`manytask.report.write_atomic`).
+An experiment is a subclass of :class:`Experiment`: its :class:`Settings` (the full run as
+defaults, ``QUICK`` for ``--quick``, ``repeats`` the number of repeated units: seeds, draws,
+splits, runs or folds as the experiment says), its jobs, what one job computes, its tables
+and figures, and the fields of its ``results.md`` template (``templates/<TEMPLATE>``,
+package data filled by :func:`render`). :meth:`Experiment.run` is the loop, written once.
+
+Lives here: :class:`Settings`, :class:`Experiment`, :func:`render`, :func:`parse_panels`.
+Not here: CSV bytes, cells and output files (:mod:`._tables`), the folds and data of the
+boosting experiments (:mod:`._boost_folds`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import string
+import time
 from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Any, ClassVar
 
-from ._tables import cli_summary
+from tqdm.auto import tqdm
 
-__all__ = [
-    "PrefittedClassifier",
-    "Settings",
-    "cli_default",
-    "parse_panels",
-    "run_and_summarise",
-]
+from ._tables import write_outputs
+
+__all__ = ["Experiment", "Settings", "parse_panels", "render"]
 
 
 class Settings:
     """Base of an experiment's settings, a frozen dataclass whose defaults are the full run.
 
-    A subclass lists in ``QUICK`` the fields that ``--quick`` changes; :meth:`full`,
+    Every subclass has an int field ``repeats`` (how many seeds, draws, splits, runs or folds
+    run) and lists in ``QUICK`` the fields that ``--quick`` changes; :meth:`full`,
     :meth:`quick` and :meth:`from_cli` are written here once.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from dataclasses import dataclass
     >>> @dataclass(frozen=True)
     ... class Run(Settings):
-    ...     QUICK: ClassVar[dict] = {"folds": 3}
-    ...     folds: int = 10
+    ...     QUICK: ClassVar[dict] = {"repeats": 3}
+    ...     repeats: int = 10
     ...     rounds: int = 100
-    >>> Run.full().folds, Run.quick().folds, Run.from_cli(True, rounds=5).rounds
+    >>> Run.full().repeats, Run.quick().repeats, Run.from_cli(True, rounds=5).rounds
     (10, 3, 5)
-    >>> Run.quick().arguments()
-    {'folds': 3, 'rounds': 100}
+    >>> Run(repeats=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: repeats must be an int >= 1, got 0
     """
 
     #: The fields ``--quick`` changes, with their values.
     QUICK: ClassVar[Mapping[str, Any]] = {}
+
+    def __post_init__(self):
+        repeats = self.repeats
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
 
     @classmethod
     def full(cls):
@@ -65,35 +77,20 @@ class Settings:
         settings = cls.quick() if quick else cls.full()
         return dataclasses.replace(settings, **{k: v for k, v in given.items() if v is not None})
 
-    def arguments(self) -> dict:
-        """The fields as keyword arguments, for a ``reproduce`` that takes them one by one."""
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
+def render(template: str, **fields) -> str:
+    """The package-data template ``templates/<template>`` with its ``$name`` fields filled
+    (:class:`string.Template`; a field missing is a KeyError, ``$$`` is a dollar sign).
 
-class PrefittedClassifier:
-    """A fitted classifier seen through ``predict_proba``, ``classes_`` and
-    ``n_features_in_`` only.
-
-    It has neither ``fit`` nor ``get_params``, so ``DomainClassifier(prefit=True)`` uses it as
-    is and :func:`sklearn.base.clone` copies it instead of returning an unfitted copy: one
-    Q(k|x) fit per fold serves DMSA and every MultiBoost run.
-
-    Example
-    -------
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> fitted = LogisticRegression().fit([[0.0], [1.0]], [0, 1])
-    >>> PrefittedClassifier(fitted).classes_.tolist()
-    [0, 1]
+    Examples
+    --------
+    >>> text = render("itl_figure1.md", n_train=40, n_anchors=20, repeats=2, n_test=500,
+    ...               rows="| 10 | … |", seconds="7.9")
+    >>> text.splitlines()[2][:49]
+    'Sine toy data of Sangnier et al. (2016), n = 40 t'
     """
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-        self.classes_ = estimator.classes_
-        self.n_features_in_ = estimator.n_features_in_
-
-    def predict_proba(self, X):
-        """The wrapped estimator's ``predict_proba(X)``."""
-        return self.estimator.predict_proba(X)
+    text = resources.files(__package__).joinpath(f"templates/{template}").read_text("utf-8")
+    return string.Template(text.removesuffix("\n")).substitute(fields)
 
 
 def parse_panels(
@@ -113,8 +110,8 @@ def parse_panels(
     ``parameter`` and the value (``notes[name]``, if given, says why a name is missing); with
     no ``choices``, any name is an error saying that ``experiment`` has none to choose.
 
-    Example
-    -------
+    Examples
+    --------
     >>> parse_panels("b, a,b", ("a", "b", "c"))
     ['b', 'a']
     >>> parse_panels(None, ("a", "b"))
@@ -138,21 +135,110 @@ def parse_panels(
     return names
 
 
-def cli_default(given, quick: bool, quick_value, full_value):
-    """``given`` if the command line set it, else ``quick_value`` with ``--quick``, else
-    ``full_value``.
+class Experiment:
+    """One paper reproduction: settings, panels, jobs, tables, figures and ``results.md``.
 
-    Example
-    -------
-    >>> cli_default(None, True, 3, 10), cli_default(None, False, 3, 10), cli_default(5, True, 3, 10)
-    (3, 10, 5)
+    A subclass sets the class attributes and fills in :meth:`jobs`, :meth:`run_job`,
+    :meth:`outputs` (tables and figures as ``{filename: bytes}``) and :meth:`results`
+    (the text of ``results.md``, from its template with :func:`render`). Everything else,
+    the command line's reading of ``--quick``, ``--repeats``, ``--horizon`` and ``--panels``
+    and the loop of :meth:`run`, is written here once.
+
+    Parameters
+    ----------
+    settings : Settings or None
+        None means ``SETTINGS.full()``.
+    panels : str, sequence of str or None
+        Panel or data set names (comma-separated string allowed); None means all.
+
+    Attributes
+    ----------
+    files : list of Path
+        The files :meth:`run` wrote.
+    seconds : float
+        Wall time of the jobs.
     """
-    if given is not None:
-        return given
-    return quick_value if quick else full_value
 
+    #: ``manytask reproduce NAME``; ``DEFAULT_OUT`` follows from it.
+    NAME: ClassVar[str]
+    DEFAULT_OUT: ClassVar[str]
+    #: The experiment's Settings class.
+    SETTINGS: ClassVar[type]
+    #: The Settings field ``--horizon`` sets (rounds T), or None: no horizon.
+    HORIZON: ClassVar[str | None] = None
+    #: What ``--panels`` chooses from (empty: nothing), what one is called, why one is missing.
+    PANELS: ClassVar[Sequence[str]] = ()
+    PANEL_KIND: ClassVar[str] = "panel"
+    PANEL_NOTES: ClassVar[Mapping[str, str]] = {}
+    #: Keyword arguments the command line adds (e.g. parallel jobs).
+    CLI_OPTIONS: ClassVar[Mapping[str, Any]] = {}
 
-def run_and_summarise(out, reproduce, **arguments) -> str:
-    """Run ``reproduce(out, **arguments)`` (its result has ``files``) and return the summary
-    ``manytask reproduce`` prints: where each written file is."""
-    return cli_summary(out, reproduce(out, **arguments).files)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "NAME" in cls.__dict__:
+            cls.DEFAULT_OUT = f"manytask-reproduce/{cls.NAME}"
+
+    def __init__(self, settings=None, panels=None):
+        self.settings = settings if settings is not None else self.SETTINGS.full()
+        self.panels = self.parse_panels(panels)
+        self.files: list[Path] = []
+        self.seconds = 0.0
+
+    @classmethod
+    def parse_panels(cls, value) -> list[str]:
+        """The panels or data sets chosen by ``value`` (see :func:`parse_panels`)."""
+        parameter = "panels" if cls.PANEL_KIND == "panel" else "datasets"
+        return parse_panels(value, cls.PANELS, parameter=parameter, kind=cls.PANEL_KIND,
+                            experiment=cls.NAME, notes=cls.PANEL_NOTES)  # fmt: skip
+
+    @classmethod
+    def from_cli(cls, *, quick=False, repeats=None, horizon=None, panels=None):
+        """The experiment the command line asks for; a ValueError names a refused option."""
+        if horizon is not None and cls.HORIZON is None:
+            raise ValueError(f"--horizon: {cls.NAME} has no rounds to set, got {horizon!r}")
+        given = {"repeats": repeats} | ({cls.HORIZON: horizon} if cls.HORIZON else {})
+        return cls(cls.SETTINGS.from_cli(quick, **given), panels, **cls.CLI_OPTIONS)
+
+    def check(self) -> None:
+        """Raise a clear error, before any work, when something the run needs is missing."""
+
+    def threads(self):
+        """A context for the jobs (e.g. BLAS held to one thread); none by default."""
+        return contextlib.nullcontext()
+
+    def jobs(self) -> list:
+        """The units of work, in order (one progress-bar step each)."""
+        raise NotImplementedError
+
+    def run_job(self, job) -> None:
+        """Compute one job and record it on ``self``."""
+        raise NotImplementedError
+
+    def outputs(self) -> dict[str, bytes]:
+        """The tables (CSV) and figures (PNG) to write, by file name."""
+        raise NotImplementedError
+
+    def results(self) -> str:
+        """The text of ``results.md``."""
+        raise NotImplementedError
+
+    def run(self, out, progress: bool = True):
+        """Run every job, then write the tables, figures and ``results.md`` into ``out``
+        (created if missing); returns ``self``."""
+        self.check()
+        jobs = self.jobs()
+        start = time.perf_counter()
+        with self.threads():
+            for job in tqdm(jobs, desc=self.NAME, disable=not progress):
+                self.run_job(job)
+        self.seconds = time.perf_counter() - start
+        outputs = self.outputs()
+        outputs["results.md"] = self.results().encode()
+        self.files += write_outputs(out, outputs)
+        return self
+
+    def summary(self, out) -> str:
+        """What ``manytask reproduce`` prints: ``results.md``, then how many files were
+        written where."""
+        text = (Path(out) / "results.md").read_text()
+        return f"{text}\nWrote {len(self.files)} files into {Path(out)}"
