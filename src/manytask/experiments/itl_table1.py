@@ -131,7 +131,7 @@ def _estimator(method, settings, random_state):
     if method == "itl":
         return InfiniteQuantileRegressor(
             n_anchors=settings.n_anchors, lambda_nc=settings.lambda_nc, lambda_b=1e-6,
-            quadrature="gauss-legendre", bias=True, **common,
+            quadrature="gauss-legendre", bias=True, rearrange=False, **common,
         )  # fmt: skip
     if method == "jqr":
         return JointQuantileRegressor(quantiles=LEVELS, **common)
