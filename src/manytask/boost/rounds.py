@@ -23,6 +23,9 @@ from .objective import (
 )
 from .steepest import steepest_coordinate
 from .steps import (
+    STOP_NO_DESCENT,
+    STOP_NO_DESCENT_MU,
+    STOP_NO_EDGE,
     adaboost_error,
     adaboost_step,
     block_step,
@@ -144,10 +147,10 @@ class Rounds:
                 stop = self._try_direction(state, record, objective, rate, q, stump, "steepest")
                 if stop is not None:
                     return stop
-        reason = "no coordinate decreases F" + ("_mu" if mu is not None else "")
+        reason = STOP_NO_DESCENT if mu is None else STOP_NO_DESCENT_MU
         reason += " + beta*|alpha|_1" if beta > 0 else ""
         if self.step == "adaboost":
-            reason = "no direction with error < 1/2" + (" and rate > beta" if beta > 0 else "")
+            reason = STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
         record.update(domain=None, stump=None, step=0.0, stop=reason)
         self.history_.append(record)
         return True
