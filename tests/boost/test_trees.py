@@ -176,3 +176,22 @@ def test_bad_max_depth_raises_naming_it(value):
         clf.fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="^max_depth must"):
         AdaBoost(max_depth=value).fit(X, [0, 1, 0, 1])
+
+
+def test_pooled_and_per_source_adaboost_take_the_same_trees():
+    from manytask.boost import AdaBoostPerDomain, PooledAdaBoost
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(240, 3))
+    domains = np.repeat([0, 1], 120)
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    pooled = PooledAdaBoost(n_estimators=8, max_depth=3).fit(X, y, domains=domains)
+    reference = AdaBoost(n_estimators=8, max_depth=3).fit(X, y)
+    np.testing.assert_array_equal(pooled.estimator_.decision_function(X),
+                                  reference.decision_function(X))  # fmt: skip
+    per_source = AdaBoostPerDomain(n_estimators=8, max_depth=3).fit(X, y, domains=domains)
+    for k, model in enumerate(per_source.estimators_):
+        rows = domains == k
+        alone = AdaBoost(n_estimators=8, max_depth=3).fit(X[rows], y[rows])
+        assert all(isinstance(h, Tree) for h in model.estimators_)
+        np.testing.assert_array_equal(model.decision_function(X), alone.decision_function(X))

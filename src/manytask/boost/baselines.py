@@ -76,6 +76,8 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     ----------
     n_estimators : int
         Rounds T of each AdaBoost.
+    max_depth : int >= 1
+        Depth of each AdaBoost's trees (1: stumps; see :class:`AdaBoost`).
 
     Attributes
     ----------
@@ -93,17 +95,20 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     ([0], [1])
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, max_depth=1):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
 
     def fit(self, X, y, domains=None):
-        """Fit ``AdaBoost(n_estimators)`` on the rows of each source (``domains`` None: one
-        source); returns self."""
+        """Fit ``AdaBoost(n_estimators, max_depth)`` on the rows of each source (``domains``
+        None: one source); returns self."""
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
         X, y, self.classes_, self.domains_, domain_index = _check_sources(X, y, domains)
         self.n_features_in_ = X.shape[1]
         self.estimators_ = [
-            AdaBoost(n_estimators=n_estimators).fit(X[domain_index == k], y[domain_index == k])
+            AdaBoost(n_estimators=n_estimators, max_depth=self.max_depth).fit(
+                X[domain_index == k], y[domain_index == k]
+            )
             for k in range(self.domains_.size)
         ]
         return self
@@ -145,7 +150,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
     """AdaBoost-all (§6): :class:`AdaBoost` on the union of the sources, domains ignored.
 
     A thin wrapper so every Table 1 method is fitted as ``fit(X, y, domains)``; its
-    ``estimator_`` is exactly ``AdaBoost(n_estimators).fit(X, y)``.
+    ``estimator_`` is exactly ``AdaBoost(n_estimators, max_depth).fit(X, y)``.
 
     Examples
     --------
@@ -154,8 +159,9 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
     [1]
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, max_depth=1):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
 
     def fit(self, X, y, domains=None, sample_weight=None):
         """Fit one AdaBoost on all rows (``domains`` is only checked for length)."""
@@ -163,7 +169,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         X, y = check_X_y(X, y)
         if domains is not None:
             as_domain_labels(domains, "domains", X.shape[0])
-        self.estimator_ = AdaBoost(n_estimators=self.n_estimators).fit(
+        self.estimator_ = AdaBoost(n_estimators=self.n_estimators, max_depth=self.max_depth).fit(
             X, y, sample_weight=sample_weight
         )
         self.classes_ = self.estimator_.classes_
