@@ -874,5 +874,38 @@ def test_setup_asks_every_client_in_one_batch_per_phase_and_resends_without_a_fa
     levels = np.linspace(0.0, 1.0, 6)[1:-1]
     expected = merge_quantiles([client_quantiles(shards[c], levels) for c in (0, 1, 2, 4, 5)],
                                levels)  # fmt: skip
+    expected[0] = np.concatenate([[-np.inf], expected[0]])  # the constant stump, once
     np.testing.assert_array_equal(flat, np.concatenate(expected))
     np.testing.assert_array_equal(features, np.repeat(np.arange(3), [t.size for t in expected]))
+
+
+# ------------------------------------------------------------------ one candidate table
+
+
+def test_every_transport_builds_the_same_candidate_table_from_quantile_reports():
+    """simulate and the Flower ServerApp set up through driver.setup_candidates, the Dask
+    estimator through dask_backend._sketch_thresholds: both take the clients' quantile
+    reports to thresholds by thresholds.sketch_thresholds (−∞ once, on feature 0)."""
+    from manytask.boost.federated import InProcessTransport, make_shards, setup_candidates
+    from manytask.boost.federated.dask_backend import _sketch_thresholds
+    from manytask.boost.thresholds import merge_quantiles
+
+    X, y, domains = three_domains(seed=22)
+    q = np.full((X.shape[0], 3), 1 / 3)
+    shards, _, _ = make_shards(X, np.where(y == 1, 1.0, -1.0), domains, 2, q,
+                               np.random.default_rng(0))  # fmt: skip
+    features, flat, _ = setup_candidates(InProcessTransport(shards), range(6), 3, n_quantiles=5)
+    thresholds, _ = _sketch_thresholds(InProcessTransport(shards), range(6), 5)
+    np.testing.assert_array_equal(np.concatenate(thresholds), flat)
+    np.testing.assert_array_equal(
+        np.concatenate([np.full(t.size, j) for j, t in enumerate(thresholds)]), features
+    )
+    # independent: the merged sketch of the clients' quantiles, −∞ added once
+    levels = np.linspace(0.0, 1.0, 7)[1:-1]
+    reports = [
+        {"quantiles": np.quantile(shard.X, levels, axis=0).T, "n_points": shard.X.shape[0]}
+        for shard in shards
+    ]
+    merged = merge_quantiles(reports, levels)
+    assert np.isneginf(flat).sum() == 1 and flat[0] == -np.inf
+    np.testing.assert_allclose(flat[1:], np.concatenate(merged), rtol=1e-12)

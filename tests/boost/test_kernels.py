@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from _helpers import tied_round
-from manytask.boost import MultiBoostClassifier, Stump, best_stump, kernels, presort, stumps
+from manytask.boost import (
+    MultiBoostClassifier,
+    Stump,
+    best_stump,
+    kernels,
+    presort,
+    search_views,
+    stumps,
+)
 from manytask.boost.steepest import steepest_coordinate
 
 numba_only = pytest.mark.skipif(
@@ -141,9 +149,9 @@ def test_numba_breaks_exact_ties_like_the_ordered_brute_force(n_bins):
 def test_numba_restricted_and_full_searches_agree(monkeypatch, n_bins):
     X, y, weights = _problem(3, m=90, d=4)
     with kernels.use_backend("numba"):
-        monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", 1.0)  # every row on its support
+        monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", 1.0)  # every row on its support
         restricted = best_stump(presort(X, n_bins=n_bins), y, weights)
-        monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", -1.0)  # every row on all points
+        monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", -1.0)  # every row on all points
         full = best_stump(presort(X, n_bins=n_bins), y, weights)
     for r, f in zip(restricted, full):
         assert (r.stump, r.error) == (f.stump, f.error)
@@ -157,11 +165,12 @@ def test_kernels_run_as_plain_python_like_numpy():
     presorted = presort(X)
     signed = weights[0] * y
     total, negative_total = np.abs(signed).sum(), 0.5 * (np.abs(signed).sum() - signed.sum())
-    view = stumps._compiled_full_view(presorted)
+    view = search_views._compiled_full_view(presorted)
     errors, splits, polarities = kernels._exact_search(
         signed, view.local_order, view.invalid, total, negative_total
     )
-    reference = stumps._search_exact(stumps._full_view(presorted), signed, total, negative_total)
+    full_view = search_views._full_view(presorted)
+    reference = stumps._search_exact(full_view, signed, total, negative_total)
     np.testing.assert_array_equal(errors, reference[0])
     np.testing.assert_array_equal(splits, reference[1])
     np.testing.assert_array_equal(polarities, reference[2])
@@ -262,7 +271,8 @@ def test_compiled_views_are_row_contiguous():
     X, _, weights = _problem(3, m=90, d=4)
     for n_bins in (None, 6):
         presorted = presort(X, n_bins=n_bins)
-        view = stumps._view_for(presorted, weights[1], compiled=True)  # about a third: restricted
+        # about a third of the points: a restricted view
+        view = search_views._view_for(presorted, weights[1], compiled=True)
         assert view.points is not None
         rows = view.local_order if n_bins is None else view.bins
         assert rows.flags.c_contiguous

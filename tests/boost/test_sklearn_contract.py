@@ -15,7 +15,9 @@ from manytask.boost import (
 # ``domains`` every estimator sees one source.
 ESTIMATORS = [
     MultiBoostClassifier(n_estimators=5),
+    MultiBoostClassifier(n_estimators=5, max_depth=3),
     AdaBoost(n_estimators=5),
+    AdaBoost(n_estimators=5, max_depth=3),
     PooledAdaBoost(n_estimators=5),
     AdaBoostPerDomain(n_estimators=5),
     DMSAClassifier(n_estimators=5),

@@ -4,7 +4,7 @@ every test on both kernels (NumPy and numba)."""
 import numpy as np
 import pytest
 
-from manytask.boost import Stump, best_stump, kernels, presort, stumps
+from manytask.boost import Stump, best_stump, kernels, presort, search_views, stumps
 from manytask.boost.stumps import candidate_thresholds
 
 
@@ -309,9 +309,9 @@ def _domain_weights(seed, m, n_domains=3):
 def test_support_restricted_search_equals_full_search(monkeypatch, seed, n_bins):
     X, y, _ = _data_with_ties(seed, m=60)
     weight_batch = _domain_weights(seed, 60)
-    monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", 1.0)  # every row on its support
+    monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", 1.0)  # every row on its support
     restricted = best_stump(presort(X, n_bins=n_bins), y, weight_batch)
-    monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", -1.0)  # every row on all points
+    monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", -1.0)  # every row on all points
     full = best_stump(presort(X, n_bins=n_bins), y, weight_batch)
     for r, f in zip(restricted, full):
         assert r.stump == f.stump
@@ -349,9 +349,9 @@ def test_split_above_every_weighted_point_is_kept(monkeypatch):
     X = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 0.0], [3.0, 1.0]])
     y = np.array([1.0, 1.0, -1.0, 1.0])
     weights = np.array([[1.0, 2.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
-    monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", -1.0)
+    monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", -1.0)
     full = best_stump(presort(X), y, weights)
-    monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", 1.0)
+    monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", 1.0)
     restricted = best_stump(presort(X), y, weights)
     for r, f in zip(restricted, full):
         assert (r.stump, r.error) == (f.stump, f.error)
@@ -359,7 +359,7 @@ def test_split_above_every_weighted_point_is_kept(monkeypatch):
 
 
 def test_many_supports_beyond_the_cache_bound(monkeypatch):
-    monkeypatch.setattr(stumps, "_MAX_CACHED_SUPPORTS", 2)
+    monkeypatch.setattr(search_views, "_MAX_CACHED_SUPPORTS", 2)
     X, y, _ = _data_with_ties(9, m=30)
     presorted = presort(X)
     rng = np.random.default_rng(9)
@@ -372,7 +372,7 @@ def test_many_supports_beyond_the_cache_bound(monkeypatch):
 
 
 def test_cached_supports_hold_at_most_twice_the_points(monkeypatch):
-    monkeypatch.setattr(stumps, "_RESTRICT_FRACTION", 1.0)
+    monkeypatch.setattr(search_views, "_RESTRICT_FRACTION", 1.0)
     X, y, _ = _data_with_ties(10, m=40)
     presorted = presort(X)
     rng = np.random.default_rng(10)

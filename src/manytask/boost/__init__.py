@@ -2,6 +2,11 @@
 
 - :mod:`~manytask.boost.stumps`: decision stumps and the exact (or histogram-binned)
   minimum-weighted-error stump search over presorted features.
+- :mod:`~manytask.boost.thresholds`: candidate thresholds from a column's values (exact,
+  and the federated quantile sketch every transport uses); :mod:`~manytask.boost.search_views`:
+  what one stump search reads (all points or a support).
+- :mod:`~manytask.boost.trees`: histogram trees of depth d with ±1 leaves, the base classes
+  of ``max_depth`` > 1, grown greedily by the same edge criterion.
 - :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
 - :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1) as :class:`MultiBoostClassifier`
   with the paper's options (Φ = exp or logistic, hard max or soft-max μ, restricted
@@ -47,6 +52,7 @@ from .evaluation import MixtureErrors, mixture_errors
 from .multiboost import MultiBoostClassifier
 from .multiclass import VectorStump
 from .stumps import PresortedFeatures, Stump, StumpResult, best_stump, presort
+from .trees import Tree, grow_tree
 
 __all__ = [
     "AdaBoost",
@@ -59,9 +65,11 @@ __all__ = [
     "PresortedFeatures",
     "Stump",
     "StumpResult",
+    "Tree",
     "VectorStump",
     "federated",
     "best_stump",
+    "grow_tree",
     "mixture_errors",
     "presort",
 ]

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_fitted_X, check_positive_int, unchanged_on_error, validate_X_y
 from .steps import adaboost_step, separating_step
 from .stumps import best_stump, presort
+from .trees import DEFAULT_TREE_BINS, grow_tree
 from .validation import normalise_point_weights, signed_labels
 
 __all__ = ["AdaBoost"]
@@ -19,9 +20,17 @@ __all__ = ["AdaBoost"]
 class AdaBoost(ClassifierMixin, BaseEstimator):
     """Textbook discrete AdaBoost (Freund & Schapire 1997) with exact decision stumps.
 
-    Round t: h_t = the stump of least ε_t under D_t, α_t = ½ log((1 − ε_t)/ε_t),
+    Round t: h_t = the stump (``max_depth`` > 1: the histogram tree of :mod:`.trees`, grown
+    greedily) of least ε_t under D_t, α_t = ½ log((1 − ε_t)/ε_t),
     D_{t+1}(i) ∝ D_t(i) exp(−α_t y_i h_t(x_i)). Stops when ε_t ≥ ½; ε_t = 0 adds the stump
     with α_t = 1 + Σ_{s<t} α_s and stops.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Rounds T.
+    max_depth : int >= 1
+        1: exact stumps; d > 1: histogram trees of depth d (256 bins).
 
     Examples
     --------
@@ -30,13 +39,15 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, max_depth=1):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
 
     @unchanged_on_error
     def fit(self, X, y, sample_weight=None):
         """Run T rounds; returns self."""
         check_positive_int(self.n_estimators, "n_estimators")
+        depth = check_positive_int(self.max_depth, "max_depth")
         X, y = validate_X_y(self, X, y)
         self.n_features_in_ = X.shape[1]
         self.classes_, y_signed = signed_labels(y)
@@ -46,7 +57,7 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         kept = initial_distribution > 0
         X, y_signed, initial_distribution = X[kept], y_signed[kept], initial_distribution[kept]
         one_domain = one_domain[kept]
-        presorted = presort(X)
+        presorted = presort(X, n_bins=None if depth == 1 else DEFAULT_TREE_BINS)
         margins = np.zeros(X.shape[0])  # y_i f_{t−1}(x_i)
         self.estimators_, weights, self.errors_ = [], [], []
         for _ in range(self.n_estimators):
@@ -54,7 +65,10 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
             # same operations as MultiBoostClassifier so that exact ties break alike.
             unnormalised = initial_distribution * np.exp(-margins)
             total = np.bincount(one_domain, weights=unnormalised)[0]
-            stump, _, _ = best_stump(presorted, y_signed, unnormalised / total)
+            if depth == 1:
+                stump, _, _ = best_stump(presorted, y_signed, unnormalised / total)
+            else:
+                stump, _ = grow_tree(presorted, y_signed * unnormalised / total, depth)
             directional_margins = y_signed * stump.predict(X, check_input=False)  # X checked
             wrong = np.bincount(one_domain, weights=unnormalised * (directional_margins < 0))[0]
             error = wrong / total

@@ -103,6 +103,8 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
         The source whose AdaBoost :meth:`predict` and :meth:`decision_function` use when
         they are given no ``domain``; None: ``domain`` is required there unless there is
         a single source.
+    max_depth : int >= 1
+        Depth of each AdaBoost's trees (1: stumps; see :class:`AdaBoost`).
 
     Attributes
     ----------
@@ -122,20 +124,23 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     [1]
     """
 
-    def __init__(self, n_estimators=100, domain=None):
+    def __init__(self, n_estimators=100, max_depth=1, domain=None):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
         self.domain = domain
 
     @unchanged_on_error
     def fit(self, X, y, domains=None):
-        """Fit ``AdaBoost(n_estimators)`` on the rows of each source (``domains`` None: one
-        source); returns self."""
+        """Fit ``AdaBoost(n_estimators, max_depth)`` on the rows of each source (``domains``
+        None: one source); returns self."""
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
         X, y, classes, labels, domain_index = _check_sources(self, X, y, domains)
         if self.domain is not None:
             _source_position(labels, self.domain, "domain")
         estimators = [
-            AdaBoost(n_estimators=n_estimators).fit(X[domain_index == k], y[domain_index == k])
+            AdaBoost(n_estimators=n_estimators, max_depth=self.max_depth).fit(
+                X[domain_index == k], y[domain_index == k]
+            )
             for k in range(labels.size)
         ]
         self.classes_, self.domains_, self.n_features_in_ = classes, labels, X.shape[1]
@@ -176,7 +181,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
     """AdaBoost-all (§6): :class:`AdaBoost` on the union of the sources, domains ignored.
 
     A thin wrapper so every Table 1 method is fitted as ``fit(X, y, domains)``; its
-    ``estimator_`` is exactly ``AdaBoost(n_estimators).fit(X, y)``.
+    ``estimator_`` is exactly ``AdaBoost(n_estimators, max_depth).fit(X, y)``.
 
     Examples
     --------
@@ -185,8 +190,9 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
     [1]
     """
 
-    def __init__(self, n_estimators=100):
+    def __init__(self, n_estimators=100, max_depth=1):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
 
     def fit(self, X, y, domains=None, sample_weight=None):
         """Fit one AdaBoost on all rows (``domains`` is only checked for length)."""
@@ -194,7 +200,7 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         X, y = validate_X_y(self, X, y)
         if domains is not None:
             as_domain_labels(domains, "domains", X.shape[0])
-        self.estimator_ = AdaBoost(n_estimators=self.n_estimators).fit(
+        self.estimator_ = AdaBoost(n_estimators=self.n_estimators, max_depth=self.max_depth).fit(
             X, y, sample_weight=sample_weight
         )
         self.classes_ = self.estimator_.classes_

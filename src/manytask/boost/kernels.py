@@ -11,6 +11,9 @@ kernels, each a loop that replaces a chain of NumPy passes with one pass over th
 - :func:`steepest_splits` / :func:`binned_steepest_splits`: per feature, the split (exact, or
   bin edge) of each (q, polarity) maximising the least rate over the tied domains (the
   steepest coordinate of :mod:`.steepest` at a tie);
+- :func:`tree_histograms` / :func:`tree_split_maxima`: per level of a histogram tree, the
+  signed weights summed per (node, feature, bin, output), and each (node, feature)'s best
+  split score (the split search of :mod:`.trees`);
 - :func:`coordinate_pieces`: F_l(α + η e) and its first two derivatives in η for every
   domain l, one fused pass over the terms a_i e^{−η u_i} (the line search of :mod:`.figure1`).
 
@@ -52,6 +55,8 @@ __all__ = [
     "exact_search",
     "numba_available",
     "steepest_splits",
+    "tree_histograms",
+    "tree_split_maxima",
     "use_backend",
 ]
 
@@ -344,12 +349,66 @@ def _coordinate_pieces(terms, margins, order, starts):
     return pieces
 
 
+def _tree_histograms(bins, points, nodes, signed, n_nodes, n_bins):
+    d = bins.shape[0]
+    n, n_outputs = signed.shape
+    histogram = np.zeros((n_nodes, d, n_bins, n_outputs))
+    for feature in prange(d):
+        row = bins[feature]
+        for position in range(n):
+            cell = histogram[nodes[position], feature, row[points[position]]]
+            for c in range(n_outputs):
+                cell[c] += signed[position, c]
+    return histogram
+
+
+def _tree_split_maxima(histogram, n_thresholds, last_level):
+    n_nodes, d, n_bins, channels = histogram.shape
+    n_outputs = channels // 2
+    maxima = np.full((n_nodes, d), -np.inf)
+    for feature in prange(d):
+        left = np.empty(channels)
+        total = np.empty(channels)
+        for node in range(n_nodes):
+            cells = histogram[node, feature]
+            total[:] = 0.0
+            for b in range(n_bins):
+                total += cells[b]
+            left[:] = 0.0
+            best = -np.inf
+            for split in range(1, n_thresholds[feature] + 1):
+                left += cells[split - 1]
+                left_mass, right_mass, score = 0.0, 0.0, 0.0
+                for c in range(n_outputs):
+                    left_mass += left[n_outputs + c]
+                    right_mass += total[n_outputs + c] - left[n_outputs + c]
+                if not (left_mass > 0.0 and right_mass > 0.0):
+                    continue
+                for c in range(n_outputs):
+                    s_left, s_right = left[c], total[c] - left[c]
+                    if last_level:
+                        score += abs(s_left) + abs(s_right)
+                    else:
+                        w_left = left[n_outputs + c]
+                        w_right = total[n_outputs + c] - w_left
+                        if w_left > 0.0:
+                            score += s_left * s_left / w_left
+                        if w_right > 0.0:
+                            score += s_right * s_right / w_right
+                if score > best:
+                    best = score
+            maxima[node, feature] = best
+    return maxima
+
+
 _KERNELS = {
     "exact_search": _exact_search,
     "binned_search": _binned_search,
     "steepest_splits": _steepest_splits,
     "binned_steepest_splits": _binned_steepest_splits,
     "coordinate_pieces": _coordinate_pieces,
+    "tree_histograms": _tree_histograms,
+    "tree_split_maxima": _tree_split_maxima,
 }
 
 
@@ -424,6 +483,27 @@ def binned_steepest_splits(cells, n_thresholds, n_bins: int, contributions, tota
     """
     kernel = _kernel("binned_steepest_splits", cells.size * totals.shape[0])
     return kernel(cells, n_thresholds, int(n_bins), contributions, totals)
+
+
+def tree_histograms(bins, points, nodes, signed, n_nodes: int, n_bins: int):
+    """H[n, f, b, c] = Σ s_ic over the ``points`` in node ``nodes`` with bin b on feature f.
+
+    ``bins`` (d, m) are the bin numbers of every training point, ``points`` (n,) the rows
+    searched, ``nodes`` (n,) their node within the level and ``signed`` (n, C) their
+    weights; the histograms of :func:`~manytask.boost.trees.grow_tree`, shape
+    (n_nodes, d, n_bins, C).
+    """
+    kernel = _kernel("tree_histograms", bins.shape[0] * points.size)
+    return kernel(bins, points, nodes, np.ascontiguousarray(signed), int(n_nodes), int(n_bins))
+
+
+def tree_split_maxima(histogram, n_thresholds, last_level: bool):
+    """Per (node, feature) of a tree level, the greatest split score of
+    :func:`manytask.boost.trees._split_scores` (the leaves' edge on the last level, the
+    weighted Gini score above) over the allowed bin edges, from the histograms
+    (n_nodes, d, B, 2C) of :func:`tree_histograms`; −inf if no split is allowed."""
+    kernel = _kernel("tree_split_maxima", histogram.shape[0] * histogram.shape[1] * 64)
+    return kernel(np.ascontiguousarray(histogram), n_thresholds, bool(last_level))
 
 
 def coordinate_pieces(terms, margins, order, starts):

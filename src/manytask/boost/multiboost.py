@@ -29,6 +29,7 @@ from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losse
 from .rounds import Rounds, stump_values
 from .steps import check_step
 from .stumps import presort
+from .trees import DEFAULT_TREE_BINS, Tree
 from .validation import (
     check_domains,
     check_sample_weight,
@@ -90,6 +91,13 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     tie_step : {"coordinate", "block"}
         At a tie of the hard max: one coordinate (Figure 1, default), or one joint step over
         the best coordinate of every active function (:func:`~.steps.block_step`).
+    max_depth : int >= 1
+        1 (default): the base classes H_k are stumps, as in the paper's experiments. d > 1:
+        H_k is the histogram trees of depth d with ±1 leaf votes (:mod:`~.trees`); each
+        round grows one tree per source row of line 10 on that source's weights
+        D_t(k, i) Q(k|x_i), and the steepest one is taken with the same step rules (Lemma 1
+        holds for any ±1-valued h). Trees split at the bin edges of ``n_bins`` (256 if None).
+        The steepest-coordinate fallback at ties searches stumps only and is skipped.
 
     Attributes
     ----------
@@ -97,7 +105,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         Binary: ``classes_[1]`` is the positive class (margin > 0).
     domains_ : ndarray (p,)
         Sorted source labels; ``domains_[k]`` is domain k.
-    estimators_ : list of (int, Stump or VectorStump)
+    estimators_ : list of (int, Stump, VectorStump or Tree)
         (k_t, h_t) per term: f(x) = Σ_t α_t Q(k_t|x) h_t(x) (eq. 3).
     estimator_weights_ : ndarray (T',)
         The α_t.
@@ -152,6 +160,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         validation_fraction=0.1,
         n_iter_no_change=None,
         tie_step="coordinate",
+        max_depth=1,
     ):
         self.n_estimators = n_estimators
         self.domain_classifier = domain_classifier
@@ -167,11 +176,13 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tie_step = tie_step
+        self.max_depth = max_depth
 
     # ----------------------------------------------------------------- fitting
 
     def _check_params(self):
         check_positive_int(self.n_estimators, "n_estimators")
+        check_positive_int(self.max_depth, "max_depth")
         if self.mu is not None and (
             isinstance(self.mu, bool)
             or not isinstance(self.mu, (int, float, np.integer, np.floating))
@@ -350,7 +361,10 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         """The boosting loop (with early stopping on ``validation_data`` if given)."""
         n_domains = self.domains_.size
         Q = self.domain_classifier_.predict_proba(X)  # (m, p), columns in domains_ order
-        presorted = presort(X, n_bins=self.n_bins)
+        n_bins = self.n_bins
+        if self.max_depth > 1 and n_bins is None:
+            n_bins = DEFAULT_TREE_BINS
+        presorted = presort(X, n_bins=n_bins)
         self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
         self.estimators_, weights, self.history_ = [], [], []
         margins = np.zeros(codes.shape)
@@ -463,11 +477,15 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Σ_t α_t 1{stump t splits on feature j} / Σ_t α_t over non-constant stumps."""
+        """Σ_t α_t · (share of base classifier t's splits on feature j) / Σ_t α_t, over the
+        base classifiers that split (a constant stump or tree does not)."""
         check_is_fitted(self, "estimators_")
         importances = np.zeros(self.n_features_in_)
-        for (_, stump), step in zip(self.estimators_, self.estimator_weights_):
-            if np.isfinite(stump.threshold):
-                importances[stump.feature] += step
+        for (_, estimator), step in zip(self.estimators_, self.estimator_weights_):
+            if isinstance(estimator, Tree):
+                features = estimator.split_features()
+                np.add.at(importances, features, step / max(features.size, 1))
+            elif np.isfinite(estimator.threshold):
+                importances[estimator.feature] += step
         total = importances.sum()
         return importances / total if total > 0 else importances

@@ -19,6 +19,7 @@ import numpy as np
 
 from .steps import TIE_RTOL, first_best
 from .stumps import Stump
+from .thresholds import split_threshold
 
 __all__ = ["VectorStump", "best_vector_stump", "class_codes", "steepest_common_stump"]
 
@@ -66,15 +67,7 @@ class VectorStump:
 
 def _vector_from_split(presorted, feature, split, signed_totals_at_split):
     """The VectorStump of polarity +1 at ``split`` with votes sign(T_c − 2P_c)."""
-    if split == 0:
-        threshold = -np.inf
-    elif presorted.n_bins is None:
-        values = presorted.sorted_values[feature]
-        middle = 0.5 * values[split - 1] + 0.5 * values[split]
-        outside = middle >= values[split] or middle < values[split - 1]
-        threshold = float(values[split - 1] if outside else middle)
-    else:
-        threshold = float(presorted.thresholds[feature, split - 1])
+    threshold = split_threshold(presorted, feature, split)
     votes = tuple(int(v) for v in np.where(signed_totals_at_split < 0, -1, 1))
     return VectorStump(Stump(feature, threshold, 1), votes)
 
@@ -157,7 +150,7 @@ def steepest_common_stump(presorted, signed_by_vertex):
         votes = np.where(edges.sum(axis=1) < 0, -1.0, 1.0)  # (S, C)
         values = np.einsum("sjc,sc->sj", edges, votes).min(axis=1)
         values = np.where(valid, values, -np.inf)
-        split = int(np.argmax(values))
+        split = first_best(values, np.abs(signed).sum(), maximise=True)
         if values[split] > best[0]:
             best = (float(values[split]), feature, split, votes[split])
     value, feature, split, votes = best

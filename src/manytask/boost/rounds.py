@@ -23,6 +23,9 @@ from .objective import (
 )
 from .steepest import steepest_coordinate
 from .steps import (
+    STOP_NO_DESCENT,
+    STOP_NO_DESCENT_MU,
+    STOP_NO_EDGE,
     adaboost_error,
     adaboost_step,
     block_step,
@@ -34,6 +37,7 @@ from .steps import (
     separating_step,
 )
 from .stumps import Stump, best_stump, predict_presorted
+from .trees import Tree, grow_tree, tree_training_values
 
 __all__ = ["Rounds", "stump_values"]
 
@@ -49,6 +53,9 @@ def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
 
 def _training_values(stump, presorted) -> np.ndarray:
     """:func:`stump_values` on the training points, read from the presorted features."""
+    if isinstance(stump, Tree):
+        values = tree_training_values(presorted, stump)
+        return values[:, None] if values.ndim == 1 else values
     if isinstance(stump, VectorStump):
         votes = np.asarray(stump.votes, dtype=float)
         return predict_presorted(presorted, stump.stump)[:, None] * votes[None, :]
@@ -144,10 +151,10 @@ class Rounds:
                 stop = self._try_direction(state, record, objective, rate, q, stump, "steepest")
                 if stop is not None:
                     return stop
-        reason = "no coordinate decreases F" + ("_mu" if mu is not None else "")
+        reason = STOP_NO_DESCENT if mu is None else STOP_NO_DESCENT_MU
         reason += " + beta*|alpha|_1" if beta > 0 else ""
         if self.step == "adaboost":
-            reason = "no direction with error < 1/2" + (" and rate > beta" if beta > 0 else "")
+            reason = STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
         record.update(domain=None, stump=None, step=0.0, stop=reason)
         self.history_.append(record)
         return True
@@ -224,6 +231,8 @@ class Rounds:
     def _steepest_tied_coordinate(self, active, codes, Q, presorted, domain_index, gradients):
         """(rate, q, stump) maximising min_j −L_j'(α; e_{q,h}) over the tied functions L_j."""
         mixtures, n_domains = self._mixtures, self.domains_.size
+        if self.max_depth > 1:  # the fallback searches stumps only
+            return -np.inf, 0, None
         if codes.shape[1] == 1 and mixtures is None:
             q, stump = steepest_coordinate(
                 presorted, codes[:, 0], Q, gradients[:, 0], domain_index, active
@@ -259,7 +268,12 @@ class Rounds:
         scale = np.array([weights[domain_index] for _, weights, _ in rows])  # (R, m)
         queried = Q[:, [q for q, _, _ in rows]].T
         candidates = []
-        if codes.shape[1] == 1:
+        if self.max_depth > 1:  # a tree per row; its edge is the rate (see .trees)
+            for (q, _, tag), row_scale, mass in zip(rows, scale * queried, masses):
+                signed = gradient_weights * codes * row_scale[:, None]
+                tree, edge = grow_tree(presorted, signed, self.max_depth)
+                candidates.append((edge, int(q), tree, tag, float(mass)))
+        elif codes.shape[1] == 1:
             distributions = scale * gradient_weights[:, 0][None, :] / masses[:, None]
             stump_weights = distributions * queried
             results = best_stump(presorted, codes[:, 0], stump_weights, check_input=False)

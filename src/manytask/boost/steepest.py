@@ -24,7 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
+from .steps import first_best
 from .stumps import Stump, histogram_cells, split_in_full_order, support_view
+from .thresholds import split_threshold
 
 __all__ = ["steepest_coordinate"]
 
@@ -74,21 +76,18 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
     else:
         best_gain, best_split = _binned_splits(presorted, signed, domain_index, active, total)
     best_gain = np.where(np.isnan(best_gain), -np.inf, best_gain)
-    flat = int(np.argmax(best_gain))  # the first maximum in C order (q, feature, polarity)
+    # the first maximum (to rounding) in C order (q, feature, polarity)
+    flat = first_best(best_gain.ravel(), np.abs(signed_losses).sum(), maximise=True)
     if not best_gain.flat[flat] > 0.0:
         return None, None
     q, feature, side = np.unravel_index(flat, best_gain.shape)
     split = int(best_split[q, feature, side])
     polarity = 1 if side == 0 else -1
-    if presorted.n_bins is not None:
-        threshold = -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
-        return int(q), Stump(int(feature), threshold, polarity)
-    if view is not None:
+    if presorted.n_bins is None and view is not None:
         # A split r of the restricted view maps to the lowest full split with the same
         # points below, where the full search finds its first maximum.
         split = split_in_full_order(presorted, view, int(feature), split)
-    values = presorted.sorted_values[feature]
-    threshold = -np.inf if split == 0 else float(0.5 * values[split - 1] + 0.5 * values[split])
+    threshold = split_threshold(presorted, int(feature), split)
     return int(q), Stump(int(feature), threshold, polarity)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "block_step",
     "check_step",
     "constant_over_sqrt_t_step",
+    "FINAL_STOPS",
     "first_best",
     "lemma1_bound",
     "lemma1_step",
@@ -42,6 +43,14 @@ __all__ = [
     "separating_step",
     "two_exponential_step",
 ]
+
+# Why boosting stopped (a history record's ``stop``), the same strings in every round:
+# MultiBoostClassifier's and the federated server's.
+STOP_NO_DESCENT = "no coordinate decreases F"
+STOP_NO_DESCENT_MU = "no coordinate decreases F_mu"
+STOP_NO_EDGE = "no direction with error < 1/2"
+STOP_SEPARATING = "separating direction"
+FINAL_STOPS = (STOP_NO_DESCENT, STOP_NO_DESCENT_MU, STOP_SEPARATING, STOP_NO_EDGE)
 
 STEP_RULES = ("adaboost", "exact_line_search", "lemma1_bound", "constant_over_sqrt_t")
 RENAMED_STEPS = {"line_search": "exact_line_search", "closed_form": "lemma1_bound"}

@@ -19,7 +19,8 @@ both give the same stumps and errors bit for bit; ``MANYTASK_KERNELS=numpy`` for
 
 In MULTIBOOST (§3) the weights are w_i = D_t(k, i) Q(k|x_i) ≥ 0; the paper's Q-weighted error
 is then ε = ½(1 − Σ_i w_i) + Σ_i w_i 1{h(x_i) ≠ y_i}, computed by the caller. The boosters
-themselves live elsewhere.
+live elsewhere, the candidate thresholds in :mod:`.thresholds`, the (cached, support-restricted)
+views a search reads in :mod:`.search_views`.
 
 >>> import numpy as np
 >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
@@ -40,7 +41,16 @@ import numpy as np
 
 from .._validation import as_finite_array, as_points
 from . import kernels
+from .search_views import (
+    _bin_type,
+    _BinnedView,
+    _ExactView,
+    _view_for,
+    histogram_cells,
+    support_view,
+)
 from .steps import first_best
+from .thresholds import candidate_thresholds, midpoints, split_threshold
 
 __all__ = [
     "PresortedFeatures",
@@ -49,6 +59,7 @@ __all__ = [
     "above_threshold",
     "best_stump",
     "candidate_thresholds",
+    "histogram_cells",
     "predict_presorted",
     "presort",
     "split_in_full_order",
@@ -58,11 +69,6 @@ __all__ = [
 # Bound on the features × points block of cumulative sums held at once for one weight vector
 # (in floats); small enough that the gathered weights and their prefix sums stay in cache.
 _BLOCK_FLOATS = 1 << 17
-# A weight vector whose support holds at most this fraction of the points is searched over its
-# support only (a cached restriction of the presorted order, built on first use).
-_RESTRICT_FRACTION = 0.5
-_MAX_CACHED_SUPPORTS = 16
-_MAX_SUPPORT_VIEWS = 4
 
 
 @dataclass(frozen=True)
@@ -152,35 +158,6 @@ class PresortedFeatures:
         return self.X.shape[1]
 
 
-def _midpoints(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """Thresholds t with lower ≤ t < upper (the midpoint unless rounding puts it on ``upper``)."""
-    middle = 0.5 * lower + 0.5 * upper  # halves first: no overflow for huge values
-    return np.where((middle >= upper) | (middle < lower), lower, middle)
-
-
-def candidate_thresholds(columns) -> list[np.ndarray]:
-    """Candidate thresholds of the exact stump search, one array per feature.
-
-    ``columns[j]`` holds feature j's values in any order, repeats allowed (for data split
-    across clients: the union of their values). Feature j gets the midpoints between its
-    consecutive distinct values; the threshold −∞, which makes the constant stump
-    h ≡ polarity, comes once, first on feature 0. These are the splits :func:`presort`
-    searches with ``n_bins=None``; the federated server and the Dask estimator take them.
-
-    Examples
-    --------
-    >>> [t.tolist() for t in candidate_thresholds([[3.0, 1.0, 2.0, 1.0], [0.0, 0.0, 5.0, 5.0]])]
-    [[-inf, 1.5, 2.5], [2.5]]
-    """
-    thresholds = []
-    for values in columns:
-        distinct = np.unique(np.asarray(values, dtype=float))
-        thresholds.append(_midpoints(distinct[:-1], distinct[1:]))
-    if thresholds:
-        thresholds[0] = np.concatenate([[-np.inf], thresholds[0]])
-    return thresholds
-
-
 def presort(X, n_bins: int | None = None) -> PresortedFeatures:
     """Prepare the features of ``X`` (m, d) once for :func:`best_stump`.
 
@@ -238,7 +215,7 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
             quantiles = values[quantile_index]
             upper_index = np.unique(np.searchsorted(distinct, quantiles, side="right"))
             upper_index = upper_index[upper_index < distinct.size]
-        feature_thresholds = _midpoints(distinct[upper_index - 1], distinct[upper_index])
+        feature_thresholds = midpoints(distinct[upper_index - 1], distinct[upper_index])
         n_thresholds[feature] = feature_thresholds.size
         thresholds[feature, : feature_thresholds.size] = feature_thresholds
         bins[feature] = np.searchsorted(feature_thresholds, column, side="left")
@@ -318,208 +295,6 @@ def _check_labels_and_weights(presorted, y, weights) -> tuple[np.ndarray, np.nda
     return y, weights, single
 
 
-# ----------------------------------------------------------------------------- search views
-#
-# A view is what one search reads: the presorted arrays, either for all points or restricted
-# to a support S. Zero weights add ±0 to the cumulative sums and histograms, so a restricted
-# search yields bit-for-bit the same sums as the full one at the splits it keeps.
-
-
-class _ExactView(NamedTuple):
-    """Splits r = 0..n of n sorted points (r = the number below the split), features in pairs.
-
-    ``points`` is None for the full view (n = m − 1: the split above every point is not a
-    candidate) or the sorted support S (n = |S|). Features 2j and 2j + 1 are interleaved:
-    ``paired_order[j, :, 0]`` sorts feature 2j and ``paired_order[j, :, 1]`` feature 2j + 1
-    (the last feature twice if d is odd), so that one complex cumulative sum runs both.
-    ``paired_invalid[j, r, c]`` marks splits between equal values (or, r = |S|, above the
-    largest value of the feature); ``pair_has_ties[j]`` says whether pair j has any.
-    """
-
-    n_features: int
-    points: np.ndarray | None
-    paired_order: np.ndarray
-    paired_invalid: np.ndarray
-    pair_has_ties: np.ndarray
-
-    def order(self, feature: int) -> np.ndarray:
-        return self.paired_order[feature // 2, :, feature % 2]
-
-
-def _pair_features(array: np.ndarray) -> np.ndarray:
-    """(d, n) → (⌈d/2⌉, n, 2): rows 2j and 2j + 1 interleaved, the last repeated if d is odd."""
-    if array.shape[0] % 2:
-        array = np.concatenate([array, array[-1:]])
-    pairs = array.reshape(array.shape[0] // 2, 2, array.shape[1])
-    return np.ascontiguousarray(pairs.transpose(0, 2, 1))
-
-
-def _exact_view(points, order: np.ndarray, invalid: np.ndarray) -> _ExactView:
-    paired_invalid = _pair_features(invalid)
-    pair_has_ties = paired_invalid.any(axis=(1, 2))
-    return _ExactView(order.shape[0], points, _pair_features(order), paired_invalid, pair_has_ties)
-
-
-class _BinnedView(NamedTuple):
-    points: np.ndarray | None
-    flat_bins: np.ndarray  # (d, n), C-contiguous
-
-
-def histogram_cells(presorted) -> np.ndarray:
-    """The (d, m) histogram cell f · n_bins + bin of each (feature f, point) of a binned
-    :class:`PresortedFeatures`."""
-    if presorted.flat_bins is not None:
-        return presorted.flat_bins
-    offsets = np.arange(presorted.n_features) * presorted.n_bins  # built without presort()
-    return np.ascontiguousarray(presorted.bins + offsets[:, None])
-
-
-class _CompiledExactView(NamedTuple):
-    """The exact view for :func:`~manytask.boost.kernels.exact_search`: ``local_order[f]``
-    (d, n) sorts feature f by positions in ``points`` (all m points if ``points`` is None,
-    the last sorted point left out as in :class:`_ExactView`), ``invalid`` (d, n + 1) marks
-    the forbidden splits."""
-
-    n_features: int
-    points: np.ndarray | None
-    local_order: np.ndarray
-    invalid: np.ndarray
-
-    def order(self, feature: int) -> np.ndarray:
-        local = self.local_order[feature]
-        return local if self.points is None else self.points[local]
-
-
-class _CompiledBinnedView(NamedTuple):
-    points: np.ndarray | None
-    # (d, n): the bin numbers (narrowest unsigned type), or for the tie search (support_view)
-    # the cells slot · n_bins + bin instead.
-    bins: np.ndarray | None
-    cells: np.ndarray | None = None
-
-
-def _index_type(size: int):
-    return np.int32 if size < 2**31 else np.intp
-
-
-def _bin_type(n_bins: int):
-    """The narrowest type for bin numbers 0..n_bins − 1."""
-    if n_bins <= 2**8:
-        return np.uint8
-    return np.uint16 if n_bins <= 2**16 else np.intp
-
-
-def _compiled_full_view(presorted):
-    if presorted.n_bins is not None:
-        bins = np.ascontiguousarray(presorted.bins, dtype=_bin_type(presorted.n_bins))
-        return _CompiledBinnedView(None, bins)
-    order = np.ascontiguousarray(presorted.order[:, :-1], dtype=_index_type(presorted.n_samples))
-    return _CompiledExactView(presorted.n_features, None, order, ~presorted.split_valid)
-
-
-def _compiled_restricted_view(presorted, support: np.ndarray):
-    """:func:`_restricted_view` for the compiled kernels (positions within the support)."""
-    full = _compiled_full_view(presorted) if presorted.n_bins is not None else None
-    points = np.flatnonzero(support)
-    d, n = presorted.n_features, points.size
-    if full is not None:
-        return _CompiledBinnedView(points, np.take(full.bins, points, axis=1))
-    in_support = np.take(support, presorted.order)
-    position = np.full(presorted.n_samples, -1, dtype=_index_type(presorted.n_samples))
-    position[points] = np.arange(n)
-    local_order = np.ascontiguousarray(position[presorted.order[in_support]].reshape(d, n))
-    values = presorted.sorted_values[in_support].reshape(d, n)
-    invalid = np.zeros((d, n + 1), dtype=bool)
-    if n > 0:
-        invalid[:, 1:n] = values[:, 1:] <= values[:, :-1]
-        invalid[:, n] = ~(presorted.sorted_values[:, -1] > values[:, -1])
-    return _CompiledExactView(d, points, local_order, invalid)
-
-
-def _full_view(presorted):
-    if presorted.n_bins is not None:
-        return _BinnedView(None, histogram_cells(presorted))
-    return _exact_view(None, presorted.order[:, :-1], ~presorted.split_valid)
-
-
-def _restricted_view(presorted, support: np.ndarray):
-    """The view of the points where ``support`` is True: O(d·m) time, O(d·|S|) memory."""
-    points = np.flatnonzero(support)
-    d, n = presorted.n_features, points.size
-    if presorted.n_bins is not None:
-        return _BinnedView(points, np.ascontiguousarray(histogram_cells(presorted)[:, points]))
-    in_support = np.take(support, presorted.order)  # (d, m), True where the sorted point ∈ S
-    order = presorted.order[in_support].reshape(d, n)
-    values = presorted.sorted_values[in_support].reshape(d, n)
-    invalid = np.zeros((d, n + 1), dtype=bool)
-    if n > 0:
-        invalid[:, 1:n] = values[:, 1:] <= values[:, :-1]
-        invalid[:, n] = ~(presorted.sorted_values[:, -1] > values[:, -1])
-    return _exact_view(points, order, invalid)
-
-
-def _view_for(presorted, weights_row: np.ndarray, compiled: bool = False):
-    """The cached view for this weight vector's support (full if the support is large), for
-    the NumPy search or (``compiled``) the numba kernels."""
-    support = weights_row != 0
-    if np.count_nonzero(support) > _RESTRICT_FRACTION * support.size:
-        key = ("full", compiled)
-    else:
-        key = (np.packbits(support).tobytes(), compiled)
-    views = presorted._views
-    if key not in views:
-        if compiled:
-            full, restricted = _compiled_full_view, _compiled_restricted_view
-        else:
-            full, restricted = _full_view, _restricted_view
-        view = full(presorted) if key[0] == "full" else restricted(presorted, support)
-        # Bound the cache: at most _MAX_CACHED_SUPPORTS views whose supports hold at most 2m
-        # points in all (p disjoint domains hold m), dropping the oldest first.
-        while views and (
-            len(views) >= _MAX_CACHED_SUPPORTS
-            or _cached_points(views) + _view_points(view) > 2 * support.size
-        ):
-            views.pop(next(iter(views)))
-        views[key] = view
-    return views[key]
-
-
-def support_view(presorted, slots: np.ndarray):
-    """The compiled view of the points with ``slots[i] >= 0`` (integers, (m,)), however many
-    they are, for searches that know their weights vanish off that support, like the
-    steepest coordinate over the tied domains (slot = the point's position among them).
-
-    Binned mode: the view holds, in place of the bin numbers, the histogram cell
-    ``slot · n_bins + bin`` of every (feature, point), so that a search over per-slot
-    histograms reads one index per point (2 bytes each while slots × bins ≤ 2^16).
-    Cached apart from the searches' views, at most ``_MAX_SUPPORT_VIEWS`` of them (p domains
-    tie in at most 2^p − 1 ways, few in practice), so that they do not evict those."""
-    key = slots.tobytes()
-    views = presorted._support_views
-    if key not in views:
-        if len(views) >= _MAX_SUPPORT_VIEWS:
-            views.pop(next(iter(views)))
-        if presorted.n_bins is None:
-            views[key] = _compiled_restricted_view(presorted, slots >= 0)
-        else:
-            points = np.flatnonzero(slots >= 0)
-            n_cells = (int(slots.max(initial=0)) + 1) * presorted.n_bins
-            cell_type = np.uint16 if n_cells <= 2**16 else _index_type(n_cells)
-            # np.take keeps rows contiguous (bins[:, points] would be F-ordered: strided rows)
-            cells = np.take(presorted.bins, points, axis=1).astype(cell_type)
-            cells += (slots[points].astype(cell_type) * cell_type(presorted.n_bins))[None, :]
-            views[key] = _CompiledBinnedView(points, None, cells)
-    return views[key]
-
-
-def _view_points(view) -> int:
-    return 0 if view.points is None else view.points.size
-
-
-def _cached_points(views: dict) -> int:
-    return sum(_view_points(view) for view in views.values())
-
-
 def _choose_polarity(error_plus, split_plus, error_minus, split_minus):
     """Per feature: the better polarity; on a tie the lower split, then polarity +1."""
     use_minus = (error_minus < error_plus) | (
@@ -589,13 +364,6 @@ def split_in_full_order(presorted, view: _ExactView, feature: int, split: int) -
     return position + 1 + int(np.argmax(presorted.split_valid[feature, position + 1 :]))
 
 
-def _threshold_exact(presorted, feature: int, split: int) -> float:
-    if split == 0:
-        return -np.inf
-    values = presorted.sorted_values[feature]
-    return float(_midpoints(values[split - 1], values[split]))
-
-
 def _search_binned(presorted, view: _BinnedView, signed_row, total, negative_total, valid):
     """Per feature: least error, its split (0 = constant, j = threshold j−1), polarity.
 
@@ -631,10 +399,6 @@ def _search_compiled(presorted, view, signed_row, total, negative_total):
     return kernels.binned_search(
         values, view.bins, presorted.n_thresholds, presorted.n_bins, total, negative_total
     )
-
-
-def _threshold_binned(presorted, feature: int, split: int) -> float:
-    return -np.inf if split == 0 else float(presorted.thresholds[feature, split - 1])
 
 
 def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = True):
@@ -720,9 +484,7 @@ def best_stump(presorted: PresortedFeatures, y, weights, check_input: bool = Tru
         split = int(splits[row, feature])
         if presorted.n_bins is None:
             split = split_in_full_order(presorted, view, feature, split)
-            threshold = _threshold_exact(presorted, feature, split)
-        else:
-            threshold = _threshold_binned(presorted, feature, split)
+        threshold = split_threshold(presorted, feature, split)
         stump = Stump(feature=feature, threshold=threshold, polarity=int(polarities[row, feature]))
         # h(x_i) ≠ y_i: x_i is above the threshold where y_i is not the polarity, or below it
         # where y_i is.

@@ -30,14 +30,14 @@ import numpy as np
 
 from ..domain import DomainClassifier
 from ..objective import agnostic_objective
-from ..stumps import candidate_thresholds
+from ..thresholds import candidate_thresholds, sketch_thresholds
 from ..validation import check_domains
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
 from .domain import fit_domain_classifier
 from .driver import FederatedRun, ensemble_terms, run_rounds, setup_candidates
 from .protocol import state_to_payload
-from .server import FederatedServer, merge_quantiles
+from .server import FederatedServer
 
 __all__ = ["federate_on_dask"]
 
@@ -152,13 +152,13 @@ def _exact_thresholds(client, shards, n_features):
 
 
 def _sketch_thresholds(transport, clients, n_levels):
-    """−inf and the merged per-feature quantile sketches of the clients (the ``setup`` phase)."""
+    """The clients' quantile sketches merged (``setup`` phase), as every transport does."""
     levels = np.linspace(0.0, 1.0, n_levels + 2)[1:-1]
     transport.sent, transport.received = 0, 0
     reports = transport.request("setup", {c: {"levels": levels} for c in clients})
-    merged = merge_quantiles([reports[c] for c in clients], levels)
+    thresholds = sketch_thresholds([reports[c] for c in clients], levels)
     counts = {"numbers_to_clients": transport.sent, "numbers_from_clients": transport.received}
-    return [np.concatenate([[-np.inf], t[np.isfinite(t)]]) for t in merged], counts
+    return thresholds, counts
 
 
 def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,

@@ -21,10 +21,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..objective import active_domains
-from ..steps import adaboost_error, adaboost_step
+from ..steps import (
+    FINAL_STOPS,
+    STOP_NO_DESCENT,
+    STOP_NO_DESCENT_MU,
+    STOP_NO_EDGE,
+    STOP_SEPARATING,
+    adaboost_error,
+    adaboost_step,
+    separating_step,
+)
 from ..stumps import Stump
+from ..thresholds import sketch_thresholds
 from .protocol import ClientFailure, ask_every
-from .server import merge_quantiles, section_search, soft_max_aggregate
+from .server import section_search, soft_max_aggregate
 
 __all__ = [
     "FederatedRun",
@@ -34,12 +44,6 @@ __all__ = [
     "run_rounds",
     "setup_candidates",
 ]
-
-# Stops that end the run (a skipped round, "a domain has no client", does not).
-_FINAL_STOPS = (
-    "no coordinate decreases F", "no coordinate decreases F_mu", "separating direction",
-    "no direction with error < 1/2",
-)  # fmt: skip
 
 
 @dataclass
@@ -71,7 +75,8 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
 
     ``thresholds`` (one array per feature, e.g. from public data) or, if None, the merged
     per-feature quantiles the clients report at ``n_quantiles`` levels
-    (:func:`~.server.merge_quantiles`); then the table is sent to every client, which
+    (:func:`~manytask.boost.thresholds.sketch_thresholds`, the table of every transport);
+    then the table is sent to every client, which
     answers min_i Q(k|x_i) per domain (``setup["min_probabilities"]``, for
     :attr:`FederatedServer.min_probabilities <.server.FederatedServer>`). One request batch
     per phase (:func:`~.protocol.ask_every`); a client that fails here is reported in the
@@ -85,7 +90,7 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
                        .values())  # fmt: skip
         if not reports:
             raise RuntimeError("no client answered the set-up (quantile reports)")
-        thresholds = merge_quantiles(reports, levels)
+        thresholds = sketch_thresholds(reports, levels)
     elif len(thresholds) != n_features:
         raise ValueError(
             f"thresholds must hold one array per feature ({n_features}), got {len(thresholds)}"
@@ -140,7 +145,7 @@ def _separating_step(server, transport, everyone, domain):
     if missing:
         answers = transport.request("separating", {c: {"domain": domain} for c in missing})
         known += [answer["min_probability"] for answer in answers.values()]
-    return (1.0 + float(np.sum(server.state.steps))) / min(known)
+    return separating_step(server.state.steps, min(known))
 
 
 def run_round(server, transport, participants, candidates, batch):
@@ -172,7 +177,7 @@ def run_round(server, transport, participants, candidates, batch):
     if server.step == "adaboost":  # Figure 2's direction, always taken (Lemma 1, §6)
         if not directions:
             return {**record, "direction": None, "step": 0.0,
-                    "stop": "no direction with error < 1/2"}  # fmt: skip
+                    "stop": STOP_NO_EDGE}  # fmt: skip
         score, direction = directions[0]
         return _adaboost_taken(record, server, transport, everyone, score, direction,
                                losses[direction[0]])  # fmt: skip
@@ -183,7 +188,7 @@ def run_round(server, transport, participants, candidates, batch):
         taken = _taken_step(record, server, transport, everyone, score, direction, step)
         if taken is not None:
             return taken
-    return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F"}
+    return {**record, "direction": None, "step": 0.0, "stop": STOP_NO_DESCENT}
 
 
 def _taken_step(record, server, transport, everyone, score, direction, step):
@@ -195,7 +200,7 @@ def _taken_step(record, server, transport, everyone, score, direction, step):
     if np.isinf(step):
         step = _separating_step(server, transport, everyone, direction[0])
         return {**record, "direction": direction, "score": score, "step": step,
-                "stop": "separating direction"}  # fmt: skip
+                "stop": STOP_SEPARATING}  # fmt: skip
     if step > 0:
         return {**record, "direction": direction, "score": score, "step": step}
     return None
@@ -239,7 +244,7 @@ def _soft_round(server, transport, participants, candidates, batch, losses, n_po
     taken = _taken_step(record, server, transport, everyone, score, direction, step)
     if taken is not None:
         return taken
-    return {**record, "direction": None, "step": 0.0, "stop": "no coordinate decreases F_mu"}
+    return {**record, "direction": None, "step": 0.0, "stop": STOP_NO_DESCENT_MU}
 
 
 def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progress=None):
@@ -279,7 +284,7 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
         history.append(record)
         if progress is not None:
             progress(record)
-        if record.get("stop") in _FINAL_STOPS:
+        if record.get("stop") in FINAL_STOPS:  # a skipped round does not end the run
             break
     return history
 

@@ -1,12 +1,13 @@
 """FEDMULTIBOOST's server side: selections, direction and step from aggregates only.
 
-Lives here: :func:`merge_quantiles` (candidate thresholds from the clients' quantile reports),
-:func:`section_search` (the exact line search from batched (F_l, F_l') aggregates, for the
-hard max or, with :func:`soft_max_aggregate`, the soft-max F_μ of §3) and
+Lives here: :func:`section_search` (the exact line search from batched (F_l, F_l')
+aggregates, for the hard max or, with :func:`soft_max_aggregate`, the soft-max F_μ of §3) and
 :class:`FederatedServer` (state α and which terms each client holds, SELECTCLIENT /
 SELECTBASECLASSIFIER, each round's requests, the hard-max directions of Figure 2 or the
 steepest coordinate of F_μ, commit). Not here: the client functions (:mod:`.client`), the
-round loop (:mod:`.driver`), the transport (:mod:`.protocol`), Q's training (:mod:`.domain`).
+round loop (:mod:`.driver`), the transport (:mod:`.protocol`), Q's training (:mod:`.domain`),
+the candidate thresholds (:mod:`manytask.boost.thresholds`; :func:`merge_quantiles` is
+re-exported here).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from ..line_search import section_search
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
 from ..steps import check_step, first_best
+from ..thresholds import merge_quantiles
 from .client import ModelState
 from .protocol import state_to_payload
 
@@ -28,26 +30,6 @@ __all__ = [
     "section_search",
     "soft_max_aggregate",
 ]
-
-
-def merge_quantiles(reports, levels) -> list[np.ndarray]:
-    """Candidate thresholds per feature from the clients' quantile reports.
-
-    Each client's quantile q_{c,j,l} stands for m_c/L of its points; the server takes the
-    weighted quantiles of these at ``levels`` (a quantile sketch of sketches: within one
-    client-quantile spacing of the pooled quantile) and keeps the distinct values.
-    """
-    quantiles = np.concatenate([report["quantiles"] for report in reports], axis=1)
-    weights = np.concatenate(
-        [np.full(report["quantiles"].shape[1], report["n_points"]) for report in reports]
-    ).astype(float)
-    thresholds = []
-    for values in quantiles:
-        order = np.argsort(values, kind="stable")
-        cumulative = np.cumsum(weights[order]) / weights.sum()
-        positions = np.searchsorted(cumulative, levels, side="left")
-        thresholds.append(np.unique(values[order][np.minimum(positions, values.size - 1)]))
-    return thresholds
 
 
 def soft_max_aggregate(mu):
@@ -216,7 +198,8 @@ class FederatedServer:
         if len(active) > 1 and asked is not None:
             stacked = np.stack([pooled[int(l)] for l in active])  # (l, q, r)
             rates = np.maximum(stacked.min(axis=0), (-stacked).min(axis=0))
-            q, r = np.unravel_index(int(np.argmax(rates)), rates.shape)
+            flat = first_best(rates.ravel(), np.abs(stacked).max(), maximise=True)
+            q, r = np.unravel_index(flat, rates.shape)
             if rates[q, r] > 0:
                 sign = 1.0 if stacked[:, q, r].min() >= rates[q, r] else -1.0
                 steepest = self._direction(asked[q], candidates, r, sign)
@@ -245,7 +228,8 @@ class FederatedServer:
             weight * self.pooled(reports, "edge_sums", n)
             for weight, reports, n in zip(weights, edge_reports, n_points)
         )
-        q, r = np.unravel_index(int(np.argmax(np.abs(rates))), rates.shape)
+        flat = first_best(np.abs(rates).ravel(), np.abs(rates).max(), maximise=True)
+        q, r = np.unravel_index(flat, rates.shape)
         return float(abs(rates[q, r])), self._direction(q, candidates, r, rates[q, r])
 
     def commit(self, direction, step):

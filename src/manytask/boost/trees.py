@@ -1,0 +1,280 @@
+"""Histogram trees of depth d with ±1 leaf votes: the base classes H_k of MULTIBOOST with
+``max_depth=d`` (§3 holds for any base class; the paper's experiments used stumps, d = 1).
+
+A tree h sends x down d levels (node n splits on x[f_n] > t_n) to a leaf ℓ(x) and returns
+the leaf's votes v_ℓ ∈ {−1, +1}^C (C = 1 binary; C = K classes for the AdaBoost.MH codes of
+:mod:`.multiclass`).
+
+**Steepest direction.** Figure 1, line 10 maximises over h ∈ H_k the edge
+E(h) = Σ_i Σ_c s_ic h_c(x_i), s_ic = D_t(k, i) Y_ic Q(k|x_i) (binary: 1 − 2ε_{t,k,h} up to the
+mass of the weights). For a fixed partition into leaves the edge is
+Σ_ℓ Σ_c v_ℓc S_ℓc with S_ℓc = Σ_{i∈ℓ} s_ic, so the best votes are v_ℓc = sign(S_ℓc) and
+E = Σ_ℓ Σ_c |S_ℓc|. The partition is grown greedily, level by level. On the last level a
+node takes the split (feature, bin edge) maximising Σ_c |S_left,c| + |S_right,c|, the edge
+of its two leaves (so the last level is optimal given the levels above), and stays a leaf
+when no split raises its |S_node|. Above the last level the edge is a poor guide (it does
+not change when both children lean the same way, as at the root of x0 AND x1), so a node
+takes the split maximising the weighted Gini score Σ_c S²_c/W_c of its children
+(W_c = Σ_i |s_ic|), as CART does for AdaBoost's trees. Each round of MULTIBOOST then picks,
+among the sources' trees, the one of greatest rate (the paper's criterion). With D_t(k, ·)
+summing to one, Figure 1's ε_{t,k,h} = ½(1 − E(h)).
+
+**Step.** h takes values ±1 on every point, exactly as a stump, so u_i = y_i Q(k|x_i) h(x_i)
+has |u_i| ≤ 1 and Lemma 1 applies unchanged: η = ½ log((1 − ε)/ε) with the tree's ε, and
+every step rule of :mod:`.steps` works on the tree's margins.
+
+**d = 1.** One level, the last, split by the edge: a depth-1 tree with two leaves of the
+same sign is the constant classifier (the −∞ stump), and with opposite signs a stump of some
+polarity, so the depth-1 trees are
+exactly the stumps with the constant, and the binary search finds the same least error as
+:func:`~manytask.boost.stumps.best_stump` over the same thresholds.
+
+Splits are the bin edges of :func:`~manytask.boost.stumps.presort` with ``n_bins``
+(histograms of the signed weights per node, feature and bin: O(d·m·C) per level); the
+compiled kernel :func:`~manytask.boost.kernels.tree_histograms` fills them when numba is
+installed, ``np.bincount`` otherwise (same sums up to the order of addition).
+
+>>> from manytask.boost.stumps import presort
+>>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+>>> signed = np.array([[-1.0], [-1.0], [-1.0], [1.0]])  # x0 AND x1: no stump beats h ≡ −1
+>>> grow_tree(presort(X, n_bins=4), signed, max_depth=1)[1]
+2.0
+>>> tree, edge = grow_tree(presort(X, n_bins=4), signed, max_depth=2)
+>>> edge, tree.predict(X).tolist()
+(4.0, [-1.0, -1.0, -1.0, 1.0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_points
+from . import kernels
+from .objective import TIE_RTOL
+from .steps import first_best
+
+__all__ = ["Tree", "grow_tree", "tree_training_values"]
+
+DEFAULT_TREE_BINS = 256  # histogram bins of a tree when the estimator's n_bins is None
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A complete binary tree of depth d in heap order with ±1 leaf votes.
+
+    Node n (0 ≤ n < 2^d − 1) sends x to child 2n + 2 if x[features[n]] > thresholds[n],
+    else to 2n + 1; a node that does not split has threshold +inf (every point goes left).
+    Leaf ℓ = node − (2^d − 1) votes ``votes[ℓ]`` (C values in {−1, +1}).
+
+    Parameters
+    ----------
+    features, thresholds : ndarray (2^d − 1,)
+    split_bins : ndarray (2^d − 1,)
+        The bin edge of each split (points in bins ≥ it go right), for the training points.
+    votes : ndarray (2^d, C)
+
+    Examples
+    --------
+    >>> tree = Tree(np.array([0]), np.array([0.5]), np.array([1]), np.array([[-1.0], [1.0]]))
+    >>> tree.predict([[0.0], [1.0]]).tolist()
+    [-1.0, 1.0]
+    """
+
+    features: np.ndarray
+    thresholds: np.ndarray
+    split_bins: np.ndarray
+    votes: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        return int(np.log2(self.votes.shape[0]))
+
+    def _leaves(self, goes_right, n_points) -> np.ndarray:
+        node = np.zeros(n_points, dtype=np.intp)
+        for _ in range(self.depth):
+            node = 2 * node + 1 + goes_right(node)
+        return node - (self.votes.shape[0] - 1)
+
+    def _values(self, leaves) -> np.ndarray:
+        values = self.votes[leaves]
+        return values[:, 0] if self.votes.shape[1] == 1 else values
+
+    def predict(self, X, check_input: bool = True) -> np.ndarray:
+        """h(x): shape (N,) for binary votes, (N, C) otherwise; ``check_input`` as in
+        :meth:`Stump.predict <manytask.boost.stumps.Stump.predict>`."""
+        if check_input:
+            X = as_points(X)
+        if X.shape[1] <= int(self.features.max()):
+            raise ValueError(
+                f"X has {X.shape[1]} features, the tree uses feature {int(self.features.max())}"
+            )
+        rows = np.arange(X.shape[0])
+        leaves = self._leaves(
+            lambda node: X[rows, self.features[node]] > self.thresholds[node], X.shape[0]
+        )
+        return self._values(leaves)
+
+    def split_features(self) -> np.ndarray:
+        """The features of the nodes that split."""
+        return self.features[np.isfinite(self.thresholds)]
+
+
+def tree_training_values(presorted, tree: Tree) -> np.ndarray:
+    """``tree.predict(presorted.X)`` from the bin numbers of the training points."""
+    bins = presorted.bins
+    rows = np.arange(presorted.n_samples)
+    leaves = tree._leaves(
+        lambda node: bins[tree.features[node], rows] >= tree.split_bins[node], presorted.n_samples
+    )
+    return tree._values(leaves)
+
+
+def _histograms(presorted, points, nodes, channels, n_nodes) -> np.ndarray:
+    """H[n, f, b, c] = Σ_{i ∈ points, nodes[i] = n, bin_f(x_i) = b} channels_ic,
+    shape (n_nodes, d, B, 2C)."""
+    d, n_bins, n_channels = presorted.n_features, presorted.n_bins, channels.shape[1]
+    if kernels.backend() == "numba":
+        return kernels.tree_histograms(
+            presorted.bins, points, nodes, channels[points], n_nodes, n_bins
+        )
+    cells = (nodes[None, :] * d + np.arange(d)[:, None]) * n_bins
+    cells = (cells + presorted.bins[:, points]).ravel()  # (d·n,) in feature-major order
+    size = n_nodes * d * n_bins
+    histogram = np.empty((n_channels, size))
+    for c in range(n_channels):
+        weights = np.broadcast_to(channels[points, c], (d, points.size)).ravel()
+        histogram[c] = np.bincount(cells, weights=weights, minlength=size)
+    return np.moveaxis(histogram.reshape(n_channels, n_nodes, d, n_bins), 0, -1)
+
+
+def _level_histograms(presorted, points, node_of_point, channels, parent):
+    """The histograms of a level's nodes, children 2j and 2j + 1 of the previous level's node
+    j: summed over the smaller child's points only, the sibling's as the parent's minus it
+    (half the points of a direct sum, at most)."""
+    if parent is None:
+        return _histograms(presorted, points, np.zeros(points.size, np.intp), channels, 1)
+    n_parents = parent.shape[0]
+    counts = np.bincount(node_of_point[points], minlength=2 * n_parents)
+    smaller = 2 * np.arange(n_parents) + (counts[1::2] < counts[0::2])
+    is_smaller = np.zeros(2 * n_parents, dtype=bool)
+    is_smaller[smaller] = True
+    chosen = points[is_smaller[node_of_point[points]]]
+    small = _histograms(presorted, chosen, node_of_point[chosen] // 2, channels, n_parents)
+    histogram = np.empty((2 * n_parents, *parent.shape[1:]))
+    histogram[smaller] = small
+    histogram[smaller ^ 1] = parent - small
+    return histogram
+
+
+def _squares(sums, masses):
+    """Σ_c S_c²/W_c (0 where W_c = 0): the weighted Gini score of a node."""
+    safe = np.where(masses > 0, masses, 1.0)
+    return np.where(masses > 0, sums * sums / safe, 0.0).sum(axis=-1)
+
+
+def _split_scores(histogram, n_thresholds, last_level: bool):
+    """Scores of the splits b = 1..B−1 (index b − 1) of histograms (..., B, 2C) holding the
+    signed sums S_c then the masses W_c per bin; −inf where not allowed.
+
+    Split b puts bins 0..b−1 left; allowed if b ≤ n_thresholds (broadcast against (..., 1))
+    and both sides carry weight. Last level: the edge Σ_c |S_left,c| + |S_right,c| of the two
+    leaves; above it the weighted Gini score Σ_c S²_left,c/W_left,c + S²_right,c/W_right,c.
+    """
+    n_bins, n_outputs = histogram.shape[-2], histogram.shape[-1] // 2
+    cumulative = np.cumsum(histogram, axis=-2)
+    left, total = cumulative[..., :-1, :], cumulative[..., -1:, :]
+    right = total - left
+    if last_level:
+        scores = (np.abs(left[..., :n_outputs]) + np.abs(right[..., :n_outputs])).sum(axis=-1)
+    else:
+        scores = _squares(left[..., :n_outputs], left[..., n_outputs:])
+        scores += _squares(right[..., :n_outputs], right[..., n_outputs:])
+    valid = np.arange(1, n_bins) <= np.asarray(n_thresholds)[..., None]
+    valid = valid & (left[..., n_outputs:].sum(axis=-1) > 0)
+    valid = valid & (right[..., n_outputs:].sum(axis=-1) > 0)
+    return np.where(valid, scores, -np.inf)
+
+
+def _best_splits(histogram, n_thresholds, last_level: bool):
+    """Per node: (score of its best split, feature, bin edge, the node's own score, scale).
+
+    Scores as :func:`_split_scores`: on the last level the edge of the two leaves (so that
+    level is optimal given the levels above), above it the weighted Gini score, strictly
+    convex in the children's sums, so a split whose children both lean the same way still
+    counts (the edge does not see it, and a later level may). The first split in (feature,
+    edge) order within ``TIE_RTOL`` of the best wins (:func:`~.steps.first_best`, the tie
+    rule of every search): the first feature whose best split is that close, then its first
+    such edge.
+    """
+    n_nodes, n_outputs = histogram.shape[0], histogram.shape[-1] // 2
+    if kernels.backend() == "numba":
+        maxima = kernels.tree_split_maxima(histogram, n_thresholds, last_level)
+    else:
+        maxima = _split_scores(histogram, n_thresholds, last_level).max(axis=-1)
+    node = histogram[:, 0].sum(axis=1)  # (nodes, 2C): the node's sums and masses
+    scale = node[:, n_outputs:].sum(axis=1)  # Σ_i Σ_c |s_ic| over the node's points
+    if last_level:
+        node_score = np.abs(node[:, :n_outputs]).sum(axis=1)
+    else:
+        node_score = _squares(node[:, :n_outputs], node[:, n_outputs:])
+    best = np.full(n_nodes, -np.inf)
+    feature = np.zeros(n_nodes, dtype=np.intp)
+    edge = np.ones(n_nodes, dtype=np.intp)
+    for n in range(n_nodes):
+        feature[n] = first_best(maxima[n], scale[n], maximise=True)
+        scores = _split_scores(histogram[n, feature[n]], n_thresholds[feature[n]], last_level)
+        edge[n] = 1 + first_best(scores, scale[n], maximise=True)
+        best[n] = scores[edge[n] - 1]
+    return best, feature, edge, node_score, scale
+
+
+def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
+    """The tree of depth ≤ ``max_depth`` of greatest edge Σ_i Σ_c s_ic h_c(x_i), grown greedily.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        Binned (:func:`~manytask.boost.stumps.presort` with ``n_bins``).
+    signed : array-like (m, C)
+        s_ic = w_ic Y_ic (binary: C = 1, w_i y_i); zero outside the searched source.
+    max_depth : int ≥ 1
+
+    Returns
+    -------
+    (Tree, edge)
+        The tree and Σ_ℓ Σ_c |S_ℓc| ≥ 0.
+    """
+    if presorted.n_bins is None:
+        raise ValueError("grow_tree needs binned features: presort(X, n_bins=...)")
+    signed = np.asarray(signed, dtype=float)
+    signed = signed[:, None] if signed.ndim == 1 else signed
+    n_inner = 2**max_depth - 1
+    features = np.zeros(n_inner, dtype=np.intp)
+    thresholds = np.full(n_inner, np.inf)
+    split_bins = np.full(n_inner, np.iinfo(np.intp).max)
+    points = np.flatnonzero(np.any(signed != 0.0, axis=1))
+    channels = np.hstack([signed, np.abs(signed)])  # the sums S_c and the masses W_c
+    node_of_point = np.zeros(presorted.n_samples, dtype=np.intp)  # node within its level
+    histogram = None
+    for level in range(max_depth):
+        first = 2**level - 1
+        histogram = _level_histograms(presorted, points, node_of_point, channels, histogram)
+        best, feature, edge, node_score, scale = _best_splits(
+            histogram, presorted.n_thresholds, last_level=level == max_depth - 1
+        )
+        splits = best > node_score + TIE_RTOL * scale  # a split must raise the score
+        nodes = first + np.flatnonzero(splits)
+        features[nodes], split_bins[nodes] = feature[splits], edge[splits]
+        thresholds[nodes] = presorted.thresholds[feature[splits], edge[splits] - 1]
+        at = first + node_of_point[points]
+        goes_right = presorted.bins[features[at], points] >= split_bins[at]
+        node_of_point[points] = 2 * node_of_point[points] + goes_right
+    leaf_sums = np.zeros((2**max_depth, signed.shape[1]))
+    np.add.at(leaf_sums, node_of_point[points], signed[points])
+    # v_ℓc = sign(S_ℓc) (+1 at 0). Every leaf a point can reach holds training points: a
+    # split is taken only if both sides carry weight, and a node that does not split sends
+    # every point left.
+    votes = np.where(leaf_sums < 0, -1.0, 1.0)
+    return Tree(features, thresholds, split_bins, votes), float(np.abs(leaf_sums).sum())
