@@ -64,9 +64,29 @@ numpydoc_validation_checks = {
 # Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
 # Delete a line when its module passes; with the list empty, delete _examples_heading too.
 NOT_YET_VALIDATED = [
-    r"^manytask\.bo\b",
+    r"^manytask\.bo\.optimizer\b",
+    r"^manytask\.bo\.scalarization\b",
+    r"^manytask\.bo\.search\b",
+    r"^manytask\.bo\.optuna\b",
+    r"^manytask\.bo\.kernel_learning\b",
+    r"^manytask\.bo\.learned\b",
+    r"^manytask\.bo\.loop\b",
+    r"^manytask\.bo\.metrics\b",
+    r"^manytask\.bo\.policies\b",
+    r"^manytask\.bo\.problems\b",
+    r"^manytask\.bo\.transforms\b",
     r"^manytask\.boost\b",
-    r"^manytask\.itl\b",
+    r"^manytask\.itl\._estimator\b",
+    r"^manytask\.itl\.baselines\b",
+    r"^manytask\.itl\.classification\b",
+    r"^manytask\.itl\.kernel_quantile\b",
+    r"^manytask\.itl\.level_sets\b",
+    r"^manytask\.itl\.losses\b",
+    r"^manytask\.itl\.model\b",
+    r"^manytask\.itl\.quadrature\b",
+    r"^manytask\.itl\.quantile\b",
+    r"^manytask\.itl\.selection\b",
+    r"^manytask\.itl\.whitening\b",
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
@@ -146,6 +166,19 @@ numpydoc_validation_exclude |= {
     for module_name, _ in API_MODULES
     for name in _public_names(module_name)
     if not callable(getattr(importlib.import_module(module_name), name))
+}
+# The API pages document an object under the package that exports it (manytask.bo.MultiTaskBO),
+# NOT_YET_VALIDATED names the module that defines it (manytask.bo.optimizer): an exported
+# object of a module not yet converted is left out under its documented name too.
+_not_yet_validated = re.compile("|".join(NOT_YET_VALIDATED))
+numpydoc_validation_exclude |= {
+    rf"^{re.escape(module_name)}\.{name}(\.|$)"
+    for module_name, _ in API_MODULES
+    for name in _public_names(module_name)
+    for obj in [getattr(importlib.import_module(module_name), name)]
+    if _not_yet_validated.search(
+        f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', name)}"
+    )
 }
 
 
