@@ -71,7 +71,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.kernel_learning\b",
     r"^manytask\.bo\.learned\b",
     r"^manytask\.bo\.loop\b",
-    r"^manytask\.bo\.metrics\b",
     r"^manytask\.bo\.policies\b",
     r"^manytask\.bo\.problems\b",
     r"^manytask\.bo\.transforms\b",
