@@ -72,7 +72,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.learned\b",
     r"^manytask\.bo\.loop\b",
     r"^manytask\.bo\.policies\b",
-    r"^manytask\.bo\.problems\b",
     r"^manytask\.bo\.transforms\b",
     r"^manytask\.boost\b",
     r"^manytask\.itl\._estimator\b",
