@@ -69,7 +69,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.search\b",
     r"^manytask\.bo\.optuna\b",
     r"^manytask\.bo\.learned\b",
-    r"^manytask\.bo\.policies\b",
     r"^manytask\.bo\.transforms\b",
     r"^manytask\.boost\b",
     r"^manytask\.itl\._estimator\b",
