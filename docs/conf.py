@@ -69,7 +69,9 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.search\b",
     r"^manytask\.bo\.optuna\b",
     r"^manytask\.bo\.learned\b",
-    r"^manytask\.bo\.transforms\b",
+    # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
+    # when that is merged:
+    r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
