@@ -79,7 +79,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.itl\.kernel_quantile\b",
     r"^manytask\.itl\.level_sets\b",
     r"^manytask\.itl\.model\b",
-    r"^manytask\.itl\.quadrature\b",
     r"^manytask\.itl\.quantile\b",
     r"^manytask\.itl\.selection\b",
     r"^manytask\.itl\.whitening\b",
