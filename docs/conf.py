@@ -75,7 +75,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.boost\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
-    r"^manytask\.itl\.classification\b",
     r"^manytask\.itl\.kernel_quantile\b",
     r"^manytask\.itl\.level_sets\b",
     r"^manytask\.itl\.model\b",
