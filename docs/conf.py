@@ -80,7 +80,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.itl\.model\b",
     r"^manytask\.itl\.quantile\b",
     r"^manytask\.itl\.selection\b",
-    r"^manytask\.itl\.whitening\b",
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
