@@ -68,7 +68,9 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.scalarization\b",
     r"^manytask\.bo\.search\b",
     r"^manytask\.bo\.optuna\b",
-    r"^manytask\.bo\.learned\b",  # rewritten on main (refit/accept): convert after that merge
+    # LearnedKernel's class docstring and refit methods are rewritten on main (refit/accept):
+    # convert them after that merge.
+    r"^manytask\.bo\.learned\.LearnedKernel(\.(update|standardize|due|refit|accept))?$",
     # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
