@@ -64,10 +64,13 @@ numpydoc_validation_checks = {
 # Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
 # Delete a line when its module passes; with the list empty, delete _examples_heading too.
 NOT_YET_VALIDATED = [
+    # bo's modules being written on other branches (checkpoint and search are on main,
+    # optuna on bo-optuna):
+    r"^manytask\.bo\.checkpoint\b",
     r"^manytask\.bo\.optimizer\b",
+    r"^manytask\.bo\.optuna\b",
     r"^manytask\.bo\.scalarization\b",
     r"^manytask\.bo\.search\b",
-    r"^manytask\.bo\.optuna\b",
     # LearnedKernel's class docstring and refit methods are rewritten on main (refit/accept):
     # convert them after that merge.
     r"^manytask\.bo\.learned\.LearnedKernel(\.(update|standardize|due|refit|accept))?$",
@@ -77,6 +80,7 @@ NOT_YET_VALIDATED = [
     r"^manytask\.boost\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
+    r"^manytask\.itl\.conformal\b",  # new on itl-qr
     r"^manytask\.itl\.kernel_quantile\b",
     r"^manytask\.itl\.level_sets\b",
     r"^manytask\.itl\.model\b",
