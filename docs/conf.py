@@ -254,8 +254,12 @@ def _no_type_docstring(app, what, name, obj, options, lines):
 
 
 def _skip_metadata_requests(app, what, name, obj, skip, options):
-    """Hide scikit-learn's generated ``set_*_request`` methods (metadata routing)."""
+    """Hide scikit-learn's generated ``set_*_request`` methods (metadata routing), and the
+    field accessors of a NamedTuple ("Alias for field number 0"): its class docstring's
+    Parameters document the fields."""
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    if type(obj).__name__ == "_tuplegetter":
         return True
     return None
 

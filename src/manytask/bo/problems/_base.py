@@ -116,13 +116,27 @@ class Problem:
 
     @cached_property
     def kappa(self) -> float:
-        """κ = max over the candidates of ‖Γ(x, x)‖ (operator norm), as in Theorem 2."""
+        """κ = max over the candidates of ‖Γ(x, x)‖ (operator norm), as in Theorem 2.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import perturbed_sine
+        >>> round(perturbed_sine().kappa, 12)  # λ_max of B = ωI + (1 − ω)11ᵀ/n is 1
+        1.0
+        """
         blocks = self.kernel.diag_blocks(self.candidates)
         return float(np.max(np.linalg.eigvalsh(blocks)[:, -1]))
 
     @cached_property
     def values(self) -> np.ndarray:
-        """Noise-free f on the candidates, shape (N, n_tasks); computed once."""
+        """Noise-free f on the candidates, shape (N, n_tasks); computed once, read-only.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import perturbed_sine
+        >>> perturbed_sine().values.shape
+        (101, 4)
+        """
         values = self.f(self.candidates)
         values.setflags(write=False)
         return values
