@@ -64,9 +64,28 @@ numpydoc_validation_checks = {
 # Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
 # Delete a line when its module passes; with the list empty, delete _examples_heading too.
 NOT_YET_VALIDATED = [
-    r"^manytask\.bo\b",
+    # bo's modules being written on other branches (checkpoint and search are on main,
+    # optuna on bo-optuna):
+    r"^manytask\.bo\.checkpoint\b",
+    r"^manytask\.bo\.optimizer\b",
+    r"^manytask\.bo\.optuna\b",
+    r"^manytask\.bo\.scalarization\b",
+    r"^manytask\.bo\.search\b",
+    # LearnedKernel's class docstring and refit methods are rewritten on main (refit/accept):
+    # convert them after that merge.
+    r"^manytask\.bo\.learned\.LearnedKernel(\.(update|standardize|due|refit|accept))?$",
+    # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
+    # when that is merged:
+    r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
-    r"^manytask\.itl\b",
+    r"^manytask\.itl\._estimator\b",
+    r"^manytask\.itl\.baselines\b",
+    r"^manytask\.itl\.conformal\b",  # new on itl-qr
+    r"^manytask\.itl\.kernel_quantile\b",
+    r"^manytask\.itl\.level_sets\b",
+    r"^manytask\.itl\.model\b",
+    r"^manytask\.itl\.quantile\b",
+    r"^manytask\.itl\.selection\b",
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
@@ -148,6 +167,19 @@ numpydoc_validation_exclude |= {
     for name in _public_names(module_name)
     if not callable(getattr(importlib.import_module(module_name), name))
 }
+# The API pages document an object under the package that exports it (manytask.bo.MultiTaskBO),
+# NOT_YET_VALIDATED names the module that defines it (manytask.bo.optimizer): an exported
+# object of a module not yet converted is left out under its documented name too.
+_not_yet_validated = re.compile("|".join(NOT_YET_VALIDATED))
+numpydoc_validation_exclude |= {
+    rf"^{re.escape(module_name)}\.{name}(\.|$)"
+    for module_name, _ in API_MODULES
+    for name in _public_names(module_name)
+    for obj in [getattr(importlib.import_module(module_name), name)]
+    if _not_yet_validated.search(
+        f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', name)}"
+    )
+}
 
 
 def _write_api_pages(app, config):
@@ -223,8 +255,12 @@ def _no_type_docstring(app, what, name, obj, options, lines):
 
 
 def _skip_metadata_requests(app, what, name, obj, skip, options):
-    """Hide scikit-learn's generated ``set_*_request`` methods (metadata routing)."""
+    """Hide scikit-learn's generated ``set_*_request`` methods (metadata routing), and the
+    field accessors of a NamedTuple ("Alias for field number 0"): its class docstring's
+    Parameters document the fields."""
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    if type(obj).__name__ == "_tuplegetter":
         return True
     return None
 

@@ -1,11 +1,12 @@
 """numpydoc's validation of the public API, as ``make docs`` runs it, without a docs build.
 
 The public API is every class and function named in the ``__all__`` of a manytask module,
-with the public methods and properties that manytask classes define. Each object of a
-converted module must pass the checks docs/conf.py sets (``numpydoc_validation_checks``:
-a docstring with a summary, Parameters matching the signature, Returns where it returns, an
-Examples section; the examples themselves run under ``--doctest-modules``). Unlike the
-docs build, this reads the raw docstring, so an "Example" heading fails here (GL06).
+with the public methods and properties (cached ones too) that manytask classes define. Each
+object of a converted module must pass the checks docs/conf.py sets
+(``numpydoc_validation_checks``: a docstring with a summary, Parameters matching the
+signature, Returns where it returns, an Examples section; the examples themselves run under
+``--doctest-modules``). Unlike the docs build, this reads the raw docstring, so an
+"Example" heading fails here (GL06).
 
 Modules in docs/conf.py's ``NOT_YET_VALIDATED`` are not converted yet: the number of their
 objects that fail is printed, not asserted.
@@ -19,6 +20,7 @@ import pkgutil
 import re
 import runpy
 import warnings
+from functools import cached_property
 from pathlib import Path
 
 import pytest
@@ -63,7 +65,7 @@ def _public_api() -> dict[str, object]:
             for name, member in vars(base).items():
                 if name.startswith("_") and name != "__call__":
                     continue
-                if inspect.isfunction(member) or isinstance(member, property):
+                if inspect.isfunction(member) or isinstance(member, (property, cached_property)):
                     api.setdefault(f"{base.__module__}.{base.__qualname__}.{name}", member)
     return api
 

@@ -161,10 +161,13 @@ def icm_log_marginal_likelihood(
 
     Returns
     -------
-    float, or (float, dict)
+    lml : float
+        log p(Y).
+    gradient : dict
+        Only with ``return_gradient``: the gradient, keyed as above.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> from scipy.stats import multivariate_normal
     >>> from manytask.kernels import RBF
@@ -212,7 +215,7 @@ class ICMFit:
     inputs and standardised outputs. ``kernel`` applies to normalised inputs; in the original
     units the lengthscales are ``lengthscales · (upper − lower)``.
 
-    Attributes
+    Parameters
     ----------
     kernel : Separable
         k(·, ·) B with k the unit-variance ARD kernel.
@@ -221,8 +224,11 @@ class ICMFit:
     B : ndarray of shape (n, n)
         WWᵀ + diag(task_diagonal).
     W : ndarray of shape (n, rank)
+        The low-rank factor of B.
     task_diagonal : ndarray of shape (n,)
+        v, the diagonal part of B.
     lengthscales : ndarray of shape (d,)
+        Of k, one per input dimension.
     log_marginal_likelihood : float
         At the fitted parameters (the best over restarts).
     kernel_name : str
@@ -231,6 +237,16 @@ class ICMFit:
         The optimiser's message for every start, in order.
     start_values : list of float
         The final log marginal likelihood of every start.
+
+    Examples
+    --------
+    >>> from manytask.kernels import RBF, Separable
+    >>> B = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> fit = ICMFit(Separable(RBF(0.3), B), 0.1, B, np.ones((2, 1)), np.zeros(2),
+    ...              np.array([0.3]), -1.0, "rbf")
+    >>> fit.correlation
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
 
     kernel: Separable
@@ -246,7 +262,17 @@ class ICMFit:
 
     @property
     def correlation(self) -> np.ndarray:
-        """The task correlation matrix B_ij / √(B_ii B_jj)."""
+        """The task correlation matrix B_ij / √(B_ii B_jj).
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> B = np.array([[4.0, 1.0], [1.0, 1.0]])
+        >>> fit = ICMFit(Separable(RBF(0.3), B), 0.1, B, np.ones((2, 1)), np.zeros(2),
+        ...              np.array([0.3]), -1.0, "rbf")
+        >>> float(fit.correlation[0, 1])
+        0.5
+        """
         scale = np.sqrt(np.diag(self.B))
         return self.B / np.outer(scale, scale)
 
@@ -395,8 +421,8 @@ def fit_icm_kernel(X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=Non
         The fitted kernel, noise, B, lengthscales, log marginal likelihood and the messages
         of every start.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1))

@@ -97,7 +97,29 @@ class LearnedKernel:
 
     def scalarization(self, scalarization):
         """A fixed scalarisation on standardised outputs ŷ = (y − m)/s: (y − z)/r =
-        (ŷ − (z − m)/s)/(r/s), so z maps like an output and r scales by 1/s."""
+        (ŷ − (z − m)/s)/(r/s), so z maps like an output and r scales by 1/s.
+
+        Parameters
+        ----------
+        scalarization : Scalarization
+            s_λ on the user's outputs, with a fixed reference z and scale r, or neither.
+
+        Returns
+        -------
+        Scalarization
+            The same s_λ as a function of standardised outputs.
+
+        Examples
+        --------
+        >>> from manytask.bo import Chebyshev
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> learned.mean_, learned.scale_ = np.array([2.0, 20.0]), np.array([1.0, 10.0])
+        >>> raw = Chebyshev(reference=[0.0, 0.0], scale=[1.0, 10.0])
+        >>> Y, weights = np.array([[1.0, 10.0], [3.0, 30.0]]), np.array([0.5, 0.5])
+        >>> learned.scalarization(raw)(learned.standardize(Y), weights), raw(Y, weights)
+        (array([0.5, 1.5]), array([0.5, 1.5]))
+        """
         if scalarization.reference is None and scalarization.scale is None:
             return scalarization  # raw objectives: z = 0 in the posterior's units
         scale = 1.0 if scalarization.scale is None else scalarization.scale
@@ -106,5 +128,22 @@ class LearnedKernel:
         return type(scalarization)(reference, scale / self.scale_)
 
     def practical_beta(self, t):
-        """√(0.2 d log(2t)), Kandasamy et al. (2017)'s practical GP-UCB radius."""
+        """√(0.2 d log(2t)), Kandasamy et al. (2017)'s practical GP-UCB radius.
+
+        Parameters
+        ----------
+        t : int
+            The round (values below 1 count as 1).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> round(learned.practical_beta(10), 4)  # √(0.2 log 20)
+        0.774
+        """
         return float(np.sqrt(0.2 * self.n_features * np.log(2 * max(t, 1))))

@@ -23,9 +23,9 @@ __all__ = ["RunResult", "run"]
 
 @dataclass(frozen=True)
 class RunResult:
-    """One run of an optimiser on a problem.
+    """One run of an optimiser on a problem, as :func:`run` returns it.
 
-    Attributes
+    Parameters
     ----------
     points : (T, d) array
         x_t in the order they were told.
@@ -37,6 +37,15 @@ class RunResult:
         Seconds spent in the optimiser (ask + tell) for each point, evaluation excluded.
     cumulative_regret : (T,) array
         R_C(t) for t = 1..T with the λ_t drawn, on the problem's noise-free values.
+
+    Examples
+    --------
+    >>> result = RunResult(
+    ...     points=np.zeros((2, 1)), observations=np.zeros((2, 2)), weights=np.full((2, 2), 0.5),
+    ...     round_times=np.zeros(2), cumulative_regret=np.array([0.2, 0.3]),
+    ... )
+    >>> result.time_average_regret
+    array([0.2 , 0.15])
     """
 
     points: np.ndarray
@@ -47,7 +56,14 @@ class RunResult:
 
     @property
     def time_average_regret(self) -> np.ndarray:
-        """R_C(t)/t."""
+        """R_C(t)/t, the y-axis of Fig. 1.
+
+        Examples
+        --------
+        >>> result = RunResult(*[np.zeros((2, 1))] * 4, cumulative_regret=np.array([1.0, 1.0]))
+        >>> result.time_average_regret
+        array([1. , 0.5])
+        """
         return self.cumulative_regret / np.arange(1, len(self.cumulative_regret) + 1)
 
 
@@ -57,16 +73,35 @@ def run(problem, optimizer, budget, executor=None, n_workers=None, seed=None, pr
     Parameters
     ----------
     problem : Problem
-        Has ``evaluate(x, rng)`` and noise-free ``f(X)`` (see :mod:`.problems`).
+        Has ``evaluate(x, rng)``, noise-free ``f(X)`` and ``values`` (see :mod:`.problems`).
     optimizer : MultiTaskBO
+        Asked and told; its last ``budget`` observations make the result.
     budget : int
         Number of evaluations T.
     executor : concurrent.futures.Executor, optional
-        Keeps ``n_workers`` evaluations in flight (default: the executor's worker count).
+        Keeps ``n_workers`` evaluations in flight.
+    n_workers : int, optional
+        Evaluations in flight with an ``executor`` (default: the executor's worker count).
     seed : int or None
         Seed of the evaluation noise.
     progress : bool
         Show a tqdm progress bar.
+
+    Returns
+    -------
+    RunResult
+        The points, observations and λ_t told, the optimiser's time per point and R_C(t)
+        (§2) on the problem's noise-free values.
+
+    Examples
+    --------
+    >>> from manytask.bo import MultiTaskBO
+    >>> from manytask.bo.problems import perturbed_sine
+    >>> problem = perturbed_sine()
+    >>> optimizer = MultiTaskBO(candidates=problem.candidates, kernel=problem.kernel, seed=0)
+    >>> result = run(problem, optimizer, budget=3, seed=0, progress=False)
+    >>> result.points.shape, result.observations.shape, result.cumulative_regret.shape
+    ((3, 1), (3, 4), (3,))
     """
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget!r}")

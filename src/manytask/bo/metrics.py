@@ -106,8 +106,8 @@ def cumulative_regret(
     -------
     regret : array of shape (T,)
 
-    Example
-    -------
+    Examples
+    --------
     >>> values = np.array([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4]])
     >>> weights = np.array([[0.5, 0.5], [0.5, 0.5]])
     >>> cumulative_regret(values, values[[2, 0]], weights, "linear")
@@ -124,12 +124,28 @@ def cumulative_regret(
 def time_average_regret(
     problem_or_values, chosen_values, weights, scalarization="chebyshev"
 ) -> np.ndarray:
-    """R_C(t) / t for t = 1, …, T (the y-axis of Fig. 1). Same arguments as
-    :func:`cumulative_regret`; from an R_C array already at hand it is
-    ``R / np.arange(1, len(R) + 1)``.
+    """R_C(t) / t for t = 1, …, T (the y-axis of Fig. 1).
 
-    Example
+    From an R_C array already at hand it is ``R / np.arange(1, len(R) + 1)``.
+
+    Parameters
+    ----------
+    problem_or_values : Problem or array of shape (N, n)
+        The noise-free f on the candidate set, as in :func:`cumulative_regret`.
+    chosen_values : array of shape (T, n)
+        Noise-free f(x_t) at the chosen points.
+    weights : array of shape (T, n)
+        The λ_t drawn in each round.
+    scalarization : str or Scalarization
+        As in :func:`cumulative_regret`.
+
+    Returns
     -------
+    regret : array of shape (T,)
+        R_C(t) / t.
+
+    Examples
+    --------
     >>> values = np.array([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4]])
     >>> weights = np.array([[0.5, 0.5], [0.5, 0.5]])
     >>> time_average_regret(values, values[[2, 0]], weights, "linear")
@@ -173,8 +189,8 @@ def bayes_regret(
     -------
     regret : array of shape (T,), non-increasing in t
 
-    Example
-    -------
+    Examples
+    --------
     >>> values = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> regret = bayes_regret(values, values, "linear", n_weights=1000)
     >>> bool(regret[0] > 0), float(regret[-1])
@@ -209,8 +225,18 @@ def pareto_mask(Y) -> np.ndarray:
     Row i is dominated when some row j has Y_j ≥ Y_i in every coordinate and Y_j > Y_i in
     one; identical rows do not dominate each other, so all copies of a Pareto point are kept.
 
-    Example
+    Parameters
+    ----------
+    Y : array of shape (N, n)
+        Objective values, one row per point.
+
+    Returns
     -------
+    mask : bool array of shape (N,)
+        True for the Pareto-optimal rows.
+
+    Examples
+    --------
     >>> pareto_mask([[1, 2], [2, 1], [1, 1], [2, 1]])
     array([ True,  True, False,  True])
     """
@@ -241,8 +267,26 @@ def hypervolume_2d(Y, reference) -> float:
     Sweep over the points by decreasing first coordinate: between consecutive first
     coordinates the covered height is the running maximum of the second coordinate.
 
-    Example
+    Parameters
+    ----------
+    Y : array of shape (N, 2)
+        Objective values; rows not strictly above ``reference`` in both coordinates add
+        nothing.
+    reference : array of shape (2,)
+        The lower corner of the dominated region.
+
+    Returns
     -------
+    area : float
+        0.0 when no row is above ``reference``.
+
+    Raises
+    ------
+    NotImplementedError
+        If Y does not have 2 columns.
+
+    Examples
+    --------
     >>> hypervolume_2d([[2.0, 1.0], [1.0, 2.0]], reference=[0.0, 0.0])
     3.0
     """
@@ -269,8 +313,21 @@ def hypervolume(Y, reference) -> float:
     ``moocore`` package (``pip install 'manytask[mo]'``), whose exact algorithms are
     O(N log N) in 3-D; without it a NotImplementedError says so.
 
-    Example
+    Parameters
+    ----------
+    Y : array of shape (N, n)
+        Objective values; rows not strictly above ``reference`` in every coordinate add
+        nothing.
+    reference : array of shape (n,)
+        The lower corner of the dominated region.
+
+    Returns
     -------
+    volume : float
+        0.0 when no row is above ``reference``.
+
+    Examples
+    --------
     >>> hypervolume([[2.0, 1.0], [1.0, 2.0]], reference=[0.0, 0.0])
     3.0
     """

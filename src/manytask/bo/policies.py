@@ -49,13 +49,61 @@ ALGORITHMS = ("mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo")
 
 
 def mt_kb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta) -> float:
-    """Theorem 2: β_t = b + σ/√η · √(2 log(1/δ) + Σ_s log det(Iₙ + η⁻¹Γ_{s−1}(x_s, x_s)))."""
+    """Theorem 2: β_t = b + σ/√η · √(2 log(1/δ) + Σ_s log det(Iₙ + η⁻¹Γ_{s−1}(x_s, x_s))).
+
+    Parameters
+    ----------
+    log_det_sum : float
+        Σ_s log det(Iₙ + η⁻¹Γ_{s−1}(x_s, x_s)) over the observations so far.
+    rkhs_bound : float
+        b, the bound on ‖f‖_Γ.
+    noise_std : float
+        σ, the standard deviation of the observation noise.
+    noise : float
+        η, the ridge / GP noise parameter.
+    delta : float
+        δ, the confidence level is 1 − δ.
+
+    Returns
+    -------
+    beta : float
+
+    Examples
+    --------
+    >>> round(float(mt_kb_radius(0.0, rkhs_bound=1.0, noise_std=0.1, noise=0.1, delta=0.1)), 4)
+    1.6786
+    """
     return rkhs_bound + noise_std / np.sqrt(noise) * np.sqrt(2 * np.log(1 / delta) + log_det_sum)
 
 
 def mt_bkb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta, epsilon) -> float:
     """Theorem 3: β̃_t = b(1 + 1/√(1−ε)) + σ/√η · √(2 log(2/δ) + ρ Σ_s log det(Iₙ +
-    η⁻¹Γ̃_{s−1}(x_s, x_s))), ρ = (1 + ε)/(1 − ε)."""
+    η⁻¹Γ̃_{s−1}(x_s, x_s))), ρ = (1 + ε)/(1 − ε).
+
+    Parameters
+    ----------
+    log_det_sum : float
+        Σ_s log det(Iₙ + η⁻¹Γ̃_{s−1}(x_s, x_s)) with the Nyström posterior's Γ̃.
+    rkhs_bound : float
+        b, the bound on ‖f‖_Γ.
+    noise_std : float
+        σ, the standard deviation of the observation noise.
+    noise : float
+        η, the ridge / GP noise parameter.
+    delta : float
+        δ, the confidence level is 1 − δ.
+    epsilon : float
+        ε in (0, 1), the accuracy of the Nyström dictionary.
+
+    Returns
+    -------
+    beta : float
+
+    Examples
+    --------
+    >>> round(float(mt_bkb_radius(0.0, 1.0, noise_std=0.1, noise=0.1, delta=0.1, epsilon=0.5)), 4)
+    3.1883
+    """
     rho = (1 + epsilon) / (1 - epsilon)
     bias = rkhs_bound * (1 + 1 / np.sqrt(1 - epsilon))
     return bias + noise_std / np.sqrt(noise) * np.sqrt(2 * np.log(2 / delta) + rho * log_det_sum)
@@ -63,25 +111,113 @@ def mt_bkb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta, epsilon) -> 
 
 def gp_ucb_radius(log_det, rkhs_bound, noise_std, noise, delta) -> float:
     """IGP-UCB (Chowdhury & Gopalan 2017, Theorem 2): B + R√(2(γ_t + 1 + ln(1/δ))) with the
-    data-dependent information gain γ_t = ½ log det(I + η⁻¹K_t) and R/√η for a ridge η."""
+    data-dependent information gain γ_t = ½ log det(I + η⁻¹K_t) and R/√η for a ridge η.
+
+    Parameters
+    ----------
+    log_det : float
+        log det(I + η⁻¹K_t) of one task's observations.
+    rkhs_bound : float
+        b, the bound on ‖f‖_Γ.
+    noise_std : float
+        σ, the standard deviation of the observation noise.
+    noise : float
+        η, the ridge / GP noise parameter.
+    delta : float
+        δ, the confidence level is 1 − δ.
+
+    Returns
+    -------
+    beta : float
+
+    Examples
+    --------
+    >>> round(float(gp_ucb_radius(0.0, rkhs_bound=1.0, noise_std=0.1, noise=0.1, delta=0.1)), 4)
+    1.8127
+    """
     gain = 0.5 * log_det
     return rkhs_bound + noise_std / np.sqrt(noise) * np.sqrt(2 * (gain + 1 + np.log(1 / delta)))
 
 
 def bkb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta, epsilon) -> float:
     """BKB's radius for one task: Theorem 3's β̃_t with n = 1 (it has Calandriello et al.'s
-    structure: a (1 + 1/√(1−ε)) inflated norm term plus a ρ-inflated information term)."""
+    structure: a (1 + 1/√(1−ε)) inflated norm term plus a ρ-inflated information term).
+
+    Parameters
+    ----------
+    log_det_sum : float
+        Σ_s log(1 + η⁻¹k̃_{s−1}(x_s, x_s)) of one task.
+    rkhs_bound : float
+        b, the bound on ‖f‖_Γ.
+    noise_std : float
+        σ, the standard deviation of the observation noise.
+    noise : float
+        η, the ridge / GP noise parameter.
+    delta : float
+        δ, the confidence level is 1 − δ.
+    epsilon : float
+        ε in (0, 1), the accuracy of the Nyström dictionary.
+
+    Returns
+    -------
+    beta : float
+
+    Examples
+    --------
+    >>> round(float(bkb_radius(0.0, 1.0, noise_std=0.1, noise=0.1, delta=0.1, epsilon=0.5)), 4)
+    3.1883
+    """
     return mt_bkb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta, epsilon)
 
 
 def mobo_radius(t, n_points, delta) -> float:
     """√β_t of GP-UCB on a finite domain (Srinivas et al. 2010), β_t = 2 log(|X| t² π²/(6δ)),
-    as MOBO (Paria et al. 2019) uses it."""
+    as MOBO (Paria et al. 2019) uses it.
+
+    Parameters
+    ----------
+    t : int
+        The round (values below 1 count as 1).
+    n_points : int
+        |X|, the number of candidates.
+    delta : float
+        δ, the confidence level is 1 − δ.
+
+    Returns
+    -------
+    beta : float
+        √β_t, the multiplier of every task's standard deviation.
+
+    Examples
+    --------
+    >>> round(float(mobo_radius(1, n_points=100, delta=0.1)), 4)
+    3.8485
+    """
     return float(np.sqrt(2 * np.log(n_points * max(t, 1) ** 2 * np.pi**2 / (6 * delta))))
 
 
 def theorem_3_q(epsilon, delta, horizon) -> float:
-    """q = 6ρ log(4T/δ)/ε², ρ = (1 + ε)/(1 − ε) (Theorem 3)."""
+    """q = 6ρ log(4T/δ)/ε², ρ = (1 + ε)/(1 − ε) (Theorem 3).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε in (0, 1), the accuracy of the Nyström dictionary.
+    delta : float
+        δ, the confidence level is 1 − δ.
+    horizon : int
+        T, the number of rounds.
+
+    Returns
+    -------
+    q : float
+        The oversampling parameter of Algorithm 2's dictionary draws.
+
+    Examples
+    --------
+    >>> round(float(theorem_3_q(epsilon=0.5, delta=0.1, horizon=100)), 2)
+    597.17
+    """
     rho = (1 + epsilon) / (1 - epsilon)
     return 6 * rho * np.log(4 * horizon / delta) / epsilon**2
 
@@ -92,12 +228,15 @@ class Policy:
     Parameters
     ----------
     algorithm : {"mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo"}
+        Algorithm 1, Algorithm 2, their independent-task versions, or MOBO.
     kernel : OperatorKernel
         The multi-task kernel Γ; the independent algorithms use its diagonal part.
     noise, delta, rkhs_bound, noise_std, epsilon : float
         η, δ, b, σ and ε of the paper.
     q : float or None
         Nyström oversampling; None means Theorem 3's q for ``horizon`` rounds.
+    horizon : int
+        T of Theorem 3's q.
     beta : None, float or callable
         Overrides the theoretical radius: a number, or ``beta(t)`` of the round t.
     n_points : int
@@ -107,6 +246,17 @@ class Policy:
     dictionary : {"resample", "incremental"}
         MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round,
         or carried over with non-increasing probabilities (see ``NystromPosterior``).
+
+    Examples
+    --------
+    >>> from manytask.bo import Linear
+    >>> from manytask.kernels import RBF, Separable
+    >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1)
+    >>> u = policy.start(1, candidates=np.linspace(0, 1, 5)[:, None]).acquisition(
+    ...     None, np.array([0.5, 0.5]), Linear()
+    ... )
+    >>> u.shape
+    (5,)
     """
 
     def __init__(
@@ -146,23 +296,110 @@ class Policy:
 
     # ---- data ----------------------------------------------------------------------------
     def start(self, n_features, candidates=None):
-        """An empty posterior (μ₀ = 0, Γ₀ = Γ), caching the candidates if there are any."""
+        """An empty posterior (μ₀ = 0, Γ₀ = Γ), caching the candidates if there are any.
+
+        Parameters
+        ----------
+        n_features : int
+            d, the dimension of the inputs.
+        candidates : array of shape (N, d), optional
+            The finite domain, whose posterior columns are then updated with every ``add``.
+
+        Returns
+        -------
+        Policy
+            This policy.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> policy.posterior.n_observations
+        0
+        """
         empty_X, empty_Y = np.zeros((0, n_features)), np.zeros((0, self.n_tasks))
         self.posterior.fit(empty_X, empty_Y, candidates=candidates)
         return self
 
     def add(self, x, y):
+        """Condition the posterior on one more observation (NaN: an objective not measured).
+
+        Parameters
+        ----------
+        x : array of shape (d,)
+            The point.
+        y : array of shape (n_tasks,)
+            Its observation.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> policy.add([0.5], [1.0, np.nan])
+        >>> policy.posterior.n_observations
+        1
+        """
         self.posterior.add(x, y)
 
     def snapshot(self):
+        """A token for :meth:`restore`, which undoes the ``add`` calls made after it.
+
+        Returns
+        -------
+        object
+            An opaque token.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> token = policy.snapshot()
+        >>> policy.add([0.5], [1.0, 0.0])
+        >>> policy.restore(token)
+        >>> policy.posterior.n_observations
+        0
+        """
         return self.posterior.snapshot()
 
     def restore(self, token):
+        """Undo every ``add`` since :meth:`snapshot` returned ``token``.
+
+        Parameters
+        ----------
+        token : object
+            What :meth:`snapshot` returned.
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> token = policy.snapshot()
+        >>> policy.add([0.5], [1.0, 0.0])
+        >>> policy.restore(token)
+        >>> policy.posterior.n_observations
+        0
+        """
         self.posterior.restore(token)
 
     # ---- radius and acquisition ----------------------------------------------------------
     def radius(self) -> float:
-        """The multiplier of the standard deviation in round t + 1, after t observations."""
+        """The multiplier of the standard deviation in round t + 1, after t observations.
+
+        ``beta`` if given, else the algorithm's theory radius: Theorem 2's β_t (MT-KB),
+        Theorem 3's β̃_t (MT-BKB), √n times the worst task's single-task radius (IT-KB,
+        IT-BKB; Appendix E), or GP-UCB's √β_t (MOBO).
+
+        Returns
+        -------
+        beta : float
+
+        Examples
+        --------
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> round(float(policy.radius()), 4)  # b + σ/√η · √(2 log(1/δ)), no data yet
+        1.6786
+        """
         t = self.posterior.n_observations
         if self.beta is not None:
             return float(self.beta(t + 1) if callable(self.beta) else self.beta)
@@ -181,7 +418,34 @@ class Policy:
         return mobo_radius(t + 1, self.n_points, self.delta)
 
     def acquisition(self, X, weights, scalarization, radius=None) -> np.ndarray:
-        """u(x) for every row of X (None: the cached candidates), for weights λ."""
+        """u(x) for every row of X (None: the cached candidates), for weights λ.
+
+        u_t(x) = s_λ(μ_{t−1}(x)) + L_λ β ‖Γ_{t−1}(x, x)‖^{1/2} (Algorithms 1 and 2), or
+        s_λ(μ(x) + β σ(x)) for MOBO.
+
+        Parameters
+        ----------
+        X : array of shape (M, d) or None
+            Points; None for the candidates given to :meth:`start`.
+        weights : array of shape (n_tasks,)
+            λ.
+        scalarization : Scalarization
+            s_λ, with its Lipschitz constant L_λ.
+        radius : float, optional
+            β; default :meth:`radius`.
+
+        Returns
+        -------
+        u : array of shape (M,)
+
+        Examples
+        --------
+        >>> from manytask.bo import Linear
+        >>> from manytask.kernels import RBF, Separable
+        >>> policy = Policy("mt-kb", Separable(RBF(0.2), np.eye(2)), noise=0.1).start(1)
+        >>> policy.acquisition(np.zeros((3, 1)), np.array([0.5, 0.5]), Linear(), radius=0.0)
+        array([0., 0., 0.])
+        """
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
         if self.algorithm == "mobo":

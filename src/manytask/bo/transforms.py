@@ -22,6 +22,24 @@ __all__ = [
 
 
 def check_bounds(bounds, n_features=None) -> np.ndarray:
+    """A box as a (d, 2) float array of (lower, upper) rows, or a ValueError naming it.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (d, 2), or (2,) for one dimension
+        Finite (lower, upper) rows with lower < upper.
+    n_features : int, optional
+        The d the box must have (that of the inputs X).
+
+    Returns
+    -------
+    bounds : ndarray of shape (d, 2)
+
+    Examples
+    --------
+    >>> check_bounds([0, 1])
+    array([[0., 1.]])
+    """
     bounds = as_finite_array(bounds, "bounds")
     if bounds.ndim == 1 and bounds.shape == (2,):
         bounds = bounds[None, :]
@@ -69,8 +87,8 @@ def normalize_inputs(X, bounds):
     bounds : ndarray of shape (d, 2)
         The validated bounds, all :func:`unnormalize_inputs` needs to map back.
 
-    Example
-    -------
+    Examples
+    --------
     >>> X_unit, bounds = normalize_inputs([[0.0, 10.0], [5.0, 20.0]], [[0, 10], [10, 20]])
     >>> X_unit
     array([[0. , 0. ],
@@ -84,8 +102,20 @@ def normalize_inputs(X, bounds):
 def unnormalize_inputs(X_unit, bounds) -> np.ndarray:
     """The inverse of :func:`normalize_inputs`: lower + X_unit · (upper − lower).
 
-    Example
+    Parameters
+    ----------
+    X_unit : array-like of shape (t, d)
+        Normalised inputs.
+    bounds : array-like of shape (d, 2)
+        One (lower, upper) row per dimension, lower < upper.
+
+    Returns
     -------
+    X : ndarray of shape (t, d)
+        The inputs in the original units.
+
+    Examples
+    --------
     >>> unnormalize_inputs([[0.5]], [[-1.0, 1.0]])
     array([[0.]])
     """
@@ -139,8 +169,19 @@ def standardize_outputs(Y):
 def unstandardize_outputs(Y_standard, mean, scale) -> np.ndarray:
     """The inverse of :func:`standardize_outputs`: Y_standard · scale + mean.
 
-    Example
+    Parameters
+    ----------
+    Y_standard : array-like of shape (t, n)
+        Standardised values (a vector is one column).
+    mean, scale : array-like of shape (n,)
+        What :func:`standardize_outputs` returned.
+
+    Returns
     -------
+    Y : ndarray of shape (t, n)
+
+    Examples
+    --------
     >>> unstandardize_outputs([[-1.0, 0.0]], [2.0, 10.0], [1.0, 1.0])
     array([[ 1., 10.]])
     """
@@ -151,7 +192,25 @@ def unstandardize_outputs(Y_standard, mean, scale) -> np.ndarray:
 
 
 def as_output_matrix(Y, name="Y") -> np.ndarray:
-    """``Y`` as a finite (t, n) array, a vector as one column; ``name`` is used in errors."""
+    """``Y`` as a finite (t, n) array, a vector as one column.
+
+    Parameters
+    ----------
+    Y : array-like of shape (t, n) or (t,)
+        Observations, one column per task.
+    name : str
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    Y : ndarray of shape (t, n)
+
+    Examples
+    --------
+    >>> as_output_matrix([1.0, 2.0])
+    array([[1.],
+           [2.]])
+    """
     Y = as_finite_array(Y, name)
     if Y.ndim == 1:
         Y = Y[:, None]

@@ -37,8 +37,36 @@ THETA_INTERVAL = (-1.0, 1.0)
 def cost_sensitive_risk(y, anchors, weights, kappa=0.0):
     """The data term of ∞-CSC: Σ_j w_j mean_i c_θj(y_i) |1 − y_i H_ij|^κ₊ (eq. 4, smoothed).
 
-    ``y`` holds labels in {−1, +1}; H_ij = h(x_i)(θ_j). Returns a ``data_term`` callable for
-    :func:`~manytask.itl._estimator.penalised_objective`.
+    H_ij = h(x_i)(θ_j).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels in {−1, +1}.
+    anchors : array-like of shape (m,)
+        θ_j in [−1, 1].
+    weights : array-like of shape (m,)
+        The quadrature weights w_j.
+    kappa : float
+        κ ≥ 0, the Huber smoothing of the hinge.
+
+    Returns
+    -------
+    callable
+        ``data_term(model, alpha, beta, bias) -> (risk, dH, None, None)`` for
+        :func:`~manytask.itl._estimator.penalised_objective`, dH the gradient with respect to
+        H.
+
+    Examples
+    --------
+    >>> from manytask.itl.model import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.4)).precompute(
+    ...     np.array([[0.0], [1.0]]), np.array([-0.5, 0.5]))
+    >>> data_term = cost_sensitive_risk([1.0, -1.0], [-0.5, 0.5], [0.5, 0.5])
+    >>> risk, dH, _, _ = data_term(model, *model.unpack(np.zeros(model.n_params)))
+    >>> risk, dH.shape  # at h = 0 every hinge is 1, and c_θ(+1) + c_θ(−1) = 1
+    (0.5, (2, 2))
     """
     y = np.asarray(y, dtype=float)[:, None]
     theta = np.asarray(anchors, dtype=float)[None, :]
@@ -105,8 +133,8 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
     n_components_ : int
         Rank r of the input features the fit used.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-1, 1, (20, 2)), rng.normal(1, 1, (20, 2))])
@@ -162,7 +190,27 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
 
     @unchanged_on_error
     def fit(self, X, y):
-        """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y); returns ``self``."""
+        """Fit the classifiers of every θ ∈ [−1, 1] at once on (X, y): eqs. (4) and (11).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Finite inputs, n ≥ 2.
+        y : array-like of shape (n,)
+            Labels of exactly two classes.
+
+        Returns
+        -------
+        InfiniteCostSensitiveClassifier
+            ``self``, fitted.
+
+        Examples
+        --------
+        >>> X, y = np.array([[-2.0], [-1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])
+        >>> model = InfiniteCostSensitiveClassifier().fit(X, y)
+        >>> model.classes_, model.anchors_.shape
+        (array([0, 1]), (2,))
+        """
         lambda_ = check_positive(self.lambda_, "lambda_")
         kappa = check_positive(self.kappa, "kappa", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
@@ -184,8 +232,26 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
     def decision_function(self, X, theta=0.0):
         """h(x)(θ): positive values predict ``classes_[1]``.
 
-        A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k), column l for
-        ``theta[l]``. Every θ must be in [−1, 1].
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Points.
+        theta : float or array-like of shape (k,)
+            Cost trade-offs in [−1, 1].
+
+        Returns
+        -------
+        ndarray of shape (N,) for a scalar ``theta``, else (N, k)
+            Column l for ``theta[l]``.
+
+        Examples
+        --------
+        >>> X, y = np.array([[-2.0], [-1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])
+        >>> model = InfiniteCostSensitiveClassifier().fit(X, y)
+        >>> np.sign(model.decision_function([[-1.5], [1.5]]))
+        array([-1.,  1.])
+        >>> model.decision_function([[0.0]], theta=[-0.9, 0.9]).shape
+        (1, 2)
         """
         levels = _check_theta(theta)
         X = self._transform_X(self._validate_test_data(X))
@@ -194,6 +260,26 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         return values[:, 0] if levels.ndim == 0 else values
 
     def predict(self, X, theta=0.0):
-        """Class labels at cost trade-off θ (shapes as in :meth:`decision_function`)."""
+        """Class labels at cost trade-off θ.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Points.
+        theta : float or array-like of shape (k,)
+            Cost trade-offs in [−1, 1].
+
+        Returns
+        -------
+        ndarray of shape (N,) for a scalar ``theta``, else (N, k)
+            Labels from ``classes_``; column l for ``theta[l]``.
+
+        Examples
+        --------
+        >>> X, y = np.array([[-2.0], [-1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])
+        >>> model = InfiniteCostSensitiveClassifier().fit(X, y)
+        >>> model.predict([[-1.5], [1.5]])
+        array([0, 1])
+        """
         positive = self.decision_function(X, theta) > 0
         return self.classes_[positive.astype(int)]

@@ -90,6 +90,20 @@ def _check_labels(y) -> np.ndarray:
 def smooth_abs(p, kappa=0.0) -> np.ndarray:
     """ψ_κ(p): p²/(2κ) for |p| ≤ κ, |p| − κ/2 otherwise; |p| at κ = 0 (Huber, S.10.3).
 
+    Parameters
+    ----------
+    p : array-like
+        Argument, any shape.
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        ψ_κ(p), the shape of p.
+
+    Examples
+    --------
     >>> smooth_abs([-2.0, 0.5, 3.0], kappa=1.0).tolist()
     [1.5, 0.125, 2.5]
     """
@@ -103,6 +117,20 @@ def smooth_abs(p, kappa=0.0) -> np.ndarray:
 def smooth_abs_gradient(p, kappa=0.0) -> np.ndarray:
     """ψ_κ'(p) = clip(p/κ, −1, 1); sign(p) with sign(0) = 0 at κ = 0.
 
+    Parameters
+    ----------
+    p : array-like
+        Argument, any shape.
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        ψ_κ'(p), the shape of p.
+
+    Examples
+    --------
     >>> smooth_abs_gradient([-2.0, 0.5, 0.0], kappa=1.0).tolist()
     [-1.0, 0.5, 0.0]
     """
@@ -114,12 +142,48 @@ def smooth_abs_gradient(p, kappa=0.0) -> np.ndarray:
 
 
 def smooth_positive_part(p, kappa=0.0) -> np.ndarray:
-    """Smoothed |p|₊ = (ψ_κ(p) + p)/2; equals max(p, 0) at κ = 0, within κ/4 below otherwise."""
+    """Smoothed |p|₊ = (ψ_κ(p) + p)/2; equals max(p, 0) at κ = 0, within κ/4 below otherwise.
+
+    Parameters
+    ----------
+    p : array-like
+        Argument, any shape.
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        The shape of p.
+
+    Examples
+    --------
+    >>> smooth_positive_part([-2.0, 0.5, 3.0], kappa=1.0).tolist()
+    [-0.25, 0.3125, 2.75]
+    """
     return (smooth_abs(p, kappa) + np.asarray(p, dtype=float)) / 2.0
 
 
 def smooth_positive_part_gradient(p, kappa=0.0) -> np.ndarray:
-    """Derivative (ψ_κ'(p) + 1)/2 of :func:`smooth_positive_part`; ½ at p = 0 when κ = 0."""
+    """Derivative (ψ_κ'(p) + 1)/2 of :func:`smooth_positive_part`; ½ at p = 0 when κ = 0.
+
+    Parameters
+    ----------
+    p : array-like
+        Argument, any shape.
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        The shape of p.
+
+    Examples
+    --------
+    >>> smooth_positive_part_gradient([-2.0, 0.5, 0.0], kappa=1.0).tolist()
+    [0.0, 0.75, 0.5]
+    """
     return (smooth_abs_gradient(p, kappa) + 1.0) / 2.0
 
 
@@ -132,6 +196,24 @@ def pinball(y, h, theta, kappa=0.0) -> np.ndarray:
     Smoothed: ψ_κ(r)/2 + (θ − ½) r. Under-prediction (y > h) costs θ per unit, so the
     minimiser over h of the expected loss is the θ-quantile of y.
 
+    Parameters
+    ----------
+    y : array-like
+        Targets (broadcast against ``h``).
+    h : array-like
+        Predictions h(x)(θ).
+    theta : array-like
+        Quantile levels θ ∈ [0, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        ℓ_θ(y, h), the broadcast shape.
+
+    Examples
+    --------
     >>> pinball([1.0, -1.0], 0.0, theta=0.9).round(12).tolist()
     [0.9, 0.1]
     """
@@ -143,6 +225,24 @@ def pinball(y, h, theta, kappa=0.0) -> np.ndarray:
 def pinball_gradient(y, h, theta, kappa=0.0) -> np.ndarray:
     """dℓ/dh of :func:`pinball`: −(ψ_κ'(r)/2 + θ − ½) with r = y − h (−θ if y > h, 1 − θ if y < h).
 
+    Parameters
+    ----------
+    y : array-like
+        Targets (broadcast against ``h``).
+    h : array-like
+        Predictions h(x)(θ).
+    theta : array-like
+        Quantile levels θ ∈ [0, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        dℓ/dh, the broadcast shape.
+
+    Examples
+    --------
     >>> pinball_gradient([1.0, -1.0, 0.0], 0.0, theta=0.9).round(12).tolist()
     [-0.9, 0.1, -0.4]
     """
@@ -161,6 +261,24 @@ def cost_sensitive_hinge(y, h, theta, kappa=0.0) -> np.ndarray:
 
     Smoothed: c_θ(y) (ψ_κ(1 − y h) + 1 − y h)/2.
 
+    Parameters
+    ----------
+    y : array-like of -1 and +1
+        Labels (broadcast against ``h``).
+    h : array-like
+        Predictions h(x)(θ).
+    theta : array-like
+        Cost levels θ ∈ [−1, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        The loss, the broadcast shape.
+
+    Examples
+    --------
     >>> cost_sensitive_hinge([1, -1], 0.0, theta=0.5).tolist()
     [0.75, 0.25]
     """
@@ -171,7 +289,29 @@ def cost_sensitive_hinge(y, h, theta, kappa=0.0) -> np.ndarray:
 
 
 def cost_sensitive_hinge_gradient(y, h, theta, kappa=0.0) -> np.ndarray:
-    """dℓ/dh of :func:`cost_sensitive_hinge`: −y c_θ(y) (ψ_κ'(1 − y h) + 1)/2."""
+    """dℓ/dh of :func:`cost_sensitive_hinge`: −y c_θ(y) (ψ_κ'(1 − y h) + 1)/2.
+
+    Parameters
+    ----------
+    y : array-like of -1 and +1
+        Labels (broadcast against ``h``).
+    h : array-like
+        Predictions h(x)(θ).
+    theta : array-like
+        Cost levels θ ∈ [−1, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        dℓ/dh, the broadcast shape.
+
+    Examples
+    --------
+    >>> cost_sensitive_hinge_gradient([1, -1], 0.0, theta=0.5).tolist()
+    [-0.75, 0.25]
+    """
     y = _check_labels(y)
     margin = 1.0 - y * as_finite_array(h, "h")
     theta = check_range(theta, "theta", -1.0, 1.0)
@@ -183,6 +323,24 @@ def one_class(h, t, theta, kappa=0.0) -> np.ndarray:
 
     Smoothed: −t + (ψ_κ(t − h) + t − h)/(2θ).
 
+    Parameters
+    ----------
+    h : array-like
+        Predictions h(x)(θ) (broadcast against ``t``).
+    t : array-like
+        The offset t(θ).
+    theta : array-like
+        Levels θ ∈ (0, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    ndarray
+        The loss, the broadcast shape.
+
+    Examples
+    --------
     >>> one_class([0.0, 2.0], 1.0, theta=0.5).tolist()
     [1.0, -1.0]
     """
@@ -193,7 +351,30 @@ def one_class(h, t, theta, kappa=0.0) -> np.ndarray:
 
 
 def one_class_gradient(h, t, theta, kappa=0.0) -> tuple[np.ndarray, np.ndarray]:
-    """(dℓ/dh, dℓ/dt) of :func:`one_class`: (−s/θ, −1 + s/θ) with s = (ψ_κ'(t − h) + 1)/2."""
+    """(dℓ/dh, dℓ/dt) of :func:`one_class`: (−s/θ, −1 + s/θ) with s = (ψ_κ'(t − h) + 1)/2.
+
+    Parameters
+    ----------
+    h : array-like
+        Predictions h(x)(θ) (broadcast against ``t``).
+    t : array-like
+        The offset t(θ).
+    theta : array-like
+        Levels θ ∈ (0, 1].
+    kappa : float
+        κ ≥ 0, the smoothing (0: exact).
+
+    Returns
+    -------
+    dh, dt : ndarray
+        The two partial derivatives, the broadcast shape.
+
+    Examples
+    --------
+    >>> dh, dt = one_class_gradient([0.0, 1.0], 1.0, theta=0.5)  # t − h = 1, then 0 (kink)
+    >>> dh.tolist(), dt.tolist()
+    ([-2.0, -1.0], [1.0, 0.0])
+    """
     t = as_finite_array(t, "t")
     gap = t - as_finite_array(h, "h")
     theta = check_range(theta, "theta", 0.0, 1.0, open_lo=True)
@@ -239,8 +420,13 @@ def pinball_loss(y, Q, quantiles) -> float:
     quantiles : array of shape (n_levels,)
         Levels τ_l in (0, 1).
 
-    Example
+    Returns
     -------
+    float
+        The summed mean pinball loss.
+
+    Examples
+    --------
     >>> round(pinball_loss([0.0, 1.0], [[0.0, 1.0], [0.0, 1.0]], [0.1, 0.9]), 12)
     0.1
     """
@@ -258,8 +444,20 @@ def crossing_loss(Q, quantiles=None) -> float:
     The paper reports 100 × this value ("crossing ×100"). The columns of Q must be in
     increasing order of level; pass ``quantiles`` to have them sorted by level first.
 
-    Example
+    Parameters
+    ----------
+    Q : array of shape (N, n_levels)
+        Predicted quantiles, one column per level.
+    quantiles : array of shape (n_levels,), optional
+        Levels τ_l in (0, 1) of the columns, in any order.
+
+    Returns
     -------
+    float
+        The summed mean crossing.
+
+    Examples
+    --------
     >>> crossing_loss([[0.0, 1.0, 0.5], [0.0, 1.0, 2.0]])
     0.25
     """

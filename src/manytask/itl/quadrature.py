@@ -37,7 +37,22 @@ __all__ = [
 
 
 class Quadrature(NamedTuple):
-    """Anchors θ_j (shape (m,)) and non-negative weights w_j (shape (m,)) summing to one."""
+    """Anchors θ_j and non-negative weights w_j summing to one: Σ_j w_j f(θ_j) approximates
+    the mean of f over the hyperparameter interval (the integral over θ of the ITL risk).
+
+    Parameters
+    ----------
+    anchors : ndarray of shape (m,)
+        θ_j.
+    weights : ndarray of shape (m,)
+        w_j ≥ 0, summing to one.
+
+    Examples
+    --------
+    >>> anchors, weights = Quadrature(np.array([0.25, 0.75]), np.array([0.5, 0.5]))
+    >>> float(weights @ anchors)
+    0.5
+    """
 
     anchors: np.ndarray
     weights: np.ndarray
@@ -79,8 +94,8 @@ def sobol_anchors(m, interval=(0.0, 1.0)) -> Quadrature:
     Quadrature
         Anchors in (lo, hi) and weights 1/m.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sobol_anchors(3, interval=(-1, 1)).anchors.tolist()
     [0.0, 0.5, -0.5]
     """
@@ -99,8 +114,20 @@ def gauss_legendre(m, interval=(0.0, 1.0)) -> Quadrature:
     Σ_j w_j f(θ_j) = (1 / (hi − lo)) ∫_lo^hi f(θ) dθ exactly for polynomials f of degree
     at most 2m − 1.
 
-    Example
+    Parameters
+    ----------
+    m : int
+        Number of anchors, >= 1.
+    interval : pair of float
+        (lo, hi) with lo < hi.
+
+    Returns
     -------
+    Quadrature
+        Nodes inside (lo, hi) and their weights.
+
+    Examples
+    --------
     >>> anchors, weights = gauss_legendre(2, interval=(0, 2))
     >>> round(float(weights @ anchors**3), 12)  # (1/2) ∫_0^2 θ³ dθ
     2.0
@@ -118,8 +145,20 @@ def gauss_lobatto(m, interval=(0.0, 1.0)) -> Quadrature:
     2 / (m (m − 1) P_{m−1}(x)²) rescaled to sum to one; Σ_j w_j f(θ_j) is the mean of f
     over the interval exactly for polynomials of degree at most 2m − 3. Needs m >= 2.
 
-    Example
+    Parameters
+    ----------
+    m : int
+        Number of anchors, >= 2.
+    interval : pair of float
+        (lo, hi) with lo < hi.
+
+    Returns
     -------
+    Quadrature
+        Nodes from lo to hi, both included, and their weights.
+
+    Examples
+    --------
     >>> anchors, weights = gauss_lobatto(3)  # Simpson's rule
     >>> anchors.tolist(), (6 * weights).round(12).tolist()
     ([0.0, 0.5, 1.0], [1.0, 4.0, 1.0])
@@ -138,8 +177,20 @@ def gauss_lobatto(m, interval=(0.0, 1.0)) -> Quadrature:
 def uniform_grid(m, interval=(0.0, 1.0)) -> Quadrature:
     """Midpoints of m equal cells of the interval with equal weights 1/m (midpoint rule).
 
-    Example
+    Parameters
+    ----------
+    m : int
+        Number of anchors, >= 1.
+    interval : pair of float
+        (lo, hi) with lo < hi.
+
+    Returns
     -------
+    Quadrature
+        The midpoints and weights 1/m.
+
+    Examples
+    --------
     >>> uniform_grid(4).anchors.tolist()
     [0.125, 0.375, 0.625, 0.875]
     """
@@ -152,8 +203,20 @@ def uniform_grid(m, interval=(0.0, 1.0)) -> Quadrature:
 def custom(anchors, weights=None) -> Quadrature:
     """User-given anchors θ_j and weights w_j ≥ 0 (equal when omitted), normalised to sum one.
 
-    Example
+    Parameters
+    ----------
+    anchors : array-like of shape (m,)
+        θ_j, in any order (copied).
+    weights : array-like of shape (m,), optional
+        w_j ≥ 0 with a positive sum; default equal weights.
+
+    Returns
     -------
+    Quadrature
+        The anchors and the weights divided by their sum.
+
+    Examples
+    --------
     >>> custom([0.1, 0.5, 0.9], [1, 2, 1]).weights.tolist()
     [0.25, 0.5, 0.25]
     """

@@ -67,8 +67,22 @@ def psd_factor(gram, rtol=RTOL):
 
     ``U * s`` @ ``U.T`` approximates ``gram``; ``U / sqrt(s)`` whitens it.
 
-    Example
+    Parameters
+    ----------
+    gram : array of shape (n, n)
+        A symmetric positive semi-definite matrix.
+    rtol : float
+        Relative eigenvalue cut-off.
+
+    Returns
     -------
+    U : ndarray of shape (n, k)
+        Orthonormal eigenvectors of the k kept eigenvalues.
+    s : ndarray of shape (k,)
+        Those eigenvalues, increasing.
+
+    Examples
+    --------
     >>> U, s = psd_factor(np.array([[2.0, 0.0], [0.0, 0.0]]))
     >>> U.shape, s.tolist()
     ((2, 1), [2.0])
@@ -95,8 +109,26 @@ def pivoted_cholesky(kernel, X, rtol=RTOL, max_dense=DENSE_CHOLESKY_MAX):
     the n × n Gram matrix is formed and LAPACK's blocked ``dpstrf`` does the same greedy
     pivoting; beyond, r kernel columns are computed one by one: O(n r²) time, O(n r) memory.
 
-    Example
+    Parameters
+    ----------
+    kernel : Kernel
+        k_X.
+    X : array of shape (n, d)
+        The points.
+    rtol : float
+        Stop once every residual variance is at most ``rtol`` × max k(x, x).
+    max_dense : int
+        Up to this many points, form the Gram matrix and call ``dpstrf``.
+
+    Returns
     -------
+    pivots : ndarray of int, shape (r,)
+        The landmarks, in pivot order.
+    L : ndarray of shape (n, r)
+        The factor, with L[pivots] lower triangular.
+
+    Examples
+    --------
     >>> from manytask.kernels import RBF
     >>> X = np.linspace(0, 1, 50)[:, None]
     >>> pivots, L = pivoted_cholesky(RBF(0.5), X)
@@ -160,17 +192,17 @@ class WhitenedModel:
         For ∞-DLSE, whose penalty is Σ_j w_j ‖f(·)(θ_j)‖² (eq. 12) rather than ‖f‖²: the
         θ-coordinates are rotated and scaled (V = V' R) so that this penalty, plus
         ``ridge`` ‖f‖²_{H_K}, is ‖V'‖². Needs ``slopes=False``.
-    ridge : float, default=0.0
-        With ``level_weights``: the weight ρ >= 0 of ‖f‖² whitened along with the L2,1
-        penalty. ρ > 0 bounds the scaling of the θ-coordinates by 1/√ρ.
     rtol : float, default=1e-14
         Relative eigenvalue cut-off of :func:`psd_factor`.
     cholesky : tuple (pivots, L) or None, default=None
         The output of :func:`pivoted_cholesky` on X, with ``model`` precomputed on
         X[pivots] (in pivot order): then Φ = L and no eigendecomposition of K_Z is needed.
+    ridge : float, default=0.0
+        With ``level_weights``: the weight ρ >= 0 of ‖f‖² whitened along with the L2,1
+        penalty. ρ > 0 bounds the scaling of the θ-coordinates by 1/√ρ.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from manytask.itl import DecomposableModel
     >>> from manytask.kernels import RBF
     >>> X = np.linspace(0, 1, 5)[:, None]
@@ -234,37 +266,143 @@ class WhitenedModel:
 
     @property
     def shape(self):
-        """(r, q): input and θ ranks, the shape of V."""
+        """(r, q): input and θ ranks, the shape of V.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> whitened.shape  # r = 5 points, q = 2 anchors × (value, slope)
+        (5, 4)
+        """
         return self.features_.shape[1], self.theta_values_.shape[1]
 
     @property
     def n_samples(self) -> int:
+        """n, the number of training points.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> whitened.n_samples
+        5
+        """
         return self.features_.shape[0]
 
     @property
     def n_anchors(self) -> int:
+        """m, the number of anchors θ_j.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> whitened.n_anchors
+        2
+        """
         return self.theta_values_.shape[0]
 
     @property
     def n_params(self) -> int:
-        """r q, plus q_b with a bias."""
+        """r q, plus q_b with a bias: the length of :meth:`pack`'s vector.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> whitened.n_params  # 5 × 4 + 2
+        22
+        """
         r, q = self.shape
         return r * q + (0 if self.bias_map_ is None else self.bias_map_.shape[1])
 
     @property
     def anchors_(self):
+        """The anchors θ_j of the model.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> whitened.anchors_
+        array([0.25, 0.75])
+        """
         return self.model.anchors_
 
     # ------------------------------------------------------------- packing
     def pack(self, alpha, beta=None, bias=None):
-        """[vec V, v]; ``beta`` must be ``None`` (B is folded into V)."""
+        """[vec V, v]; ``beta`` must be ``None`` (B is folded into V).
+
+        Parameters
+        ----------
+        alpha : array of shape (r, q)
+            V.
+        beta : None
+            Unused: B is folded into V.
+        bias : array of shape (q_b,) or None
+            v; ignored without bias.
+
+        Returns
+        -------
+        ndarray of shape (n_params,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> np.array_equal(whitened.pack(V, None, v), np.ones(22))
+        True
+        """
         parts = [np.asarray(alpha, dtype=float).ravel()]
         if self.bias_map_ is not None:
             parts.append(np.asarray(bias, dtype=float))
         return np.concatenate(parts)
 
     def unpack(self, params):
-        """(V, None, v) from :meth:`pack`'s vector; v is ``None`` without bias."""
+        """(V, None, v) from :meth:`pack`'s vector; v is ``None`` without bias.
+
+        Parameters
+        ----------
+        params : array of shape (n_params,)
+            The packed parameters.
+
+        Returns
+        -------
+        V : ndarray of shape (r, q)
+        beta : None
+        v : ndarray of shape (q_b,) or None
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> V.shape, v.shape
+        ((5, 4), (2,))
+        """
         r, q = self.shape
         params = np.asarray(params, dtype=float)
         if params.shape != (self.n_params,):
@@ -275,7 +413,34 @@ class WhitenedModel:
         return params[: r * q].reshape(r, q), None, bias
 
     def to_coefficients(self, alpha, bias=None):
-        """(A, B, c) of the :class:`DecomposableModel` on the landmarks (B = 0 without slopes)."""
+        """(A, B, c) of the :class:`DecomposableModel` on the landmarks (B = 0 without slopes).
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        bias : ndarray of shape (q_b,) or None
+            v, or None without bias.
+
+        Returns
+        -------
+        A, B : ndarray of shape (r, m)
+            The coefficients of k_Θ(·, θ_j) and ∂₂k_Θ(·, θ_j) on the landmarks.
+        c : ndarray of shape (m,) or None
+            The bias coefficients.
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> A, B, c = whitened.to_coefficients(V, v)
+        >>> bool(np.allclose(whitened.predict(V, None, v), model.predict(A, B, c)))
+        True
+        """
         theta_side = alpha @ self.theta_map_.T
         if self.input_map_ is None:  # L_ZZ^{-T} (V Θᵀ) by one triangular solve, O(r² q)
             both = solve_triangular(self.pivot_factor_, theta_side, lower=True, trans="T")
@@ -288,14 +453,67 @@ class WhitenedModel:
 
     # --------------------------------------------------------- predictions
     def predict(self, alpha, beta=None, bias=None):
-        """H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ at the training points and anchors."""
+        """H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ at the training points and anchors.
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        beta : None
+            Unused (B is folded into V); for the signature of :class:`DecomposableModel`.
+        bias : ndarray of shape (q_b,) or None
+            v, or None without bias.
+
+        Returns
+        -------
+        H : ndarray of shape (n, m)
+            h(x_i)(θ_j).
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> whitened.predict(V, None, v).shape
+        (5, 2)
+        """
         values = (self.features_ @ alpha) @ self.theta_values_.T
         if bias is not None:
             values += (self.bias_values_ @ bias)[None, :]
         return values
 
     def predict_dtheta(self, alpha, beta=None, bias=None):
-        """∂_θH = Φ V Ψ_sᵀ + 1 (Ψ_bs v)ᵀ (needs ``slopes=True``)."""
+        """∂_θH = Φ V Ψ_sᵀ + 1 (Ψ_bs v)ᵀ (needs ``slopes=True``).
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        beta : None
+            Unused (B is folded into V); for the signature of :class:`DecomposableModel`.
+        bias : ndarray of shape (q_b,) or None
+            v, or None without bias.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            ∂_θ h(x_i)(θ_j).
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> A, B, c = whitened.to_coefficients(V, v)
+        >>> bool(np.allclose(whitened.predict_dtheta(V, None, v), model.predict_dtheta(A, B, c)))
+        True
+        """
         if not self.slopes:
             raise ValueError("predict_dtheta needs a WhitenedModel with slopes=True")
         values = (self.features_ @ alpha) @ self.theta_slopes_.T
@@ -304,7 +522,34 @@ class WhitenedModel:
         return values
 
     def backward(self, grad_values, grad_slopes=None):
-        """(∂L/∂V, None, ∂L/∂v) = (Φᵀ (G Ψ_h + G' Ψ_s), None, Ψ_bᵀ G1 + Ψ_bsᵀ G'1)."""
+        """(∂L/∂V, None, ∂L/∂v) = (Φᵀ (G Ψ_h + G' Ψ_s), None, Ψ_bᵀ G1 + Ψ_bsᵀ G'1).
+
+        Parameters
+        ----------
+        grad_values : ndarray of shape (n, m)
+            G = ∂L/∂H.
+        grad_slopes : ndarray of shape (n, m) or None
+            G' = ∂L/∂(∂_θH), if L depends on the slopes.
+
+        Returns
+        -------
+        dV : ndarray of shape (r, q)
+        dbeta : None
+        dv : ndarray of shape (q_b,) or None
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> G = np.ones((5, 2))  # H is linear in (V, v): ⟨G, H⟩ = ⟨dV, V⟩ + ⟨dv, v⟩
+        >>> dV, _, dv = whitened.backward(G)
+        >>> bool(np.isclose(np.sum(G * whitened.predict(V, None, v)), np.sum(dV * V) + dv @ v))
+        True
+        """
         theta_side = grad_values @ self.theta_values_
         grad_bias = None
         if self.bias_map_ is not None:
@@ -316,44 +561,250 @@ class WhitenedModel:
         return self.features_.T @ theta_side, None, grad_bias
 
     def bias_values(self, bias):
-        """b(θ_j) = (Ψ_b v)_j at the anchors."""
+        """b(θ_j) = (Ψ_b v)_j at the anchors.
+
+        Parameters
+        ----------
+        bias : ndarray of shape (q_b,)
+            v.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> whitened.bias_values(v).shape
+        (2,)
+        """
         return self.bias_values_ @ bias
 
     def bias_backward(self, grad):
-        """∂L/∂v from ∂L/∂b(θ_j): Ψ_bᵀ g."""
+        """∂L/∂v from ∂L/∂b(θ_j): Ψ_bᵀ g.
+
+        Parameters
+        ----------
+        grad : ndarray of shape (m,)
+            g = ∂L/∂b(θ_j).
+
+        Returns
+        -------
+        ndarray of shape (q_b,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> g = np.array([1.0, -1.0])  # b is linear in v: ⟨g, b⟩ = ⟨Ψ_bᵀ g, v⟩
+        >>> bool(np.isclose(g @ whitened.bias_values(v), whitened.bias_backward(g) @ v))
+        True
+        """
         return self.bias_values_.T @ grad
 
     def bias_dtheta(self, bias):
-        """b'(θ_j) = (Ψ_bs v)_j at the anchors (needs ``slopes=True``)."""
+        """b'(θ_j) = (Ψ_bs v)_j at the anchors (needs ``slopes=True``).
+
+        Parameters
+        ----------
+        bias : ndarray of shape (q_b,)
+            v.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> whitened.bias_dtheta(v).shape
+        (2,)
+        """
         return self.bias_slopes_ @ bias
 
     def bias_dtheta_backward(self, grad):
-        """∂L/∂v from ∂L/∂b'(θ_j): Ψ_bsᵀ g."""
+        """∂L/∂v from ∂L/∂b'(θ_j): Ψ_bsᵀ g.
+
+        Parameters
+        ----------
+        grad : ndarray of shape (m,)
+            g = ∂L/∂b'(θ_j).
+
+        Returns
+        -------
+        ndarray of shape (q_b,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> g = np.array([1.0, -1.0])
+        >>> bool(np.isclose(g @ whitened.bias_dtheta(v), whitened.bias_dtheta_backward(g) @ v))
+        True
+        """
         return self.bias_slopes_.T @ grad
 
     # ---------------------------------------------------------------- norms
     def rkhs_norm2(self, alpha, beta=None):
-        """‖f‖²_{H_K} = ‖V‖²_F (‖V R‖²_F with ``level_weights``)."""
+        """‖f‖²_{H_K} = ‖V‖²_F (‖V R‖²_F with ``level_weights``).
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        beta : None
+            Unused (B is folded into V); for the signature of :class:`DecomposableModel`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> A, B, _ = whitened.to_coefficients(V)
+        >>> whitened.rkhs_norm2(V), bool(np.isclose(model.rkhs_norm2(A, B), 20.0))
+        (20.0, True)
+        """
         coordinates = alpha if self.rotation_ is None else alpha @ self.rotation_
         return float(np.sum(coordinates * coordinates))
 
     def rkhs_norm2_grad(self, alpha, beta=None):
+        """The gradient of :meth:`rkhs_norm2` in V: 2V (2 V R Rᵀ with ``level_weights``), and None.
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        beta : None
+            Unused (B is folded into V); for the signature of :class:`DecomposableModel`.
+
+        Returns
+        -------
+        dV : ndarray of shape (r, q)
+        dbeta : None
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> bool(np.array_equal(whitened.rkhs_norm2_grad(V)[0], 2 * V))
+        True
+        """
         if self.rotation_ is None:
             return 2.0 * alpha, None
         return 2.0 * (alpha @ self.rotation_) @ self.rotation_.T, None
 
     def bias_norm2(self, bias):
-        """‖b‖²_{H_kb} = ‖v‖²."""
+        """‖b‖²_{H_kb} = ‖v‖².
+
+        Parameters
+        ----------
+        bias : ndarray of shape (q_b,)
+            v.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> whitened.bias_norm2(v)
+        2.0
+        """
         return float(bias @ bias)
 
     def bias_norm2_grad(self, bias):
+        """The gradient 2v of :meth:`bias_norm2`.
+
+        Parameters
+        ----------
+        bias : ndarray of shape (q_b,)
+            v.
+
+        Returns
+        -------
+        ndarray of shape (q_b,)
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> whitened.bias_norm2_grad(v)
+        array([2., 2.])
+        """
         return 2.0 * bias
 
     def level_norm2(self, alpha, beta, weights):
         """(Σ_j w_j ‖f(·)(θ_j)‖²_{H_kX}, gradient in V, None): with C = V Ψ_hᵀ, Σ_j w_j ‖C_j‖².
 
         f(·)(θ_j) = Σ_l φ-coordinates C[:, j] in an orthonormal basis of the span of
-        k_X(·, z_l), so its squared norm is ‖C[:, j]‖².
+        k_X(·, z_l), so its squared norm is ‖C[:, j]‖² (the penalty of eq. 12).
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (r, q)
+            V.
+        beta : None
+            Unused (B is folded into V).
+        weights : array of shape (m,)
+            w_j.
+
+        Returns
+        -------
+        value : float
+        dV : ndarray of shape (r, q)
+        dbeta : None
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3)).precompute(X, anchors)
+        >>> weights = np.array([0.5, 0.5])  # whitened for this penalty, it is ‖V‖²
+        >>> whitened = WhitenedModel(model, slopes=False, level_weights=weights)
+        >>> V, _, _ = whitened.unpack(np.ones(whitened.n_params))
+        >>> value, dV, _ = whitened.level_norm2(V, None, weights)
+        >>> round(value, 9) == V.size
+        True
         """
         weights = np.asarray(weights, dtype=float)
         columns = alpha @ self.theta_values_.T

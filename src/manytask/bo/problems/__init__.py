@@ -58,8 +58,20 @@ PROBLEMS = {
 def make_problem(name: str, **kwargs) -> Problem:
     """Build a problem by name, passing ``kwargs`` to its constructor.
 
-    Example
+    Parameters
+    ----------
+    name : str
+        A key of ``PROBLEMS``: ``"rkhs_function"``, ``"perturbed_sine"``,
+        ``"shifted_branin"`` or ``"sensor_substitute"``.
+    **kwargs
+        Keyword arguments of that constructor.
+
+    Returns
     -------
+    problem : Problem
+
+    Examples
+    --------
     >>> make_problem("rkhs_function", n_tasks=3).n_tasks
     3
     """

