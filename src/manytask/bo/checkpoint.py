@@ -25,7 +25,8 @@ VERSION = 1
 #: Constructor arguments saved as they are (numbers, names, None).
 PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
-    "horizon", "dictionary", "n_tasks", "n_sobol", "n_restarts", "refit_every", "min_distance",
+    "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
+    "min_distance",
 )  # fmt: skip
 
 
@@ -49,8 +50,9 @@ def config_of(optimizer) -> dict:
 
 def parse_state(state, overrides) -> tuple:
     """(config, rows, pending, rng) of a state: the constructor arguments (with
-    ``overrides``), the told rows (x, y, λ) with None in y read as NaN, the pending pairs
-    (x, λ) and the generator state. Checks the structure only; the values are the
+    ``overrides``), the told rows (x, y, c, λ) with None in y read as NaN (c: the constraint
+    values, None in a state without ``'C'``), the pending pairs (x, λ) and the generator
+    state. Checks the structure only; the values are the
     optimiser's to check."""
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise ValueError("state is not a MultiTaskBO state_dict (missing 'format')")
@@ -63,6 +65,7 @@ def parse_state(state, overrides) -> tuple:
         config["scalarization"] = make_scalarization(config["scalarization"])
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
+        C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)
         pending, rng = _list(state["pending"], "state['pending']"), state["rng"]
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
@@ -71,13 +74,15 @@ def parse_state(state, overrides) -> tuple:
             f"state must have as many X, Y and weights rows, got {len(X)} 'X', {len(Y)} 'Y' "
             f"and {len(weights)} 'weights'"
         )
+    if len(C) != len(X):
+        raise ValueError(f"state['C'] must have {len(X)} rows (one per 'X'), got {len(C)}")
     Y = [
         [np.nan if v is None else v for v in _list(y, f"state['Y'][{i}]")] for i, y in enumerate(Y)
     ]
     for i, entry in enumerate(pending):
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
             raise ValueError(f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}")
-    return config, list(zip(X, Y, weights)), pending, rng
+    return config, list(zip(X, Y, C, weights)), pending, rng
 
 
 def _list(value, name):

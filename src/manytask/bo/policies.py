@@ -107,6 +107,9 @@ class Policy:
     dictionary : {"resample", "incremental"}
         MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round,
         or carried over with non-increasing probabilities (see ``NystromPosterior``).
+    n_constraints : int
+        The last m tasks of the kernel are constraints c_j(x) ≤ 0 (:mod:`.constraints`), the
+        others objectives.
     """
 
     def __init__(
@@ -125,12 +128,14 @@ class Policy:
         n_points=1000,
         random_state=None,
         dictionary="resample",
+        n_constraints=0,
     ):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         self.algorithm = algorithm
         self.multitask = algorithm.startswith("mt-")
         self.n_tasks = kernel.n_tasks
+        self.n_objectives = kernel.n_tasks - n_constraints
         model_kernel = kernel if self.multitask else diagonal_part(kernel)
         self.noise, self.delta, self.epsilon = noise, delta, epsilon
         self.rkhs_bound, self.noise_std = rkhs_bound, noise_std
@@ -180,15 +185,25 @@ class Policy:
             return np.sqrt(self.n_tasks) * worst
         return mobo_radius(t + 1, self.n_points, self.delta)
 
-    def acquisition(self, X, weights, scalarization, radius=None) -> np.ndarray:
-        """u(x) for every row of X (None: the cached candidates), for weights λ."""
+    def acquisition(self, X, weights, scalarization, radius=None, feasibility=None):
+        """u(x) for every row of X (None: the cached candidates), for weights λ; with
+        constraints, ``feasibility`` (a :class:`~.constraints.FeasibleFirst`) turns u and
+        the constraints' lower confidence bounds into the merit the argmax takes."""
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
+        objectives, constraints = mean[:, : self.n_objectives], mean[:, self.n_objectives :]
         if self.algorithm == "mobo":
-            upper = mean + radius * np.sqrt(self.posterior.variance(X))
-            return scalarization(upper, weights)
-        width = scalarization.lipschitz(weights) * radius
-        return scalarization(mean, weights) + width * np.sqrt(self.posterior.variance_norm(X))
+            widths = radius * np.sqrt(self.posterior.variance(X))
+            values = scalarization(objectives + widths[:, : self.n_objectives], weights)
+            widths = widths[:, self.n_objectives :]
+        else:
+            norm = np.sqrt(self.posterior.variance_norm(X))  # ‖Γ_t(x, x)‖^{1/2}
+            width = scalarization.lipschitz(weights) * radius
+            values = scalarization(objectives, weights) + width * norm
+            widths = radius * norm[:, None]
+        if feasibility is None:
+            return values
+        return feasibility(values, constraints - widths)
 
 
 def check_beta(beta):
