@@ -5,19 +5,23 @@ Model. The m constraints are tasks n + 1, …, n + m of the same multi-task kern
 n objectives; the posterior of a constraint borrows from the objectives (and back) through
 the task covariance, which is what a multi-task posterior adds over one GP per constraint.
 
-Confidence bounds. Theorem 1 of ``multitask-bayesian-optimization.txt`` bounds the whole
-output vector h = (f, c): ‖h(x) − μ_t(x)‖₂ ≤ β_t ‖Γ_t(x, x)‖^{1/2} for all x and t with
-probability 1 − δ, with β_t of Theorem 2 (its log-determinants over the whole (n + m)-task
-block). A coordinate is 1-Lipschitz in ℓ2 (as s_λ is L_λ-Lipschitz in the proof of
-Theorem 2), so on the same event — no further union bound — every constraint satisfies
-|c_j(x) − μ_{t,j}(x)| ≤ β_t ‖Γ_t(x, x)‖^{1/2}, and its lower confidence bound is
-ℓ_j(x) = μ_{t,j}(x) − β_t ‖Γ_t(x, x)‖^{1/2}. (MOBO's independent GPs use their per-task
-interval μ_{t,j} − β_t σ_{t,j}, as for the objectives.)
+Confidence bounds. The proof of Theorem 1 of ``multitask-bayesian-optimization.txt`` writes
+f(x) − μ_t(x) = Φ(x)ᵀ(V_t + ηI)⁻¹(S_t − ηθ*) for the whole output vector (objectives and
+constraints) and bounds it by Cauchy–Schwarz. Taken along a unit vector e_j instead of in
+norm, the same steps give |h_j(x) − μ_{t,j}(x)| ≤ β_t σ_{t,j}(x) with σ²_{t,j} = Γ_t(x, x)_jj
+(σ_{t,j} ≤ ‖Γ_t(x, x)‖^{1/2}, which Theorem 1 states), on the same event of probability
+1 − δ — no further union bound — and with β_t of Theorem 2 (its log-determinants over the
+whole (n + m)-task block; a user ``beta`` or the learned kernel's radius likewise). So every
+constraint's lower confidence bound is ℓ_j(x) = μ_{t,j}(x) − β_t σ_{t,j}(x), for every
+algorithm (MOBO's independent GPs give the same per-task interval). Along the objectives'
+coordinates P the same steps give ‖P(f(x) − μ_t(x))‖₂ ≤ β_t ‖PΓ_t(x, x)Pᵀ‖^{1/2}: the width
+of the scalarised UCB is the norm of the objectives' block, which the constraints' prior
+variance does not inflate (without constraints it is ‖Γ_t(x, x)‖, as in Algorithm 1).
 
 Acquisition. The optimistic feasible set F_t = {x : ℓ_j(x) ≤ 0 for every j} holds every
 feasible point on that event, the constrained optimum x* among them; so the scalarised UCB
 maximised over F_t keeps the step u_t(x_t) ≥ u_t(x*) ≥ s_λ(f(x*)) of Theorem 2's proof, and
-each proposal violates a constraint by at most 2β_t‖Γ_t(x_t, x_t)‖^{1/2}. This is the
+each proposal violates constraint j by at most 2β_t σ_{t,j}(x_t). This is the
 optimistic feasibility of CONFIG (Xu, Jiang, Svetozarevic & Jones, ICML 2023) and of the
 constrained kernelised bandits of Zhou & Ji (NeurIPS 2022), here with the multi-task radius;
 unlike Gelbart, Snoek & Adams (UAI 2014), who weigh an acquisition by the probability of

@@ -186,24 +186,32 @@ class Policy:
         return mobo_radius(t + 1, self.n_points, self.delta)
 
     def acquisition(self, X, weights, scalarization, radius=None, feasibility=None):
-        """u(x) for every row of X (None: the cached candidates), for weights λ; with
-        constraints, ``feasibility`` (a :class:`~.constraints.FeasibleFirst`) turns u and
-        the constraints' lower confidence bounds into the merit the argmax takes."""
+        """u(x) for every row of X (None: the cached candidates), for weights λ.
+
+        With constraints (the last tasks), ``feasibility`` (a
+        :class:`~.constraints.FeasibleFirst`) turns u and the constraints' lower confidence
+        bounds μ_j − β σ_j into the merit the argmax takes, and the width of u is the norm
+        of the objectives' block of Γ_t(x, x) (:mod:`.constraints` derives both)."""
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
-        objectives, constraints = mean[:, : self.n_objectives], mean[:, self.n_objectives :]
+        n = self.n_objectives
+        if feasibility is not None:
+            cov = self.posterior.cov(X)
+            deviations = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
         if self.algorithm == "mobo":
-            widths = radius * np.sqrt(self.posterior.variance(X))
-            values = scalarization(objectives + widths[:, : self.n_objectives], weights)
-            widths = widths[:, self.n_objectives :]
+            if feasibility is None:
+                deviations = np.sqrt(self.posterior.variance(X))
+            values = scalarization(mean[:, :n] + radius * deviations[:, :n], weights)
         else:
-            norm = np.sqrt(self.posterior.variance_norm(X))  # ‖Γ_t(x, x)‖^{1/2}
+            if feasibility is None:
+                norms = self.posterior.variance_norm(X)  # ‖Γ_t(x, x)‖
+            else:
+                norms = np.linalg.eigvalsh(cov[:, :n, :n])[:, -1]
             width = scalarization.lipschitz(weights) * radius
-            values = scalarization(objectives, weights) + width * norm
-            widths = radius * norm[:, None]
+            values = scalarization(mean[:, :n], weights) + width * np.sqrt(np.maximum(norms, 0.0))
         if feasibility is None:
             return values
-        return feasibility(values, constraints - widths)
+        return feasibility(values, mean[:, n:] - radius * deviations[:, n:])
 
 
 def check_beta(beta):
