@@ -29,11 +29,11 @@ import numpy as np
 from .._validation import as_finite_array, as_points, check_integer, check_positive, check_seed
 from ..kernels import OperatorKernel
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
-from ..simplex import check_simplex, weight_sampler
+from ..simplex import weight_sampler
 from . import checkpoint, metrics, search
 from .constraints import FeasibleFirst
 from .learned import LearnedKernel
-from .observations import OUTPUT_LIMIT, check_observation, check_point
+from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ALGORITHMS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
 from .transforms import check_bounds
@@ -503,60 +503,16 @@ class MultiTaskBO:
     # ---- checkpoints (the JSON form is in :mod:`.checkpoint`) ------------------------------
     def state_dict(self) -> dict:
         """Everything needed to resume, as plain JSON-serialisable values."""
-        return {
-            "format": checkpoint.FORMAT,
-            "version": checkpoint.VERSION,
-            "config": checkpoint.config_of(self),
-            "X": self.X_.tolist(),
-            "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
-            "C": self.constraints_.tolist(),
-            "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
-            "pending": [[x.tolist(), None if w is None else w.tolist()] for x, w in self._pending],
-            "rng": self._rng.bit_generator.state,
-        }
+        return checkpoint.state_of(self)
 
     @classmethod
     def from_state_dict(cls, state: dict, **overrides) -> MultiTaskBO:
         """Resume from :meth:`state_dict`: same proposals as the uninterrupted run.
 
-        Every told row (x, y, c) goes through the checks of :meth:`tell`, every λ and pending point
-        through those of :meth:`ask`; a bad entry raises a ValueError naming it
+        Every told row (x, y, c) goes through the checks of :meth:`tell`, every λ and pending
+        point through those of :meth:`ask`; a bad entry raises a ValueError naming it
         (``state['Y'][3]``)."""
-        config, rows, pending, rng = checkpoint.parse_state(state, overrides)
-        try:
-            optimizer = cls(**config)
-        except TypeError as error:  # an unknown entry in the config
-            raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
-        for i, (x, y, c, weights) in enumerate(rows):
-            names = (f"state['X'][{i}]", f"state['Y'][{i}]", f"state['C'][{i}]")
-            x, y, c = check_observation(optimizer, x, y, c, names)
-            if optimizer.n_tasks is None:
-                optimizer._set_n_tasks(y.shape[0])
-            weights = optimizer._check_weights(weights, f"state['weights'][{i}]", told=True)
-            optimizer._observe(x, np.r_[y, c], weights)
-        for i, (x, weights) in enumerate(pending):
-            x = check_point(x, optimizer.n_features, f"state['pending'][{i}][0]")
-            weights = optimizer._check_weights(weights, f"state['pending'][{i}][1]")
-            optimizer._pending.append((x, weights))
-        try:
-            optimizer._rng.bit_generator.state = rng
-        except (KeyError, TypeError, ValueError, OverflowError) as error:
-            raise ValueError(
-                f"state['rng'] must be a {type(optimizer._rng.bit_generator).__name__} state, "
-                f"got {rng!r}"
-            ) from error
-        return optimizer
-
-    def _check_weights(self, weights, name, told=False):
-        """A checkpoint's λ: a simplex vector of n_tasks entries, or None (told: a point not
-        asked; pending: asked before n_tasks was known)."""
-        if weights is None and told:
-            return np.full(self.n_tasks, np.nan)
-        if weights is None and self.n_tasks is None:
-            return None
-        if self.n_tasks is None:
-            raise ValueError(f"{name} must be None before the number of tasks is known")
-        return check_simplex(weights, self.n_tasks, name=name)
+        return checkpoint.restore(cls, state, overrides)
 
     def save(self, path) -> Path:
         """Write the state as JSON atomically (temporary file + rename)."""
