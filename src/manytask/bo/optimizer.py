@@ -7,7 +7,7 @@ points for k parallel workers, each for its own λ; earlier picks and every pend
 not told) point are hallucinated at the posterior mean, which leaves the mean alone and
 shrinks the variance there. The k points differ: a batch never repeats a candidate, and on
 a box they lie ``min_distance`` apart; a k that cannot be met is refused before any work.
-Hallucinations are undone exactly afterwards.
+Hallucinations are undone exactly afterwards (:mod:`.batch`).
 
 The state (configuration, history, pending points, random generator) is JSON-serialisable
 (:mod:`.checkpoint`); a run resumed from ``state_dict()`` replays the history through the
@@ -30,8 +30,7 @@ from .._validation import as_finite_array, as_points, check_integer, check_posit
 from ..kernels import OperatorKernel
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
 from ..simplex import weight_sampler
-from . import checkpoint, metrics, search
-from .constraints import FeasibleFirst
+from . import batch, checkpoint, metrics, search
 from .learned import LearnedKernel
 from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ALGORITHMS, Policy, check_beta
@@ -315,55 +314,13 @@ class MultiTaskBO:
         )  # fmt: skip
         rng_state = self._rng.bit_generator.state
         try:
-            proposals = self._propose(count)
+            proposals = batch.propose(self, count)
         except BaseException:
             self._rng.bit_generator.state = rng_state  # a failed ask leaves the state as it was
             raise
         self._pending.extend(proposals)
         points = np.array([x for x, _ in proposals])
         return points[0] if k is None else points
-
-    def _propose(self, count):
-        """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
-        if self.candidates is not None:
-            pending = np.zeros(len(self.candidates), dtype=bool)
-            for x, _ in self._pending:
-                pending |= np.all(self.candidates == x, axis=1)
-            batch = np.zeros_like(pending)
-        else:
-            busy = [x for x, _ in self._pending]
-        proposals, token = [], None
-        if self._policy is not None:
-            token = self._policy.snapshot()
-        try:
-            if self._policy is not None:
-                radius = self._policy.radius()  # from the real observations only
-                for x, _ in self._pending:
-                    self._hallucinate(x)
-            for j in range(count):
-                # before the first tell of an unknown n, λ is drawn once n is known
-                weights = None
-                if self.n_tasks is not None:
-                    weights = self._sample_weights(self._rng, self.n_tasks)
-                if self.candidates is not None:  # pending points only while others remain
-                    excluded = batch | pending if not (batch | pending).all() else batch
-                else:
-                    excluded = np.array(busy).reshape(-1, self.n_features)
-                if self._policy is None:  # kernel="auto" before its first fit: a random design
-                    x = self._initial_point(excluded)
-                else:
-                    x = self._maximize(weights, radius, excluded)
-                    if j < count - 1:  # the last pick shapes nothing after it
-                        self._hallucinate(x)
-                proposals.append((x, weights))
-                if self.candidates is not None:
-                    batch |= np.all(self.candidates == x, axis=1)
-                else:
-                    busy.append(x)
-        finally:
-            if token is not None:
-                self._policy.restore(token)
-        return proposals
 
     def tell(self, x, y, constraints=None):
         """Record the objectives y (n,) and the constraints c (m,) observed at x (d,), asked
@@ -411,11 +368,6 @@ class MultiTaskBO:
         self._Y.append(y)
         self._told_weights.append(np.asarray(weights, dtype=float))
 
-    def _hallucinate(self, x):
-        mean = self._policy.posterior.mean(x[None, :])[0]
-        self._policy.add(x, mean)
-
-    # ---- acquisition maximisation --------------------------------------------------------
     def _scalarization(self):
         """The scalarisation of the next proposal, in the units of the posterior."""
         if self._learned is None:
@@ -424,33 +376,6 @@ class MultiTaskBO:
             outputs = self._learned.standardize(np.array(self._Y))
             return self.scalarization.fitted(outputs[:, : self.n_tasks])
         return self._learned.scalarization(self.scalarization)
-
-    def _maximize(self, weights, radius, excluded):
-        """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
-        box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
-        scalarization, feasibility = self._scalarization(), None
-        if self.n_constraints:
-            thresholds = np.zeros(self.n_constraints)
-            if self._learned is not None:
-                thresholds = self._learned.constraint_thresholds()
-            feasibility = FeasibleFirst(thresholds)
-
-        def acquisition(X):
-            return self._policy.acquisition(X, weights, scalarization, radius, feasibility)
-
-        if self.candidates is not None:
-            values = np.where(excluded, -np.inf, acquisition(None))
-            return self.candidates[search.argmax_with_ties(values, self._rng)].copy()
-        return search.maximize_on_box(
-            acquisition, self.bounds, self._rng, excluded, self.n_sobol, self.n_restarts,
-            self.min_distance,
-        )  # fmt: skip
-
-    def _initial_point(self, excluded):
-        if self.candidates is not None:
-            available = np.flatnonzero(~excluded)
-            return self.candidates[available[self._rng.integers(len(available))]].copy()
-        return search.random_box_point(self.bounds, self._rng, excluded, self.min_distance)
 
     # ---- results -------------------------------------------------------------------------
     @property
