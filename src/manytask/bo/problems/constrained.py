@@ -21,6 +21,17 @@ def dtlz2(X, n_objectives=2) -> np.ndarray:
     sin(x_{M−1−i} π/2) (no sine for i = 0), g(x) = Σ_{j ≥ M−1} (x_j − 1/2)²; (N, M), to be
     minimised. Its Pareto front is the positive part of the unit sphere.
 
+    Parameters
+    ----------
+    X : array of shape (N, d)
+        Points of [0, 1]^d, d ≥ ``n_objectives``.
+    n_objectives : int
+        M ≥ 2.
+
+    Returns
+    -------
+    F : array of shape (N, M)
+
     Examples
     --------
     >>> dtlz2(np.array([[0.0, 0.5, 0.5]]))
@@ -53,6 +64,22 @@ def c2_dtlz2(X, n_objectives=2, radius=0.2):
     (``-evaluate_slack_true``), which subtracts it once per term — the same for the first
     bracket when M = 2, and 2r² instead of r² around the centre — so that the benchmark
     against BoTorch runs the same problem.
+
+    Parameters
+    ----------
+    X : array of shape (N, d)
+        Points of [0, 1]^d, d ≥ ``n_objectives``.
+    n_objectives : int
+        M ≥ 2.
+    radius : float
+        r > 0 (0.2, as BoTorch).
+
+    Returns
+    -------
+    F : array of shape (N, M)
+        The objectives, to be minimised.
+    c : array of shape (N, 1)
+        The constraint, feasible where ≤ 0.
 
     Examples
     --------
