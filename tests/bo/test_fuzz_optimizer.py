@@ -1,4 +1,5 @@
-"""Property-based fuzzing of MultiTaskBO's construction, ask, tell and checkpoints (issue 23).
+"""Property-based fuzzing of MultiTaskBO's construction, ask, tell and checkpoints (issue 23),
+with and without black-box constraints (issue 27).
 
 The contract under test, for every generated input: either a ValueError or TypeError whose
 message names the parameter (or the checkpoint entry) at fault, with the optimiser's
@@ -21,6 +22,7 @@ from manytask.kernels import RBF, Separable, uniform_task_similarity
 
 C = np.linspace(0, 1, 20)[:, None]
 G = Separable(RBF(0.2), uniform_task_similarity(2, 0.4))
+G3 = Separable(RBF(0.2), uniform_task_similarity(3, 0.4))
 
 FUZZ = settings(
     max_examples=50,
@@ -64,6 +66,7 @@ PARAMETERS = {
     "horizon": st.one_of(st.integers(1, 10**6), anything),
     "dictionary": st.one_of(st.sampled_from(["resample", "incremental"]), anything),
     "n_tasks": st.one_of(st.just(2), anything),
+    "n_constraints": st.one_of(st.integers(0, 2), anything),
     "n_sobol": st.one_of(st.integers(1, 64), anything),
     "n_restarts": st.one_of(st.integers(0, 3), anything),
     "refit_every": st.one_of(st.integers(1, 10), anything),
@@ -76,10 +79,18 @@ def objective(x):
     return [np.sin(3 * x), np.cos(3 * x)]
 
 
+def constraint(x, m=1):
+    return [float(np.asarray(x).reshape(-1)[0]) - 0.5] * m
+
+
 def warm(optimizer, rounds=6):
+    """Tell ``rounds`` asked points: the objectives (as many as the optimiser has) and, when it
+    has constraints, c(x) = x − 0.5 for each."""
     for _ in range(rounds):
         x = optimizer.ask()
-        optimizer.tell(x, objective(x))
+        y = (objective(x) * 2)[: optimizer.n_tasks or 2]
+        m = optimizer.n_constraints
+        optimizer.tell(x, y, constraints=constraint(x, m) if m else None)
     return optimizer
 
 
@@ -89,6 +100,14 @@ SETUPS = {
     "mobo on a box": dict(bounds=[[0, 1]], kernel=G, algorithm="mobo", n_sobol=16, n_restarts=1),
     "auto on candidates": dict(candidates=C, kernel="auto", seed=0),
 }
+CONSTRAINED = {
+    "constrained mt-kb on candidates": dict(candidates=C, kernel=G3, n_constraints=1, seed=0),
+    "constrained mobo on a box": dict(
+        bounds=[[0, 1]], kernel=G3, algorithm="mobo", n_constraints=1, n_sobol=16, n_restarts=1
+    ),
+    "constrained auto on candidates": dict(candidates=C, kernel="auto", n_constraints=1, seed=0),
+}
+SETUPS = {**SETUPS, **CONSTRAINED}
 STATES = {name: warm(MultiTaskBO(**setup)).state_dict() for name, setup in SETUPS.items()}
 
 
@@ -170,7 +189,9 @@ def test_ask_returns_k_distinct_points_or_refuses_naming_k(name, k):
 
 # ---- tell --------------------------------------------------------------------------------------
 @FUZZ
-@given(name=st.sampled_from(sorted(SETUPS)), x=float_vectors, y=float_vectors)
+@given(
+    name=st.sampled_from(sorted(set(SETUPS) - set(CONSTRAINED))), x=float_vectors, y=float_vectors
+)
 def test_tell_records_one_observation_or_refuses_naming_x_or_y(name, x, y):
     optimizer = fresh(name)
     before = optimizer.state_dict()
@@ -183,6 +204,34 @@ def test_tell_records_one_observation_or_refuses_naming_x_or_y(name, x, y):
     assert len(optimizer.X_) == len(before["X"]) + 1
     np.testing.assert_array_equal(optimizer.X_[-1], np.asarray(x, dtype=float).reshape(-1))
     np.testing.assert_array_equal(optimizer.Y_[-1], np.asarray(y, dtype=float).reshape(-1))
+    assert_consistent(optimizer)
+
+
+@FUZZ
+@given(
+    name=st.sampled_from(sorted(CONSTRAINED)),
+    x=st.one_of(st.floats(0.0, 1.0).map(lambda v: [v]), float_vectors),
+    y=st.one_of(st.lists(st.floats(-2.0, 2.0), min_size=2, max_size=2), float_vectors),
+    c=st.one_of(st.lists(st.floats(-2.0, 2.0), min_size=1, max_size=1), float_vectors),
+)
+def test_constrained_tell_records_one_observation_or_refuses_naming_the_input(name, x, y, c):
+    optimizer = fresh(name)
+    before = optimizer.state_dict()
+    try:
+        optimizer.tell(x, y, constraints=c)
+    except (ValueError, TypeError) as error:
+        assert_names(error, ["x", "y", "constraints"])
+        assert optimizer.state_dict() == before
+        return
+    assert len(optimizer.X_) == len(before["X"]) + 1
+    np.testing.assert_array_equal(optimizer.Y_[-1], np.asarray(y, dtype=float).reshape(-1))
+    np.testing.assert_array_equal(
+        optimizer.constraints_[-1], np.asarray(c, dtype=float).reshape(-1)
+    )
+    feasible = np.all(optimizer.constraints_ <= 0, axis=1)
+    assert np.array_equal(optimizer.feasible_, feasible)
+    front = optimizer.pareto_front()[0]  # feasible observations only
+    assert all(feasible[np.all(optimizer.X_ == p, axis=1)].any() for p in front)
     assert_consistent(optimizer)
 
 

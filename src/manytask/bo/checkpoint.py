@@ -1,9 +1,10 @@
 """The JSON form of a :class:`~manytask.bo.MultiTaskBO` checkpoint: its configuration, the
-structure of a state (which entries, lists of which lengths) and atomic files.
+structure of a state (which entries, lists of which lengths), the state of an optimiser and
+its restoration, and atomic files.
 
-What lives elsewhere: the checks of every told row, λ and pending point, which are the
-optimiser's own (:meth:`MultiTaskBO.tell`'s), so that a checkpoint is validated exactly as
-the calls that built it.
+A restored optimiser replays the told rows through the checks of ``tell``
+(:func:`~.observations.check_observation`) and the optimiser's own incremental updates, so a
+checkpoint is validated exactly as the calls that built it and resumes exactly.
 """
 
 from __future__ import annotations
@@ -16,16 +17,28 @@ from pathlib import Path
 import numpy as np
 
 from ..kernels import kernel_from_config, kernel_to_config
+from ..simplex import check_simplex
+from .observations import check_observation, check_point
 from .scalarization import make_scalarization
 
-__all__ = ["FORMAT", "VERSION", "config_of", "parse_state", "write_atomically", "read_state"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "config_of",
+    "state_of",
+    "parse_state",
+    "restore",
+    "write_atomically",
+    "read_state",
+]
 
 FORMAT = "manytask.MultiTaskBO"
 VERSION = 1
 #: Constructor arguments saved as they are (numbers, names, None).
 PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
-    "horizon", "dictionary", "n_tasks", "n_sobol", "n_restarts", "refit_every", "min_distance",
+    "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
+    "min_distance",
 )  # fmt: skip
 
 
@@ -47,10 +60,68 @@ def config_of(optimizer) -> dict:
     }
 
 
+def state_of(optimizer) -> dict:
+    """Everything ``optimizer`` needs to resume, as plain JSON-serialisable values."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "config": config_of(optimizer),
+        "X": optimizer.X_.tolist(),
+        "Y": [[None if np.isnan(v) else v for v in row] for row in optimizer.Y_.tolist()],
+        "C": optimizer.constraints_.tolist(),
+        "weights": [None if np.isnan(w).any() else w.tolist() for w in optimizer._told_weights],
+        "pending": [[x.tolist(), None if w is None else w.tolist()] for x, w in optimizer._pending],
+        "rng": optimizer._rng.bit_generator.state,
+    }
+
+
+def restore(cls, state, overrides):
+    """An optimiser of class ``cls`` resumed from ``state``; a bad entry raises a ValueError
+    naming it (``state['Y'][3]``)."""
+    config, rows, pending, rng = parse_state(state, overrides)
+    try:
+        optimizer = cls(**config)
+    except TypeError as error:  # an unknown entry in the config
+        raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
+    for i, (x, y, c, weights) in enumerate(rows):
+        names = (f"state['X'][{i}]", f"state['Y'][{i}]", f"state['C'][{i}]")
+        x, y, c = check_observation(optimizer, x, y, c, names)
+        if optimizer.n_tasks is None:
+            optimizer._set_n_tasks(y.shape[0])
+        weights = _check_weights(optimizer, weights, f"state['weights'][{i}]", told=True)
+        optimizer._observe(x, np.r_[y, c], weights)
+    for i, (x, weights) in enumerate(pending):
+        x = check_point(x, optimizer.n_features, f"state['pending'][{i}][0]")
+        weights = _check_weights(optimizer, weights, f"state['pending'][{i}][1]")
+        optimizer._pending.append((x, weights))
+    try:
+        optimizer._rng.bit_generator.state = rng
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
+        raise ValueError(
+            f"state['rng'] must be a {type(optimizer._rng.bit_generator).__name__} state, "
+            f"got {rng!r}"
+        ) from error
+    return optimizer
+
+
+def _check_weights(optimizer, weights, name, told=False):
+    """A checkpoint's λ: a simplex vector of n_tasks entries, or None (told: a point not
+    asked; pending: asked before n_tasks was known)."""
+    n_tasks = optimizer.n_tasks
+    if weights is None and told:
+        return np.full(n_tasks, np.nan)
+    if weights is None and n_tasks is None:
+        return None
+    if n_tasks is None:
+        raise ValueError(f"{name} must be None before the number of tasks is known")
+    return check_simplex(weights, n_tasks, name=name)
+
+
 def parse_state(state, overrides) -> tuple:
     """(config, rows, pending, rng) of a state: the constructor arguments (with
-    ``overrides``), the told rows (x, y, λ) with None in y read as NaN, the pending pairs
-    (x, λ) and the generator state. Checks the structure only; the values are the
+    ``overrides``), the told rows (x, y, c, λ) with None in y read as NaN (c: the constraint
+    values, None in a state without ``'C'``), the pending pairs (x, λ) and the generator
+    state. Checks the structure only; the values are the
     optimiser's to check."""
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise ValueError("state is not a MultiTaskBO state_dict (missing 'format')")
@@ -63,6 +134,7 @@ def parse_state(state, overrides) -> tuple:
         config["scalarization"] = make_scalarization(config["scalarization"])
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
+        C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)
         pending, rng = _list(state["pending"], "state['pending']"), state["rng"]
     except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
@@ -71,13 +143,15 @@ def parse_state(state, overrides) -> tuple:
             f"state must have as many X, Y and weights rows, got {len(X)} 'X', {len(Y)} 'Y' "
             f"and {len(weights)} 'weights'"
         )
+    if len(C) != len(X):
+        raise ValueError(f"state['C'] must have {len(X)} rows (one per 'X'), got {len(C)}")
     Y = [
         [np.nan if v is None else v for v in _list(y, f"state['Y'][{i}]")] for i, y in enumerate(Y)
     ]
     for i, entry in enumerate(pending):
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
             raise ValueError(f"state['pending'][{i}] must be a pair [x, weights], got {entry!r}")
-    return config, list(zip(X, Y, weights)), pending, rng
+    return config, list(zip(X, Y, C, weights)), pending, rng
 
 
 def _list(value, name):

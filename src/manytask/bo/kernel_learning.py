@@ -82,6 +82,11 @@ def _gram_and_lengthscale_factor(X, lengthscales, kernel):
     return K, (5.0 / 3.0) * (1.0 + root5_s) * decay, Z
 
 
+def _pair_sum(P, D):
+    """Σ_jj' P_jj' D_jj', a pair with P_jj' = 0 counting 0 even where D_jj' overflowed."""
+    return float(np.sum(np.where(P != 0, P * D, 0.0)))
+
+
 def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
     """log p(Y) and, if asked, its gradient with respect to (log l, W, log v, log η)."""
     t, n = Y.shape
@@ -104,7 +109,13 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
     P = grad_K * F
     row_sums = P.sum(axis=1)
     # Σ_jj' P_jj' (z_jk − z_j'k)² = 2 (Σ_j (P1)_j z_jk² − z_kᵀ P z_k), P symmetric
-    grad_log_lengthscales = 2.0 * (row_sums @ Z**2 - np.sum(Z * (P @ Z), axis=0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad_log_lengthscales = 2.0 * (row_sums @ Z**2 - np.sum(Z * (P @ Z), axis=0))
+        if not np.all(np.isfinite(grad_log_lengthscales)):
+            # points so far apart that z² overflows, where P is 0: sum the pairs instead
+            grad_log_lengthscales = np.array(
+                [_pair_sum(P, np.subtract.outer(z, z) ** 2) for z in Z.T]
+            )
     grads = {
         "log_lengthscales": grad_log_lengthscales,
         "W": (grad_B + grad_B.T) @ W,

@@ -47,10 +47,11 @@ class LearnedKernel:
     leaves everything as it was.
     """
 
-    def __init__(self, n_features, n_tasks, box, seed, refit_every):
+    def __init__(self, n_features, n_tasks, box, seed, refit_every, n_constraints=0):
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
         self.n_features, self.n_tasks = n_features, n_tasks
+        self.n_objectives = n_tasks - n_constraints  # the last tasks are constraints
         self.box, self.seed, self.refit_every = np.array(box, dtype=float), seed, refit_every
         low, width = self.box[:, 0], self.box[:, 1] - self.box[:, 0]
         # a dimension in which every candidate is equal: a box of width max(1, |x|/1024)
@@ -124,8 +125,15 @@ class LearnedKernel:
             return scalarization  # raw objectives: z = 0 in the posterior's units
         scale = 1.0 if scalarization.scale is None else scalarization.scale
         z = 0.0 if scalarization.reference is None else scalarization.reference
-        reference = self.standardize(np.broadcast_to(z, (self.n_tasks,)))
-        return type(scalarization)(reference, scale / self.scale_)
+        n = self.n_objectives
+        outputs = np.zeros(self.n_tasks)
+        outputs[:n] = z
+        reference = self.standardize(outputs)[:n]
+        return type(scalarization)(reference, scale / self.scale_[:n])
+
+    def constraint_thresholds(self):
+        """Where c_j = 0 lands in standardised units: −m_j/s_j for every constraint task."""
+        return self.standardize(np.zeros(self.n_tasks))[self.n_objectives :]
 
     def practical_beta(self, t):
         """√(0.2 d log(2t)), Kandasamy et al. (2017)'s practical GP-UCB radius.

@@ -7,13 +7,17 @@ points for k parallel workers, each for its own λ; earlier picks and every pend
 not told) point are hallucinated at the posterior mean, which leaves the mean alone and
 shrinks the variance there. The k points differ: a batch never repeats a candidate, and on
 a box they lie ``min_distance`` apart; a k that cannot be met is refused before any work.
-Hallucinations are undone exactly afterwards.
+Hallucinations are undone exactly afterwards (:mod:`.batch`).
 
 The state (configuration, history, pending points, random generator) is JSON-serialisable
 (:mod:`.checkpoint`); a run resumed from ``state_dict()`` replays the history through the
 checks of ``tell`` and the same incremental updates, and proposes exactly what the
 uninterrupted run would have. Every bad input raises a ValueError naming it before anything
-changes.
+changes (:mod:`.observations`).
+
+Constraints c_j(x) ≤ 0 (``n_constraints=m``, ``tell(x, y, constraints=c)``) are the last m
+tasks of the kernel, and every proposal maximises the acquisition over the optimistic
+feasible set (:mod:`.constraints`).
 """
 
 from __future__ import annotations
@@ -31,22 +35,16 @@ from .._validation import (
     check_seed,
 )
 from ..kernels import OperatorKernel
-from ..posterior._base import as_outputs_with_missing
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
-from ..simplex import check_simplex, weight_sampler
-from . import checkpoint, metrics, search
+from ..simplex import weight_sampler
+from . import batch, checkpoint, metrics, search
 from .learned import LearnedKernel
+from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ALGORITHMS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
 from .transforms import check_bounds
 
-__all__ = ["MultiTaskBO"]
-
-#: Largest |y| a given kernel accepts: its posterior is linear in y, but the scalarisation
-#: subtracts observations and the posterior multiplies them by Gram entries and 1/η, which
-#: would overflow the float range (≈ 1.8e308) near its end. ``kernel="auto"`` standardises
-#: the outputs first and accepts every finite y.
-OUTPUT_LIMIT = 1e150
+__all__ = ["MultiTaskBO", "OUTPUT_LIMIT"]
 
 
 class MultiTaskBO:
@@ -59,9 +57,10 @@ class MultiTaskBO:
     bounds : array of shape (d, 2), optional
         A box [low, high] per dimension; the acquisition is maximised by L-BFGS-B.
     kernel : OperatorKernel or "auto"
-        The multi-task kernel Γ. ``"auto"`` learns an ICM kernel (ARD input kernel, task
-        matrix B = WWᵀ + diag(v), noise) by maximum marginal likelihood every
-        ``refit_every`` observations, on standardised outputs (see :mod:`.learned`).
+        The multi-task kernel Γ over the objectives, then the constraints. ``"auto"``
+        learns an ICM kernel (ARD input kernel, task matrix B = WWᵀ + diag(v), noise) by
+        maximum marginal likelihood every ``refit_every`` observations, on standardised
+        outputs (see :mod:`.learned`).
     algorithm : {"mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo"}
     scalarization : {"chebyshev", "linear"} or Scalarization
     weights : {"paria", "uniform", "dirichlet"}, array of shape (n,) or callable
@@ -90,8 +89,14 @@ class MultiTaskBO:
         MT-BKB/IT-BKB: redraw the dictionary every round (Algorithm 2) or carry it over with
         non-increasing inclusion probabilities, so that it does not swing (batched BKB).
     n_tasks : int, optional
-        Number of objectives. A kernel knows it; with ``kernel="auto"`` and no ``n_tasks``
-        it is taken from the first ``tell`` (points asked before that draw their λ then).
+        Number of objectives. A kernel knows it (its tasks less ``n_constraints``); with
+        ``kernel="auto"`` and no ``n_tasks`` it is taken from the first ``tell`` (points
+        asked before that draw their λ then).
+    n_constraints : int
+        Number m of black-box constraints c_j(x) ≤ 0, told with every observation
+        (``tell(x, y, constraints=c)``) and modelled as the last m tasks of the kernel;
+        proposals maximise the acquisition over the optimistic feasible set
+        (:mod:`.constraints`), and the Pareto front holds feasible observations only.
     n_sobol, n_restarts : int
         Box domains: Sobol sample size (≥ 1) and number of L-BFGS-B starts (≥ 0).
     min_distance : float in (0, 1]
@@ -113,6 +118,16 @@ class MultiTaskBO:
     ...     _ = opt.tell(x, [np.sin(3 * x[0]), np.cos(3 * x[0])])
     >>> opt.pareto_front()[1].shape[1]
     2
+
+    One constraint, x ≤ 0.5, as a third task of the kernel:
+
+    >>> G3 = mt.kernels.Separable(mt.kernels.RBF(0.2), mt.kernels.uniform_task_similarity(3, 0.4))
+    >>> opt = mt.bo.MultiTaskBO(candidates=X, kernel=G3, n_constraints=1, seed=0)
+    >>> for _ in range(5):
+    ...     x = opt.ask()
+    ...     _ = opt.tell(x, [np.sin(3 * x[0]), np.cos(3 * x[0])], constraints=[x[0] - 0.5])
+    >>> bool(np.all(opt.pareto_front()[0] <= 0.5))
+    True
     """
 
     def __init__(
@@ -137,6 +152,7 @@ class MultiTaskBO:
         horizon=1000,
         dictionary="resample",
         n_tasks=None,
+        n_constraints=0,
         n_sobol=1024,
         n_restarts=5,
         refit_every=5,
@@ -163,19 +179,28 @@ class MultiTaskBO:
             self.n_features = bounds.shape[0]
         if n_tasks is not None:
             n_tasks = check_int(n_tasks, "n_tasks", minimum=1)
+        self.n_constraints = check_int(n_constraints, "n_constraints", minimum=0)
         if isinstance(kernel, str):
             if kernel != "auto":
                 raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
         elif not isinstance(kernel, OperatorKernel):
             raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
-        elif n_tasks is not None and n_tasks != kernel.n_tasks:
-            raise ValueError(f"n_tasks={n_tasks} but the kernel has {kernel.n_tasks} tasks")
+        elif kernel.n_tasks <= self.n_constraints:
+            raise ValueError(
+                f"n_constraints={self.n_constraints} leaves no objective among the kernel's "
+                f"{kernel.n_tasks} tasks"
+            )
+        elif n_tasks is not None and n_tasks + self.n_constraints != kernel.n_tasks:
+            raise ValueError(
+                f"n_tasks={n_tasks} objectives and n_constraints={self.n_constraints} but the "
+                f"kernel has {kernel.n_tasks} tasks"
+            )
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         weight_sampler(weights, n_tasks)  # a bad name or λ is refused now, not at a tell
         self.candidates, self.bounds, self.kernel = candidates, bounds, kernel
         if isinstance(kernel, OperatorKernel):
-            n_tasks = kernel.n_tasks
+            n_tasks = kernel.n_tasks - self.n_constraints
         self.algorithm, self.weights = algorithm, weights
         self.scalarization = make_scalarization(scalarization, reference, scale)
         self.n_tasks = None  # set by _set_n_tasks, here or at the first tell
@@ -216,8 +241,9 @@ class MultiTaskBO:
         if isinstance(self.kernel, str):
             box = self._domain_box()
             self._learned = LearnedKernel(
-                self.n_features, n_tasks, box, self.seed, self.refit_every
-            )
+                self.n_features, n_tasks + self.n_constraints, box, self.seed,
+                self.refit_every, self.n_constraints,
+            )  # fmt: skip
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
             with np.errstate(over="ignore"):
@@ -254,6 +280,7 @@ class MultiTaskBO:
             n_points=n_points,
             random_state=np.random.SeedSequence([self.seed, 1]),
             dictionary=self.dictionary,
+            n_constraints=self.n_constraints,
         )
         return policy.start(self.n_features, self.candidates)
 
@@ -286,10 +313,13 @@ class MultiTaskBO:
         that cannot be done a ValueError says why, and nothing changes.
         """
         count = 1 if k is None else check_int(k, "k", minimum=1)
-        self._check_batch_size(count)
+        search.check_batch_size(
+            count, len(self._pending), self.candidates, getattr(self, "_n_distinct", None),
+            self.n_sobol, self.min_distance, self.n_features,
+        )  # fmt: skip
         rng_state = self._rng.bit_generator.state
         try:
-            proposals = self._propose(count)
+            proposals = batch.propose(self, count)
         except BaseException:
             self._rng.bit_generator.state = rng_state  # a failed ask leaves the state as it was
             raise
@@ -297,128 +327,28 @@ class MultiTaskBO:
         points = np.array([x for x, _ in proposals])
         return points[0] if k is None else points
 
-    def _check_batch_size(self, count):
-        if self.candidates is not None:
-            if count > self._n_distinct:
-                raise ValueError(
-                    f"k must be at most the number of distinct candidates, {self._n_distinct}, "
-                    f"got {count}"
-                )
-            return
-        if count > self.n_sobol:
-            raise ValueError(
-                f"k must be at most n_sobol={self.n_sobol} on a box (every point starts from "
-                f"its own Sobol point), got {count}"
-            )
-        capacity = search.box_capacity(self.min_distance, self.n_features)
-        if count + len(self._pending) > capacity:
-            raise ValueError(
-                f"k={count} points and {len(self._pending)} pending ones cannot lie "
-                f"min_distance={self.min_distance} apart in the box: at most {capacity} fit; "
-                "lower k or min_distance, or tell the pending points"
-            )
-
-    def _propose(self, count):
-        """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
-        if self.candidates is not None:
-            pending = np.zeros(len(self.candidates), dtype=bool)
-            for x, _ in self._pending:
-                pending |= np.all(self.candidates == x, axis=1)
-            batch = np.zeros_like(pending)
-        else:
-            busy = [x for x, _ in self._pending]
-        proposals, token = [], None
-        if self._policy is not None:
-            token = self._policy.snapshot()
-        try:
-            if self._policy is not None:
-                radius = self._policy.radius()  # from the real observations only
-                for x, _ in self._pending:
-                    self._hallucinate(x)
-            for j in range(count):
-                # before the first tell of an unknown n, λ is drawn once n is known
-                weights = None
-                if self.n_tasks is not None:
-                    weights = self._sample_weights(self._rng, self.n_tasks)
-                if self.candidates is not None:  # pending points only while others remain
-                    excluded = batch | pending if not (batch | pending).all() else batch
-                else:
-                    excluded = np.array(busy).reshape(-1, self.n_features)
-                if self._policy is None:  # kernel="auto" before its first fit: a random design
-                    x = self._initial_point(excluded)
-                else:
-                    x = self._maximize(weights, radius, excluded)
-                    if j < count - 1:  # the last pick shapes nothing after it
-                        self._hallucinate(x)
-                proposals.append((x, weights))
-                if self.candidates is not None:
-                    batch |= np.all(self.candidates == x, axis=1)
-                else:
-                    busy.append(x)
-        finally:
-            if token is not None:
-                self._policy.restore(token)
-        return proposals
-
-    def tell(self, x, y):
-        """Record the observation y (n,) at x (d,), asked or not.
+    def tell(self, x, y, constraints=None):
+        """Record the objectives y (n,) and the constraints c (m,) observed at x (d,), asked
+        or not; ``constraints`` is required when ``n_constraints`` > 0 (c_j ≤ 0 is feasible).
 
         NaN in y marks an objective not measured at x (decoupled evaluations): the exact
         posteriors (MT-KB, IT-KB, MOBO with a given kernel) condition on the measured ones.
-        Bad input raises a ValueError naming it, and nothing changes.
+        Constraints must be finite. Bad input raises a ValueError naming it, and nothing
+        changes.
         """
-        x, y = self._check_observation(x, y)
+        x, y, c = check_observation(self, x, y, constraints)
         if self.n_tasks is None:
             self._set_n_tasks(y.shape[0])
         asked = next((i for i, (p, _) in enumerate(self._pending) if np.array_equal(p, x)), None)
         weights = np.full(self.n_tasks, np.nan) if asked is None else self._pending[asked][1]
-        self._observe(x, y, weights)
+        self._observe(x, np.r_[y, c], weights)
         if asked is not None:
             del self._pending[asked]
         return self
 
-    def _check_observation(self, x, y, x_name="x", y_name="y"):
-        """(x, y) as float vectors, or a ValueError naming them: the checks of :meth:`tell`
-        and of every row of a checkpoint (:meth:`from_state_dict`)."""
-        x = self._check_point(x, x_name)
-        y = as_outputs_with_missing(y, y_name).reshape(-1)
-        n_tasks = y.shape[0] if self.n_tasks is None else self.n_tasks
-        if y.shape[0] != n_tasks or n_tasks == 0:
-            expected = n_tasks or "at least one"
-            raise ValueError(
-                f"{y_name} must have {expected} values (one per task), got {y.shape[0]}"
-            )
-        missing = np.isnan(y)
-        if missing.all():
-            raise ValueError(
-                f"{y_name} must hold at least one measured (non-NaN) value, got {y.tolist()}"
-            )
-        if missing.any() and (self.algorithm.endswith("bkb") or isinstance(self.kernel, str)):
-            raise ValueError(
-                f"{y_name} has NaN (an objective not measured), which needs a given kernel and "
-                "an exact posterior (algorithm mt-kb, it-kb or mobo); got "
-                f"algorithm={self.algorithm!r}, "
-                f"kernel={'auto' if isinstance(self.kernel, str) else 'given'}"
-            )
-        too_large = np.flatnonzero(np.abs(np.where(missing, 0.0, y)) > OUTPUT_LIMIT)
-        if too_large.size and not isinstance(self.kernel, str):
-            i = int(too_large[0])
-            raise ValueError(
-                f"{y_name} must lie within ±{OUTPUT_LIMIT:.0e} with a given kernel (its "
-                "posterior and the scalarisation would overflow the float range beyond); "
-                "rescale the objectives, or use kernel='auto', which standardises them; got "
-                f"{y[i]!r} at index {i}"
-            )
-        return x, y
-
-    def _check_point(self, x, name):
-        x = as_finite_array(x, name).reshape(-1)
-        if x.shape[0] != self.n_features:
-            raise ValueError(f"{name} must have {self.n_features} coordinates, got shape {x.shape}")
-        return x
-
     def _observe(self, x, y, weights):
-        """Add a checked observation; everything that can fail runs before anything changes."""
+        """Add a checked observation (objectives, then constraints); everything that can fail
+        runs before anything changes."""
         if self._learned is None:
             self._policy.add(x, y)
         else:
@@ -443,40 +373,14 @@ class MultiTaskBO:
         self._Y.append(y)
         self._told_weights.append(np.asarray(weights, dtype=float))
 
-    def _hallucinate(self, x):
-        mean = self._policy.posterior.mean(x[None, :])[0]
-        self._policy.add(x, mean)
-
-    # ---- acquisition maximisation --------------------------------------------------------
     def _scalarization(self):
         """The scalarisation of the next proposal, in the units of the posterior."""
         if self._learned is None:
             return self.scalarization.fitted(self.Y_)
         if self.scalarization.adaptive:
-            return self.scalarization.fitted(self._learned.standardize(self.Y_))
+            outputs = self._learned.standardize(np.array(self._Y))
+            return self.scalarization.fitted(outputs[:, : self.n_tasks])
         return self._learned.scalarization(self.scalarization)
-
-    def _maximize(self, weights, radius, excluded):
-        """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
-        box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
-        scalarization = self._scalarization()
-
-        def acquisition(X):
-            return self._policy.acquisition(X, weights, scalarization, radius)
-
-        if self.candidates is not None:
-            values = np.where(excluded, -np.inf, acquisition(None))
-            return self.candidates[search.argmax_with_ties(values, self._rng)].copy()
-        return search.maximize_on_box(
-            acquisition, self.bounds, self._rng, excluded, self.n_sobol, self.n_restarts,
-            self.min_distance,
-        )  # fmt: skip
-
-    def _initial_point(self, excluded):
-        if self.candidates is not None:
-            available = np.flatnonzero(~excluded)
-            return self.candidates[available[self._rng.integers(len(available))]].copy()
-        return search.random_box_point(self.bounds, self._rng, excluded, self.min_distance)
 
     # ---- results -------------------------------------------------------------------------
     @property
@@ -486,8 +390,22 @@ class MultiTaskBO:
 
     @property
     def Y_(self):
-        """Told observations, shape (t, n)."""
-        return np.array(self._Y, dtype=float).reshape(len(self._Y), self.n_tasks or 0)
+        """Told objectives, shape (t, n)."""
+        return self._outputs()[:, : self.n_tasks or 0]
+
+    @property
+    def constraints_(self):
+        """Told constraint values c_j(x), shape (t, m)."""
+        return self._outputs()[:, self.n_tasks or 0 :]
+
+    def _outputs(self):
+        width = (self.n_tasks or 0) + self.n_constraints
+        return np.array(self._Y, dtype=float).reshape(len(self._Y), width)
+
+    @property
+    def feasible_(self):
+        """True for every told point that satisfies every constraint, shape (t,)."""
+        return np.all(self.constraints_ <= 0, axis=1)
 
     @property
     def weights_(self):
@@ -501,8 +419,8 @@ class MultiTaskBO:
 
     def pareto_front(self):
         """(X, Y) of the told points whose observations no other observation dominates
-        (among the points with every objective measured)."""
-        complete = ~np.isnan(self.Y_).any(axis=1)
+        (among the feasible points with every objective measured)."""
+        complete = ~np.isnan(self.Y_).any(axis=1) & self.feasible_
         X, Y = self.X_[complete], self.Y_[complete]
         mask = metrics.pareto_mask(Y)
         return X[mask], Y[mask]
@@ -515,58 +433,16 @@ class MultiTaskBO:
     # ---- checkpoints (the JSON form is in :mod:`.checkpoint`) ------------------------------
     def state_dict(self) -> dict:
         """Everything needed to resume, as plain JSON-serialisable values."""
-        return {
-            "format": checkpoint.FORMAT,
-            "version": checkpoint.VERSION,
-            "config": checkpoint.config_of(self),
-            "X": self.X_.tolist(),
-            "Y": [[None if np.isnan(v) else v for v in row] for row in self.Y_.tolist()],
-            "weights": [None if np.isnan(w).any() else w.tolist() for w in self._told_weights],
-            "pending": [[x.tolist(), None if w is None else w.tolist()] for x, w in self._pending],
-            "rng": self._rng.bit_generator.state,
-        }
+        return checkpoint.state_of(self)
 
     @classmethod
     def from_state_dict(cls, state: dict, **overrides) -> MultiTaskBO:
         """Resume from :meth:`state_dict`: same proposals as the uninterrupted run.
 
-        Every told row goes through the checks of :meth:`tell`, every λ and pending point
-        through those of :meth:`ask`; a bad entry raises a ValueError naming it
+        Every told row (x, y, c) goes through the checks of :meth:`tell`, every λ and pending
+        point through those of :meth:`ask`; a bad entry raises a ValueError naming it
         (``state['Y'][3]``)."""
-        config, rows, pending, rng = checkpoint.parse_state(state, overrides)
-        try:
-            optimizer = cls(**config)
-        except TypeError as error:  # an unknown entry in the config
-            raise ValueError(f"state_dict is incomplete or malformed: {error!r}") from error
-        for i, (x, y, weights) in enumerate(rows):
-            x, y = optimizer._check_observation(x, y, f"state['X'][{i}]", f"state['Y'][{i}]")
-            if optimizer.n_tasks is None:
-                optimizer._set_n_tasks(y.shape[0])
-            weights = optimizer._check_weights(weights, f"state['weights'][{i}]", told=True)
-            optimizer._observe(x, y, weights)
-        for i, (x, weights) in enumerate(pending):
-            x = optimizer._check_point(x, f"state['pending'][{i}][0]")
-            weights = optimizer._check_weights(weights, f"state['pending'][{i}][1]")
-            optimizer._pending.append((x, weights))
-        try:
-            optimizer._rng.bit_generator.state = rng
-        except (KeyError, TypeError, ValueError, OverflowError) as error:
-            raise ValueError(
-                f"state['rng'] must be a {type(optimizer._rng.bit_generator).__name__} state, "
-                f"got {rng!r}"
-            ) from error
-        return optimizer
-
-    def _check_weights(self, weights, name, told=False):
-        """A checkpoint's λ: a simplex vector of n_tasks entries, or None (told: a point not
-        asked; pending: asked before n_tasks was known)."""
-        if weights is None and told:
-            return np.full(self.n_tasks, np.nan)
-        if weights is None and self.n_tasks is None:
-            return None
-        if self.n_tasks is None:
-            raise ValueError(f"{name} must be None before the number of tasks is known")
-        return check_simplex(weights, self.n_tasks, name=name)
+        return checkpoint.restore(cls, state, overrides)
 
     def save(self, path) -> Path:
         """Write the state as JSON atomically (temporary file + rename)."""

@@ -246,6 +246,9 @@ class Policy:
     dictionary : {"resample", "incremental"}
         MT-BKB/IT-BKB dictionary updates: Algorithm 2's independent redraw every round,
         or carried over with non-increasing probabilities (see ``NystromPosterior``).
+    n_constraints : int
+        The last m tasks of the kernel are constraints c_j(x) ≤ 0 (:mod:`.constraints`), the
+        others objectives.
 
     Examples
     --------
@@ -275,12 +278,14 @@ class Policy:
         n_points=1000,
         random_state=None,
         dictionary="resample",
+        n_constraints=0,
     ):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
         self.algorithm = algorithm
         self.multitask = algorithm.startswith("mt-")
         self.n_tasks = kernel.n_tasks
+        self.n_objectives = kernel.n_tasks - n_constraints
         model_kernel = kernel if self.multitask else diagonal_part(kernel)
         self.noise, self.delta, self.epsilon = noise, delta, epsilon
         self.rkhs_bound, self.noise_std = rkhs_bound, noise_std
@@ -417,11 +422,14 @@ class Policy:
             return np.sqrt(self.n_tasks) * worst
         return mobo_radius(t + 1, self.n_points, self.delta)
 
-    def acquisition(self, X, weights, scalarization, radius=None) -> np.ndarray:
+    def acquisition(self, X, weights, scalarization, radius=None, feasibility=None):
         """u(x) for every row of X (None: the cached candidates), for weights λ.
 
         u_t(x) = s_λ(μ_{t−1}(x)) + L_λ β ‖Γ_{t−1}(x, x)‖^{1/2} (Algorithms 1 and 2), or
-        s_λ(μ(x) + β σ(x)) for MOBO.
+        s_λ(μ(x) + β σ(x)) for MOBO. With constraints (the last tasks), ``feasibility`` (a
+        :class:`~.constraints.FeasibleFirst`) turns u and the constraints' lower confidence
+        bounds μ_j − β σ_j into the merit the argmax takes, and the width of u is the norm
+        of the objectives' block of Γ_t(x, x) (:mod:`.constraints` derives both).
 
         Parameters
         ----------
@@ -433,6 +441,8 @@ class Policy:
             s_λ, with its Lipschitz constant L_λ.
         radius : float, optional
             β; default :meth:`radius`.
+        feasibility : FeasibleFirst, optional
+            The constraints' rule; None without constraints.
 
         Returns
         -------
@@ -448,11 +458,24 @@ class Policy:
         """
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
+        n = self.n_objectives
+        if feasibility is not None:
+            cov = self.posterior.cov(X)
+            deviations = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
         if self.algorithm == "mobo":
-            upper = mean + radius * np.sqrt(self.posterior.variance(X))
-            return scalarization(upper, weights)
-        width = scalarization.lipschitz(weights) * radius
-        return scalarization(mean, weights) + width * np.sqrt(self.posterior.variance_norm(X))
+            if feasibility is None:
+                deviations = np.sqrt(self.posterior.variance(X))
+            values = scalarization(mean[:, :n] + radius * deviations[:, :n], weights)
+        else:
+            if feasibility is None:
+                norms = self.posterior.variance_norm(X)  # ‖Γ_t(x, x)‖
+            else:
+                norms = np.linalg.eigvalsh(cov[:, :n, :n])[:, -1]
+            width = scalarization.lipschitz(weights) * radius
+            values = scalarization(mean[:, :n], weights) + width * np.sqrt(np.maximum(norms, 0.0))
+        if feasibility is None:
+            return values
+        return feasibility(values, mean[:, n:] - radius * deviations[:, n:])
 
 
 def check_beta(beta):

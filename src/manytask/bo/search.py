@@ -13,7 +13,14 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import qmc
 
-__all__ = ["argmax_with_ties", "box_capacity", "separated", "random_box_point", "maximize_on_box"]
+__all__ = [
+    "argmax_with_ties",
+    "box_capacity",
+    "check_batch_size",
+    "separated",
+    "random_box_point",
+    "maximize_on_box",
+]
 
 
 def argmax_with_ties(values, rng) -> int:
@@ -29,6 +36,30 @@ def box_capacity(min_distance, n_features) -> int:
     """The most points of a box pairwise ``min_distance`` apart: (⌊1/min_distance⌋ + 1)^d
     (a grid of that step; one more would put two in a cell of side < min_distance)."""
     return (int(np.floor(1.0 / min_distance)) + 1) ** n_features
+
+
+def check_batch_size(count, n_pending, candidates, n_distinct, n_sobol, min_distance, n_features):
+    """Raise a ValueError naming k if ``count`` new points cannot be proposed: more than the
+    distinct candidates of a finite set, or on a box more than ``n_sobol`` or than fit
+    ``min_distance`` apart beside the ``n_pending`` points (:func:`box_capacity`)."""
+    if candidates is not None:
+        if count > n_distinct:
+            raise ValueError(
+                f"k must be at most the number of distinct candidates, {n_distinct}, got {count}"
+            )
+        return
+    if count > n_sobol:
+        raise ValueError(
+            f"k must be at most n_sobol={n_sobol} on a box (every point starts from its own "
+            f"Sobol point), got {count}"
+        )
+    capacity = box_capacity(min_distance, n_features)
+    if count + n_pending > capacity:
+        raise ValueError(
+            f"k={count} points and {n_pending} pending ones cannot lie "
+            f"min_distance={min_distance} apart in the box: at most {capacity} fit; "
+            "lower k or min_distance, or tell the pending points"
+        )
 
 
 def separated(points, busy, bounds, min_distance) -> np.ndarray:

@@ -10,6 +10,9 @@ multi-task kernel Γ the paper used for it:
 - :func:`sensor_substitute` — a **substitute** for the Intel Berkeley lab sensors (not
   obtainable here): soil pH, conductivity and chloride along a real transect (MASS ``gilgais``).
 
+Beyond the paper, for constrained optimisation: :func:`c2_dtlz2` (and :func:`dtlz2`), plain
+functions of x (:mod:`.constrained`).
+
 ``PROBLEMS`` maps names to constructors and :func:`make_problem` builds one by name. Regret
 metrics live in :mod:`manytask.bo.metrics`; the optimisers in the rest of :mod:`manytask.bo`.
 """
@@ -17,6 +20,7 @@ metrics live in :mod:`manytask.bo.metrics`; the optimisers in the rest of :mod:`
 from __future__ import annotations
 
 from ._base import Problem
+from .constrained import c2_dtlz2, dtlz2
 from .sensor import sensor_substitute
 from .synthetic import (
     NOISE_VARIANCE,
@@ -38,6 +42,8 @@ __all__ = [
     "shifted_branin",
     "branin",
     "sensor_substitute",
+    "dtlz2",
+    "c2_dtlz2",
     "PROBLEMS",
     "make_problem",
     "PERTURBATION_CENTRES",

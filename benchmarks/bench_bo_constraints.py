@@ -1,0 +1,251 @@
+"""Constrained multi-objective BO against BoTorch's constrained qLogNParEGO on C2-DTLZ2.
+
+Protocol of ``bench_bo_botorch.py`` with one black-box constraint: C2-DTLZ2 (d = 6, two
+objectives, :func:`manytask.bo.problems.c2_dtlz2`, equal to BoTorch's ``C2DTLZ2``),
+objectives negated (maximised), c(x) ≤ 0 feasible; N = 1000 fixed scrambled Sobol candidates
+(the same for every seed and method), 6 initial random candidates (the same for every method
+of a seed) + ``--rounds`` rounds of one point; Gaussian noise of sd ``--noise`` × the range
+over the candidates on the objectives and on the constraint (the same draws for every
+method).
+
+* manytask: ``MultiTaskBO(candidates=C, kernel="auto", n_constraints=1)``: the constraint is
+  a third task of the learned ICM kernel; proposals maximise the scalarised UCB over the
+  optimistic feasible set.
+* qLogNParEGO: ``qLogNoisyExpectedImprovement`` of a random Chebyshev scalarisation of the
+  objectives with ``constraints=[c]`` (BoTorch's constrained multi-objective tutorial), on a
+  ModelListGP of three SingleTaskGPs refitted every round, over the same candidates.
+* score: feasible hypervolume — of the noise-free values of the evaluated points whose
+  noise-free c ≤ 0 — over the largest one among the N candidates, reference point BoTorch's
+  (−1.1, −1.1); and the number of feasible points evaluated.
+
+Results go to the cache (JSON lines) and the section of RESULTS.md. Needs the ``bench``
+extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import qmc
+
+from bench_bo_botorch import MC_SAMPLES, N_CANDIDATES, N_INITIAL, botorch_model, hypervolume
+
+from _common import machine, markdown_table, write_section
+
+METHODS = ("manytask", "qLogNParEGO")
+DIM, N_OBJECTIVES = 6, 2
+
+
+class Setting:
+    def __init__(self, noise):
+        import torch
+
+        from manytask.bo.problems import c2_dtlz2
+
+        self.unit = qmc.Sobol(DIM, scramble=True, seed=0).random(N_CANDIDATES)
+        F, c = c2_dtlz2(self.unit, N_OBJECTIVES)
+        self.values = np.c_[-F, c]  # objectives maximised, then the constraint
+        self.feasible = c[:, 0] <= 0
+        self.noise_std = noise * (self.values.max(axis=0) - self.values.min(axis=0))
+        self.ref_point = torch.full((N_OBJECTIVES,), -1.1, dtype=torch.float64)
+        self.max_hv = self.feasible_hv(np.flatnonzero(self.feasible))
+
+    def observe(self, index, count, noise_draws):
+        return self.values[index] + self.noise_std * noise_draws[count]
+
+    def feasible_hv(self, chosen):
+        chosen = [i for i in chosen if self.feasible[i]]
+        return hypervolume(self.values[chosen, :N_OBJECTIVES], self.ref_point)
+
+
+def index_of(setting, x):
+    return int(np.flatnonzero(np.all(setting.unit == np.asarray(x), axis=1))[0])
+
+
+def run_manytask(setting, initial, noise_draws, rounds, seed):
+    from manytask.bo import MultiTaskBO
+
+    optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", n_constraints=1, seed=seed)
+    for count, index in enumerate(initial):
+        y = setting.observe(index, count, noise_draws)
+        optimizer.tell(setting.unit[index], y[:N_OBJECTIVES], constraints=y[N_OBJECTIVES:])
+    chosen, times = list(initial), []
+    for count in range(len(initial), len(initial) + rounds):
+        start = time.perf_counter()
+        x = optimizer.ask()
+        elapsed = time.perf_counter() - start
+        index = index_of(setting, x)
+        y = setting.observe(index, count, noise_draws)
+        start = time.perf_counter()
+        optimizer.tell(x, y[:N_OBJECTIVES], constraints=y[N_OBJECTIVES:])
+        times.append(elapsed + time.perf_counter() - start)
+        chosen.append(index)
+    return chosen, times
+
+
+def run_parego(setting, initial, noise_draws, rounds, seed):
+    import torch
+    from botorch.acquisition.logei import qLogNoisyExpectedImprovement
+    from botorch.acquisition.objective import GenericMCObjective
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.optim import optimize_acqf_discrete
+    from botorch.sampling.normal import SobolQMCNormalSampler
+    from botorch.utils.multi_objective.scalarization import get_chebyshev_scalarization
+    from botorch.utils.sampling import sample_simplex
+
+    torch.manual_seed(seed)
+    choices = torch.as_tensor(setting.unit, dtype=torch.float64)
+    chosen = list(initial)
+    observed = [setting.observe(index, count, noise_draws) for count, index in enumerate(initial)]
+    times = []
+    for count in range(len(initial), len(initial) + rounds):
+        start = time.perf_counter()
+        X = choices[chosen]
+        Y = torch.as_tensor(np.array(observed), dtype=torch.float64)
+        model, mll = botorch_model(X, Y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit_gpytorch_mll(mll)
+            with torch.no_grad():
+                predicted = model.posterior(X).mean[:, :N_OBJECTIVES]
+            weights = sample_simplex(N_OBJECTIVES, dtype=torch.float64).squeeze()
+            scalarize = get_chebyshev_scalarization(weights=weights, Y=predicted)
+            acquisition = qLogNoisyExpectedImprovement(
+                model=model,
+                objective=GenericMCObjective(
+                    lambda Z, X=None, s=scalarize: s(Z[..., :N_OBJECTIVES])
+                ),
+                constraints=[lambda Z: Z[..., N_OBJECTIVES]],  # ≤ 0 is feasible
+                X_baseline=X,
+                prune_baseline=True,
+                sampler=SobolQMCNormalSampler(sample_shape=torch.Size([MC_SAMPLES])),
+            )
+            x, _ = optimize_acqf_discrete(acquisition, q=1, choices=choices)
+        times.append(time.perf_counter() - start)
+        index = index_of(setting, x[0].numpy())
+        chosen.append(index)
+        observed.append(setting.observe(index, count, noise_draws))
+    return chosen, times
+
+
+def run_one(setting, method, seed, rounds):
+    rng = np.random.default_rng([seed, 27])
+    initial = [int(i) for i in rng.choice(N_CANDIDATES, N_INITIAL, replace=False)]
+    noise_draws = rng.standard_normal((N_INITIAL + rounds, N_OBJECTIVES + 1))
+    run = run_manytask if method == "manytask" else run_parego
+    chosen, times = run(setting, initial, noise_draws, rounds, seed)
+    return {
+        "hv_fraction": setting.feasible_hv(chosen) / setting.max_hv,
+        "n_feasible": int(setting.feasible[chosen].sum()),
+        "time_per_iter_s": float(np.mean(times)),
+    }
+
+
+def render(records, args):
+    rows = []
+    seeds = sorted(
+        set.intersection(*({r["seed"] for r in records if r["method"] == m} for m in METHODS))
+    )
+    for method in METHODS:
+        runs = [r for r in records if r["method"] == method and r["seed"] in seeds]
+        hv = np.array([r["hv_fraction"] for r in runs])
+        feasible = np.array([r["n_feasible"] for r in runs])
+        t = np.mean([r["time_per_iter_s"] for r in runs])
+        sd = hv.std(ddof=1) if len(hv) > 1 else float("nan")
+        rows.append(
+            [method, f"{hv.mean():.3f} ± {sd:.3f}", f"{feasible.mean():.1f}", f"{1000 * t:.1f}"]
+        )
+    hv_of = {(r["method"], r["seed"]): r["hv_fraction"] for r in records}
+    wins = sum(hv_of["manytask", s] >= hv_of["qLogNParEGO", s] for s in seeds)
+    ratio = float(rows[1][3]) / float(rows[0][3])
+    import botorch
+    import torch
+
+    header = ["method", "feasible HV fraction", "feasible points evaluated", "ms/iter"]
+    text = f"""## Constrained multi-objective BO: C2-DTLZ2 against constrained qLogNParEGO
+
+Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__}, 1 thread,
+on a machine shared with other jobs (load average {args.load}: timings are indicative).
+`python benchmarks/bench_bo_constraints.py --rounds {args.rounds}`, {len(seeds)} seeds
+({", ".join(map(str, seeds))}), as many as fit in about 15 minutes of CPU.
+
+C2-DTLZ2 (d = {DIM}, 2 objectives, 1 constraint; {100 * args.feasible_share:.1f} % of the
+N = {N_CANDIDATES} Sobol candidates feasible), the protocol of `bench_bo_botorch.py`: {N_INITIAL}
+initial random candidates + {args.rounds} rounds, noise sd {args.noise} × range on objectives and
+constraint. *manytask*: `MultiTaskBO(candidates=C, kernel="auto", n_constraints=1)`, the
+constraint a third task of the learned ICM kernel, UCB over the optimistic feasible set.
+*qLogNParEGO*: qLogNEI of a random Chebyshev scalarisation with `constraints=[c]`,
+ModelListGP of three SingleTaskGPs refitted every round, {MC_SAMPLES} QMC samples. *Feasible HV
+fraction*: hypervolume of the truly feasible evaluated points (noise-free values) over the
+best feasible one among the candidates, reference (−1.1, −1.1); mean ± sd over seeds.
+
+{markdown_table(header, rows)}
+
+manytask ≥ qLogNParEGO on {wins} of {len(seeds)} seeds; qLogNParEGO takes {ratio:.0f}× the time
+per iteration (1-minute load average during the runs: {args.loads}; the two were not run at
+the same load, so the ratio is indicative only).
+
+Why manytask loses here: it evaluates few feasible points. Its optimistic feasible set
+{{x : μ_c(x) − β_t σ_c(x) ≤ 0}} with the learned kernel's radius β_t = √(0.2 d log 2t) ≈ 2.2
+still holds 505 of the 1000 candidates after 30 rounds (seed 0), yet only 41 of the 67
+feasible ones, and the scalarised UCB takes the most optimistic of them, in the infeasible
+part. The radius is not the main cause: with ``beta`` = 1, 0.5 and 0 (the posterior mean
+alone) the same 5 seeds reach 0.265 ± 0.156, 0.326 ± 0.202 and 0.302 ± 0.297 (2.2, 3.8 and
+4.0 feasible points; measured once, not by this script). The suspect is the model: the ICM
+kernel gives the constraint the objectives' input kernel (one set of ARD lengthscales for
+all three tasks), where BoTorch fits one GP per output, and qLogNEI weighs the improvement
+by the probability of feasibility (Gelbart et al. 2014's rule inside an expectation). Not
+done: a separate input kernel for the constraints (an LMC with two latent kernels) and a
+probability-of-feasibility option.
+"""
+    return text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--noise", type=float, default=0.05)
+    parser.add_argument("--methods", nargs="*", default=list(METHODS))
+    parser.add_argument(
+        "--cache", default=str(Path(__file__).with_name("bench_bo_constraints_runs.jsonl"))
+    )
+    parser.add_argument("--render-only", action="store_true")
+    args = parser.parse_args()
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(1)
+    threadpool_limits(1)
+    cache = Path(args.cache)
+    setting = Setting(args.noise)
+    args.feasible_share = setting.feasible.mean()
+    if not args.render_only:
+        for method in args.methods:  # imports and first-call costs, untimed, not recorded
+            run_one(setting, method, seed=10**6, rounds=1)
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            for method in args.methods:
+                record = dict(method=method, seed=seed, rounds=args.rounds, noise=args.noise)
+                record.update(run_one(setting, method, seed, args.rounds))
+                record["load"] = os.getloadavg()[0]
+                print(json.dumps(record), flush=True)
+                with cache.open("a") as handle:
+                    handle.write(json.dumps(record) + "\n")
+    records = [json.loads(line) for line in cache.read_text().splitlines() if line]
+    records = [r for r in records if r["rounds"] == args.rounds and r["noise"] == args.noise]
+    records = list({(r["method"], r["seed"]): r for r in records}.values())
+    loads = {m: [r["load"] for r in records if r["method"] == m] for m in METHODS}
+    args.load = f"{min(map(min, loads.values())):.0f}–{max(map(max, loads.values())):.0f}"
+    args.loads = ", ".join(f"{m} {min(v):.0f}–{max(v):.0f}" for m, v in loads.items())
+    write_section("bench_bo_constraints", render(records, args))
+
+
+if __name__ == "__main__":
+    main()

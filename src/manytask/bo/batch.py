@@ -1,0 +1,97 @@
+"""How :class:`~manytask.bo.MultiTaskBO` proposes: ``ask(k)``'s batch and one proposal's
+acquisition maximisation.
+
+Each of the k points draws its own λ; earlier picks and every pending point are
+hallucinated at the posterior mean (which leaves the mean alone and shrinks the variance
+there), and the posterior is restored exactly afterwards. With constraints the argmax is over
+the optimistic feasible set (:mod:`.constraints`). What lives elsewhere: the argmax itself
+(:mod:`.search`), the acquisition (:mod:`.policies`), the optimiser's state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import search
+from .constraints import FeasibleFirst
+
+__all__ = ["propose", "maximize"]
+
+
+def propose(optimizer, count):
+    """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
+    if optimizer.candidates is not None:
+        pending = np.zeros(len(optimizer.candidates), dtype=bool)
+        for x, _ in optimizer._pending:
+            pending |= np.all(optimizer.candidates == x, axis=1)
+        batch = np.zeros_like(pending)
+    else:
+        busy = [x for x, _ in optimizer._pending]
+    proposals, token = [], None
+    if optimizer._policy is not None:
+        token = optimizer._policy.snapshot()
+    try:
+        if optimizer._policy is not None:
+            radius = optimizer._policy.radius()  # from the real observations only
+            for x, _ in optimizer._pending:
+                hallucinate(optimizer, x)
+        for j in range(count):
+            # before the first tell of an unknown n, λ is drawn once n is known
+            weights = None
+            if optimizer.n_tasks is not None:
+                weights = optimizer._sample_weights(optimizer._rng, optimizer.n_tasks)
+            if optimizer.candidates is not None:  # pending points only while others remain
+                excluded = batch | pending if not (batch | pending).all() else batch
+            else:
+                excluded = np.array(busy).reshape(-1, optimizer.n_features)
+            if optimizer._policy is None:  # kernel="auto" before its first fit: a random design
+                x = initial_point(optimizer, excluded)
+            else:
+                x = maximize(optimizer, weights, radius, excluded)
+                if j < count - 1:  # the last pick shapes nothing after it
+                    hallucinate(optimizer, x)
+            proposals.append((x, weights))
+            if optimizer.candidates is not None:
+                batch |= np.all(optimizer.candidates == x, axis=1)
+            else:
+                busy.append(x)
+    finally:
+        if token is not None:
+            optimizer._policy.restore(token)
+    return proposals
+
+
+def hallucinate(optimizer, x):
+    mean = optimizer._policy.posterior.mean(x[None, :])[0]
+    optimizer._policy.add(x, mean)
+
+
+def maximize(optimizer, weights, radius, excluded):
+    """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
+    box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
+    scalarization, feasibility = optimizer._scalarization(), None
+    if optimizer.n_constraints:
+        thresholds = np.zeros(optimizer.n_constraints)
+        if optimizer._learned is not None:
+            thresholds = optimizer._learned.constraint_thresholds()
+        feasibility = FeasibleFirst(thresholds)
+
+    def acquisition(X):
+        return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility)
+
+    if optimizer.candidates is not None:
+        values = np.where(excluded, -np.inf, acquisition(None))
+        return optimizer.candidates[search.argmax_with_ties(values, optimizer._rng)].copy()
+    return search.maximize_on_box(
+        acquisition, optimizer.bounds, optimizer._rng, excluded, optimizer.n_sobol,
+        optimizer.n_restarts, optimizer.min_distance,
+    )  # fmt: skip
+
+
+def initial_point(optimizer, excluded):
+    if optimizer.candidates is not None:
+        available = np.flatnonzero(~excluded)
+        return optimizer.candidates[available[optimizer._rng.integers(len(available))]].copy()
+    return search.random_box_point(
+        optimizer.bounds, optimizer._rng, excluded, optimizer.min_distance
+    )
