@@ -15,7 +15,8 @@ import numpy as np
 from . import search
 from .constraints import FeasibleFirst
 
-__all__ = ["propose", "maximize"]
+# Internal to MultiTaskBO.ask (each function takes the optimizer): no public names.
+__all__: list[str] = []
 
 
 def propose(optimizer, count):

@@ -41,7 +41,25 @@ __all__ = ["optimistic_violation", "FeasibleFirst"]
 
 def optimistic_violation(lower, thresholds) -> np.ndarray:
     """Σ_j max(0, ℓ_j(x) − τ_j) for the lower bounds ``lower`` (N, m); τ_j is c_j ≤ 0's bound
-    in the posterior's units (0, or where 0 lands after a standardisation)."""
+    in the posterior's units (0, or where 0 lands after a standardisation).
+
+    Parameters
+    ----------
+    lower : array of shape (N, m)
+        Lower confidence bounds ℓ_j(x) = μ_j(x) − β σ_j(x) of the m constraints.
+    thresholds : array of shape (m,)
+        τ_j.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The total optimistic violation; 0 on the optimistic feasible set.
+
+    Examples
+    --------
+    >>> optimistic_violation(np.array([[0.5, -1.0], [-0.2, -0.1]]), np.zeros(2))
+    array([0.5, 0. ])
+    """
     return np.sum(np.maximum(np.asarray(lower) - thresholds, 0.0), axis=1)
 
 
@@ -72,6 +90,25 @@ class FeasibleFirst:
         self.floor = None
 
     def __call__(self, acquisition, lower) -> np.ndarray:
+        """The merit of N points from their acquisition and constraints' lower bounds.
+
+        Parameters
+        ----------
+        acquisition : array of shape (N,)
+            u(x).
+        lower : array of shape (N, m)
+            Lower confidence bounds of the constraints.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            u on the optimistic feasible set, ``floor − violation`` elsewhere.
+
+        Examples
+        --------
+        >>> FeasibleFirst(np.zeros(1))(np.array([1.0, 2.0]), np.array([[1.0], [-1.0]]))
+        array([-1.,  2.])
+        """
         violation = optimistic_violation(lower, self.thresholds)
         if self.floor is None:
             finite = acquisition[np.isfinite(acquisition)]

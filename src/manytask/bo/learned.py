@@ -132,7 +132,13 @@ class LearnedKernel:
         return type(scalarization)(reference, scale / self.scale_[:n])
 
     def constraint_thresholds(self):
-        """Where c_j = 0 lands in standardised units: −m_j/s_j for every constraint task."""
+        """Where c_j = 0 lands in standardised units: −m_j/s_j for every constraint task.
+
+        Returns
+        -------
+        ndarray of shape (n_tasks − n_objectives,)
+            τ_j of :func:`~manytask.bo.constraints.optimistic_violation`.
+        """
         return self.standardize(np.zeros(self.n_tasks))[self.n_objectives :]
 
     def practical_beta(self, t):

@@ -11,7 +11,9 @@ import numpy as np
 from .._validation import as_finite_array
 from ..posterior._base import as_outputs_with_missing
 
-__all__ = ["OUTPUT_LIMIT", "check_point", "check_observation"]
+# check_point and check_observation are MultiTaskBO.tell's and its checkpoints' one
+# validation path, internal to them.
+__all__ = ["OUTPUT_LIMIT"]
 
 #: Largest |y| a given kernel accepts: its posterior is linear in y, but the scalarisation
 #: subtracts observations and the posterior multiplies them by Gram entries and 1/η, which
