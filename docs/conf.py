@@ -77,8 +77,6 @@ NOT_YET_VALIDATED = [
     # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
-    r"^manytask\.boost\.adaboost\b",
-    r"^manytask\.boost\.multiboost\b",
     r"^manytask\.boost\.baselines\b",
     r"^manytask\.boost\.dmsa\b",
     r"^manytask\.boost\.domain\b",
