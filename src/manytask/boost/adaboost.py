@@ -45,7 +45,28 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
 
     @unchanged_on_error
     def fit(self, X, y, sample_weight=None):
-        """Run T rounds; returns self."""
+        """Run T rounds of AdaBoost on (X, y).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+            The training inputs.
+        y : array_like of shape (m,)
+            Two classes.
+        sample_weight : array_like of shape (m,), optional
+            D_1 up to normalisation (uniform if None); points of zero weight are left out.
+
+        Returns
+        -------
+        AdaBoost
+            self, with ``estimators_``, ``estimator_weights_`` (α_t) and ``errors_`` (ε_t).
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0]])
+        >>> len(AdaBoost(n_estimators=5).fit(X, [0, 1, 1]).estimators_)
+        1
+        """
         check_positive_int(self.n_estimators, "n_estimators")
         depth = check_positive_int(self.max_depth, "max_depth")
         X, y = validate_X_y(self, X, y)
@@ -95,7 +116,25 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         return check_fitted_X(self, X, "estimators_")
 
     def staged_decision_function(self, X):
-        """Yield Σ_{s≤t} α_s h_s(x) after each round."""
+        """Yield Σ_{s≤t} α_s h_s(x) after each round.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Yields
+        ------
+        ndarray of shape (N,)
+            The decision after rounds 1, 2, …, T.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> model = AdaBoost(n_estimators=2).fit(X, [0, 1, 0, 1])
+        >>> len(list(model.staged_decision_function(X))) == len(model.estimators_)
+        True
+        """
         X = self._check_X(X)
         decision = np.zeros(X.shape[0])
         for stump, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -103,13 +142,48 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
             yield decision
 
     def decision_function(self, X):
-        """Σ_t α_t h_t(x); > 0 predicts ``classes_[1]``."""
+        """Σ_t α_t h_t(x); > 0 predicts ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The decision values.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> model = AdaBoost(n_estimators=3).fit(X, [0, 0, 1, 1])
+        >>> bool(model.decision_function([[3.0]])[0] > 0)
+        True
+        """
         decision = np.zeros(self._check_X(X).shape[0])
         for staged in self.staged_decision_function(X):
             decision = staged
         return decision
 
     def predict(self, X):
-        """``classes_[1]`` where the decision is > 0."""
+        """``classes_[1]`` where the decision is > 0, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The predicted classes.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> AdaBoost(n_estimators=3).fit(X, ["a", "a", "b", "b"]).predict([[0.2]]).tolist()
+        ['a']
+        """
         check_is_fitted(self, "estimators_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -30,18 +30,59 @@ _ROUNDING_ULPS = 16.0
 
 
 def domain_layout(domain_index, n_domains):
-    """(order, counts): a stable sort of the points by domain and the domain sizes, so that
-    ``order[sum(counts[:k]):sum(counts[:k + 1])]`` lists S_k in increasing index order."""
+    """(order, counts): a stable sort of the points by domain and the domain sizes.
+
+    ``order[sum(counts[:k]):sum(counts[:k + 1])]`` lists S_k in increasing index order.
+
+    Parameters
+    ----------
+    domain_index : ndarray of shape (m,)
+        The domain of each point, in 0..p−1.
+    n_domains : int
+        p.
+
+    Returns
+    -------
+    order : ndarray of shape (m,)
+        The point indices grouped by domain.
+    counts : ndarray of shape (p,)
+        The domain sizes m_k.
+
+    Examples
+    --------
+    >>> order, counts = domain_layout(np.array([1, 0, 1]), 2)
+    >>> order.tolist(), counts.tolist()
+    ([1, 0, 2], [1, 2])
+    """
     order = np.argsort(domain_index, kind="stable")
     return order, np.bincount(domain_index, minlength=n_domains)
 
 
 class CoordinatePieces:
-    """η ↦ (F_l, F_l', F_l'') for every domain l along one coordinate (eq. 4) with
-    t_i = a_i e^{−η u_i}: F_l = Σ_{S_l} t, F_l' = −Σ_{S_l} t u, F_l'' = Σ_{S_l} (t u) u.
+    """η ↦ (F_l, F_l', F_l'') for every domain l along one coordinate (eq. 4).
 
+    With t_i = a_i e^{−η u_i}: F_l = Σ_{S_l} t, F_l' = −Σ_{S_l} t u, F_l'' = Σ_{S_l} (t u) u.
     Sums by ``np.bincount`` or :func:`~manytask.boost.kernels.coordinate_pieces` (the same
     sums). ``evaluations`` counts the calls; ``evaluated`` keeps each step's pieces.
+
+    Parameters
+    ----------
+    scaled_losses : array_like of shape (n,)
+        a_i = c_i e^{−y_i f(x_i)} (Φ = exp).
+    directional_margins : array_like of shape (n,)
+        u_i = y_i Q(k|x_i) h(x_i), the direction's margins.
+    domain_index : ndarray of shape (n,)
+        The domain of each term.
+    n_domains : int
+        p.
+    layout : tuple of ndarray, optional
+        :func:`domain_layout` of ``domain_index``, if already computed.
+
+    Examples
+    --------
+    >>> pieces = CoordinatePieces([1.0, 1.0], [1.0, -1.0], np.array([0, 1]), 2)
+    >>> pieces(0.0).tolist()
+    [[1.0, 1.0], [-1.0, 1.0], [1.0, 1.0]]
     """
 
     def __init__(self, scaled_losses, directional_margins, domain_index, n_domains, layout=None):
@@ -58,6 +99,24 @@ class CoordinatePieces:
         self._terms = np.empty_like(self._scaled)
 
     def __call__(self, step: float):
+        """The (3, p) array (F_l, F_l', F_l'') at step η, recorded in ``evaluated``.
+
+        Parameters
+        ----------
+        step : float
+            η.
+
+        Returns
+        -------
+        ndarray of shape (3, p)
+            The losses and their first two derivatives in η, per domain.
+
+        Examples
+        --------
+        >>> pieces = CoordinatePieces([1.0], [1.0], np.array([0]), 1)
+        >>> pieces(0.0).shape, pieces.evaluations
+        ((3, 1), 1)
+        """
         self.evaluations += 1
         self.evaluated[step] = pieces = self._pieces(step)
         return pieces
@@ -90,6 +149,29 @@ def aggregate_pieces(pieces, mixtures=None, mu=None, beta=0.0):
     a float gives the one piece F_μ = (1/μ) log Σ_v e^{μ L_v} (§3), F_μ' = Σ p_v L_v',
     F_μ'' = Σ p_v L_v'' + μ(Σ p_v L_v'² − F_μ'²), p = softmax(μL). βη is added (§4). Overflow
     gives an infinite slope.
+
+    Parameters
+    ----------
+    pieces : callable
+        η ↦ the (3, p) array (F_l, F_l', F_l''), e.g. a :class:`CoordinatePieces`.
+    mixtures : ndarray of shape (v, p) or None
+        Λ's vertices; None for the simplex.
+    mu : float or None
+        The soft-max temperature μ; None for the hard max.
+    beta : float
+        The ℓ1 penalty β.
+
+    Returns
+    -------
+    callable
+        η ↦ the (3, v) pieces (or (3, 1) with ``mu``), for :func:`minimise_max_newton`.
+
+    Examples
+    --------
+    >>> pieces = aggregate_pieces(lambda step: np.array([[1.0, 3.0], [0.0, 2.0], [1.0, 1.0]]),
+    ...                           mixtures=np.array([[0.5, 0.5]]), beta=1.0)
+    >>> pieces(0.0).tolist()
+    [[2.0], [2.0], [1.0]]
     """
 
     def aggregated(step):
@@ -125,16 +207,36 @@ def _tied_slope(pieces, rtol: float) -> float:
 
 
 def minimise_max_newton(pieces, max_iter: int = 200, tie_rtol: float = TIE_RTOL) -> float:
-    """argmin_{η ≥ 0} max_l g_l(η) for smooth convex g_l, with ``pieces(η)`` the (3, p) array
-    of the g_l and their first two derivatives: a safeguarded Newton search for the root of
-    the (non-decreasing) subgradient.
+    """argmin_{η ≥ 0} max_l g_l(η) for smooth convex g_l (Figure 1, line 11).
 
-    0 if the slope at 0 is ≥ 0 (every g_l within ``tie_rtol`` of the max counts, the active
-    set K_t of Figure 1, line 5). Trials: the root of the second-order model of the gap
-    g_a − g_b where the maximiser changes across the bracket, else a Newton step on the
-    maximiser; bisection when a trial leaves the bracket. ``inf`` after
-    :data:`MAX_DOUBLINGS` doublings (unbounded descent). Stops when a step would move by less
-    than the rounding of what it solves.
+    ``pieces(η)`` is the (3, p) array of the g_l and their first two derivatives: a safeguarded
+    Newton search for the root of the (non-decreasing) subgradient. 0 if the slope at 0 is ≥ 0
+    (every g_l within ``tie_rtol`` of the max counts, the active set K_t of Figure 1, line 5).
+    Trials: the root of the second-order model of the gap g_a − g_b where the maximiser changes
+    across the bracket, else a Newton step on the maximiser; bisection when a trial leaves the
+    bracket. Stops when a step would move by less than the rounding of what it solves.
+
+    Parameters
+    ----------
+    pieces : callable
+        η ↦ the (3, p) array (g_l, g_l', g_l'').
+    max_iter : int
+        Most evaluations after the one at 0.
+    tie_rtol : float
+        Relative tolerance of the tie at η = 0.
+
+    Returns
+    -------
+    float
+        The minimiser; ``inf`` after :data:`MAX_DOUBLINGS` doublings (unbounded descent).
+
+    Examples
+    --------
+    >>> def pieces(step):  # g(η) = e^{−η} + e^{η}/4, minimum at log 2
+    ...     down, up = np.exp(-step), np.exp(step) / 4
+    ...     return np.array([[down + up], [up - down], [down + up]])
+    >>> bool(np.isclose(minimise_max_newton(pieces), np.log(2.0)))
+    True
     """
     eps = np.finfo(float).eps
     lower, low = 0.0, pieces(0.0)
@@ -216,10 +318,29 @@ def section_search(evaluate, batch: int = 15, rtol: float = 1e-13, max_exchanges
                    aggregate=None):  # fmt: skip
     """argmin_{η ≥ 0} agg_l F_l(α + η e) from batched (F_l, F_l') evaluations (Figure 2).
 
-    ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p). ``aggregate``: None for the
-    hard max, or (F_l, F_l') → (value, slope) of a smooth convex aggregate (F_μ). Bisection
-    on the sign of the slope, ``batch`` points per exchange, to a width ``rtol``·max(η, 1).
-    Returns (η, exchanges); η = 0 if F does not decrease, ``inf`` if it still does at 2^64.
+    Bisection on the sign of the slope, ``batch`` points per exchange, to a width
+    ``rtol``·max(η, 1).
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(steps) -> (losses, slopes)``, both (len(steps), p).
+    batch : int
+        Steps evaluated per exchange while bisecting.
+    rtol : float
+        Relative width of the final bracket.
+    max_exchanges : int
+        Most exchanges (calls of ``evaluate``).
+    aggregate : callable or None
+        None for the hard max, or (F_l, F_l') → (value, slope) of a smooth convex aggregate
+        (F_μ).
+
+    Returns
+    -------
+    step : float
+        η; 0 if F does not decrease, ``inf`` if it still does at 2^64.
+    exchanges : int
+        The calls of ``evaluate``.
 
     Examples
     --------

@@ -230,6 +230,13 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         Data partitioned across a ``dask.distributed`` cluster are fitted where they lie by
         :class:`~manytask.boost.federated.dask.DaskMultiBoostClassifier` (extra ``dist``);
         a dask array here raises ``ValueError`` rather than being gathered.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> clf.domains_.tolist(), len(clf.estimators_) >= 1
+        ([0, 1], True)
         """
         if hasattr(X, "__dask_graph__"):
             raise ValueError(
@@ -317,6 +324,21 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         **params
             Constructor parameters (default ``n_estimators`` = max(T, 1) and
             ``domain_classifier`` the given Q).
+
+        Returns
+        -------
+        MultiBoostClassifier
+            Fitted: it predicts like an estimator that ran those rounds.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> copy = MultiBoostClassifier.from_ensemble(
+        ...     clf.estimators_, clf.estimator_weights_, classes=clf.classes_,
+        ...     domains=clf.domains_, domain_classifier=clf.domain_classifier_, n_features_in=1)
+        >>> bool(np.array_equal(copy.decision_function(X), clf.decision_function(X)))
+        True
         """
         params = {"n_estimators": max(len(estimators), 1), "domain_classifier": domain_classifier,
                   **params}  # fmt: skip
@@ -431,7 +453,22 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     def staged_decision_function(self, X):
         """Yield f_t(x) = Σ_{s≤t} α_s Q(k_s|x) h_s(x)  (eq. 3) after each round t.
 
-        Binary: shape (N,); multi-class: (N, K), column c is f_c.
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Yields
+        ------
+        ndarray of shape (N,) or (N, K)
+            Binary: f_t(x); multi-class: column c is f_c.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> [f.shape for f in clf.staged_decision_function(X)] == [(4,)] * len(clf.estimators_)
+        True
         """
         X = self._check_X(X)
         Q = self.domain_classifier_.predict_proba(X)
@@ -444,7 +481,25 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
             yield decision
 
     def decision_function(self, X):
-        """f(x) = Σ_t α_t Q(k_t|x) h_t(x)  (eq. 3); binary: > 0 predicts ``classes_[1]``."""
+        """f(x) = Σ_t α_t Q(k_t|x) h_t(x)  (eq. 3); binary: > 0 predicts ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, K)
+            Binary: f(x); multi-class: column c is f_c(x).
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> (clf.decision_function(X) > 0).tolist()
+        [False, False, True, True]
+        """
         X = self._check_X(X)
         multiclass = getattr(self, "_multiclass", False)
         decision = np.zeros((X.shape[0], self.classes_.size) if multiclass else X.shape[0])
@@ -458,16 +513,71 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         return self.classes_[(decision > 0).astype(int)]
 
     def staged_predict(self, X):
-        """Yield the predicted labels after each round."""
+        """Yield the predicted labels after each round.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Yields
+        ------
+        ndarray of shape (N,)
+            The labels of :meth:`predict` after rounds 1, 2, ….
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> list(clf.staged_predict(X))[-1].tolist()
+        [0, 0, 1, 1]
+        """
         for decision in self.staged_decision_function(X):
             yield self._labels(decision)
 
     def predict(self, X):
-        """Binary: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``; else argmax_c f_c(x)."""
+        """Binary: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``; else argmax_c f_c(x).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The predicted labels.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> clf.predict([[0.5], [2.5]]).tolist()
+        [0, 1]
+        """
         return self._labels(self.decision_function(X))
 
     def predict_proba(self, X):
-        """(N, n_classes) probabilities by the link 1/(1 + e^{−2f}) (see Notes); rows sum to 1."""
+        """Class probabilities by the link 1/(1 + e^{−2f}) (see Notes); rows sum to 1.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (N, n_classes)
+            The probabilities, columns in the order of ``classes_``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> proba = clf.predict_proba(X)
+        >>> proba.shape, bool(np.allclose(proba.sum(axis=1), 1.0))
+        ((4, 2), True)
+        """
         decision = self.decision_function(X)
         if decision.ndim == 2:
             scores = expit(2.0 * decision)
@@ -477,8 +587,18 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Σ_t α_t · (share of base classifier t's splits on feature j) / Σ_t α_t, over the
-        base classifiers that split (a constant stump or tree does not)."""
+        """Σ_t α_t · (share of base classifier t's splits on feature j) / Σ_t α_t.
+
+        Over the base classifiers that split (a constant stump or tree does not); sums to 1 unless
+        none splits (then zeros).
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 5.0], [1.0, 5.0], [2.0, 5.0], [3.0, 5.0]])
+        >>> clf = MultiBoostClassifier(n_estimators=3).fit(X, [0, 0, 1, 1], domains=[0, 1, 0, 1])
+        >>> clf.feature_importances_.tolist()
+        [1.0, 0.0]
+        """
         check_is_fitted(self, "estimators_")
         importances = np.zeros(self.n_features_in_)
         for (_, estimator), step in zip(self.estimators_, self.estimator_weights_):

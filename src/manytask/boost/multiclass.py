@@ -27,6 +27,18 @@ __all__ = ["VectorStump", "best_vector_stump", "class_codes", "steepest_common_s
 def class_codes(class_index, n_classes: int) -> np.ndarray:
     """Y_ic = +1 if y_i = c else −1  (AdaBoost.MH codes), shape (m, K).
 
+    Parameters
+    ----------
+    class_index : array_like of shape (m,)
+        Each point's class, in 0..K−1.
+    n_classes : int
+        K.
+
+    Returns
+    -------
+    ndarray of shape (m, K)
+        The ±1 codes.
+
     Examples
     --------
     >>> class_codes([0, 2], 3).tolist()
@@ -40,6 +52,13 @@ def class_codes(class_index, n_classes: int) -> np.ndarray:
 class VectorStump:
     """h(x, c) = votes[c] · φ(x) with φ a binary :class:`~manytask.boost.stumps.Stump`.
 
+    Parameters
+    ----------
+    stump : Stump
+        φ, with values in {−1, +1}.
+    votes : tuple of int
+        v ∈ {−1, +1}^K, one vote per class.
+
     Examples
     --------
     >>> h = VectorStump(Stump(0, 0.5, 1), (1, -1, -1))
@@ -52,15 +71,47 @@ class VectorStump:
 
     @property
     def feature(self) -> int:
+        """The feature φ splits on.
+
+        Examples
+        --------
+        >>> VectorStump(Stump(2, 0.5, 1), (1, -1)).feature
+        2
+        """
         return self.stump.feature
 
     @property
     def threshold(self) -> float:
+        """φ's threshold.
+
+        Examples
+        --------
+        >>> VectorStump(Stump(0, 0.5, 1), (1, -1)).threshold
+        0.5
+        """
         return self.stump.threshold
 
     def predict(self, X, check_input: bool = True) -> np.ndarray:
-        """Return h(x, c) for every row of ``X`` and class c, shape (N, K); ``check_input``
-        as in :meth:`Stump.predict <manytask.boost.stumps.Stump.predict>`."""
+        """Return h(x, c) for every row of ``X`` and class c.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+            The inputs.
+        check_input : bool
+            As in :meth:`Stump.predict <manytask.boost.stumps.Stump.predict>`: False skips
+            re-checking ``X``.
+
+        Returns
+        -------
+        ndarray of shape (N, K)
+            votes[c] · φ(x).
+
+        Examples
+        --------
+        >>> VectorStump(Stump(0, 0.5, -1), (1, -1)).predict([[0.0]]).tolist()
+        [[1.0, -1.0]]
+        """
         values = self.stump.predict(X, check_input=check_input)
         return values[:, None] * np.asarray(self.votes, dtype=float)[None, :]
 
@@ -133,12 +184,35 @@ def best_vector_stump(presorted, signed) -> tuple[VectorStump, float]:
 def steepest_common_stump(presorted, signed_by_vertex):
     """argmax over stumps φ, votes v of min_j Σ_i Σ_c s^j_ic v_c φ(x_i), votes sign(Σ_j E^j).
 
-    ``signed_by_vertex`` (J, m, C) holds s^j_ic = ω^j_{k(i)} w_ic Y_ic Q(q|x_i) for the J
-    tied functions L_j, so the value is min_j −L_j'(α; e_{q,(φ,v)}), the steepest descent of
-    their max.
+    For the J tied functions L_j the value is min_j −L_j'(α; e_{q,(φ,v)}), the steepest descent
+    of their max.
 
-    Returns (votes (C,) int array, feature, threshold, value); value ≤ 0 means no coordinate
-    decreases every tied function.
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        From :func:`~manytask.boost.stumps.presort` (exact or binned mode).
+    signed_by_vertex : array_like of shape (J, m, C)
+        s^j_ic = ω^j_{k(i)} w_ic Y_ic Q(q|x_i).
+
+    Returns
+    -------
+    votes : ndarray of int, shape (C,)
+        The votes v.
+    feature : int
+        φ's feature.
+    threshold : float
+        φ's threshold (polarity +1).
+    value : float
+        min_j −L_j'; ≤ 0 means no coordinate decreases every tied function.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> signed = np.stack([class_codes([0, 1, 1], 2), class_codes([0, 0, 1], 2)])
+    >>> votes, feature, threshold, value = steepest_common_stump(presort(X), signed)
+    >>> votes.tolist(), feature, threshold, value
+    ([-1, 1], 0, 0.5, 2.0)
     """
     signed_by_vertex = np.asarray(signed_by_vertex, dtype=float)
     signed = np.moveaxis(signed_by_vertex, 1, 0)  # (m, J, C)

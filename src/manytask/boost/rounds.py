@@ -45,7 +45,25 @@ __all__ = ["Rounds", "stump_values"]
 def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
     """h(x, c) as an (N, C) array: C = 1 for a binary stump, K for a vector stump.
 
-    ``check_input=False`` skips re-checking ``X`` (the fit loop's inputs, checked once).
+    Parameters
+    ----------
+    stump : Stump, Tree or VectorStump
+        The base function.
+    X : array_like of shape (N, d)
+        The inputs.
+    check_input : bool
+        False skips re-checking ``X`` (the fit loop's inputs, checked once).
+
+    Returns
+    -------
+    ndarray of shape (N, C)
+        The base function's values, one column per code.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import Stump
+    >>> stump_values(Stump(0, 0.5, 1), [[0.0], [1.0]]).tolist()
+    [[-1.0], [1.0]]
     """
     values = stump.predict(X, check_input=check_input)
     return values[:, None] if values.ndim == 1 else values
@@ -63,7 +81,17 @@ def _training_values(stump, presorted) -> np.ndarray:
 
 
 class Rounds:
-    """The round of Figure 1 for every option (Φ, Λ, μ, β, step rule, multi-class, ties)."""
+    """The round of Figure 1 (lines 3–12) for every option (Φ, Λ, μ, β, step rule, classes, ties).
+
+    A mixin of :class:`~manytask.boost.MultiBoostClassifier`, which holds the options and the
+    fitted state; it has no public methods of its own.
+
+    Examples
+    --------
+    >>> from manytask.boost import MultiBoostClassifier
+    >>> issubclass(MultiBoostClassifier, Rounds)
+    True
+    """
 
     def _take_step(
         self, record, margins, weights, q, stump, step, step_rule, directions, Q,

@@ -51,8 +51,20 @@ def steepest_coordinate(presorted, y, Q, scaled_losses, domain_index, active):
 
     Returns
     -------
-    (q, stump), or (None, None) if no coordinate lowers every tied F_l (best value ≤ 0).
-    Among equal values the first in the order q, feature, polarity +1 then −1, split wins.
+    q : int or None
+        The domain of the coordinate's Q(q|·).
+    stump : Stump or None
+        Its stump. (None, None) if no coordinate lowers every tied F_l (best value ≤ 0). Among
+        equal values the first in the order q, feature, polarity +1 then −1, split wins.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> Q = np.full((4, 2), 0.5)
+    >>> steepest_coordinate(presort(X), y, Q, np.ones(4), np.array([0, 1, 0, 1]), np.array([0, 1]))
+    (0, Stump(feature=0, threshold=1.5, polarity=1))
     """
     n_domains, n_tied = Q.shape[1], active.size
     slot_of_domain = np.full(n_domains, -1, dtype=np.int8 if n_tied < 128 else np.int32)

@@ -57,8 +57,21 @@ RENAMED_STEPS = {"line_search": "exact_line_search", "closed_form": "lemma1_boun
 
 
 def first_best(values, scale, maximise: bool = False) -> int:
-    """The first index within ``TIE_RTOL · scale`` of the best (least, or greatest with
-    ``maximise``), so that rounding never decides a tie.
+    """The first index within ``TIE_RTOL · scale`` of the best, so rounding never decides a tie.
+
+    Parameters
+    ----------
+    values : array_like of shape (n,)
+        The candidates' values.
+    scale : float
+        The magnitude the tolerance is relative to.
+    maximise : bool
+        Whether the best is the greatest (else the least).
+
+    Returns
+    -------
+    int
+        The index of the first near-best value.
 
     Examples
     --------
@@ -72,7 +85,30 @@ def first_best(values, scale, maximise: bool = False) -> int:
 
 
 def check_step(step, loss: str) -> str:
-    """``step`` if it names a rule of :data:`STEP_RULES` usable with ``loss``, else ValueError."""
+    """``step`` if it names a rule of :data:`STEP_RULES` usable with ``loss``, else ValueError.
+
+    Parameters
+    ----------
+    step : str
+        The step rule.
+    loss : {"exponential", "logistic"}
+        Φ (``"lemma1_bound"`` needs ``"exponential"``).
+
+    Returns
+    -------
+    str
+        ``step``.
+
+    Raises
+    ------
+    ValueError
+        If ``step`` is unknown, was renamed (:data:`RENAMED_STEPS`), or does not fit ``loss``.
+
+    Examples
+    --------
+    >>> check_step("adaboost", "logistic")
+    'adaboost'
+    """
     if isinstance(step, str) and step in RENAMED_STEPS:
         raise ValueError(
             f"step={step!r} was renamed: use step={RENAMED_STEPS[step]!r} (or step='adaboost', "
@@ -85,16 +121,46 @@ def check_step(step, loss: str) -> str:
 
 
 def adaboost_error(rate, normaliser) -> float:
-    """ε = ½(1 − rate/normaliser) from ``rate`` = (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}] and
-    ``normaliser`` = Z_{t,k}/m_k (Figure 1, line 10)."""
+    """ε = ½(1 − rate/normaliser), the weighted error of a direction (Figure 1, line 10).
+
+    Parameters
+    ----------
+    rate : float
+        (Z_{t,k}/m_k)[1 − 2ε_{t,k,r}], the direction score.
+    normaliser : float
+        Z_{t,k}/m_k.
+
+    Returns
+    -------
+    float
+        ε_{t,k,r}.
+
+    Examples
+    --------
+    >>> adaboost_error(0.5, 1.0)
+    0.25
+    """
     return 0.5 * (1.0 - float(rate) / float(normaliser))
 
 
 def adaboost_step(error, beta: float = 0.0, normaliser: float = 1.0) -> float:
     """η = ½ log((1 − ε)/ε), AdaBoost's step (Lemma 1 with l = k; §6's closed form).
 
-    The minimiser of N[(1 − ε)e^{−η} + εe^{η}] + βη (N = Z_{t,k}/m_k, β of §4). ``inf`` when
-    ε = 0; 0 when no step helps.
+    The minimiser of N[(1 − ε)e^{−η} + εe^{η}] + βη (N = Z_{t,k}/m_k, β of §4).
+
+    Parameters
+    ----------
+    error : float
+        ε_{t,k,r}.
+    beta : float
+        The ℓ1 penalty β.
+    normaliser : float
+        N = Z_{t,k}/m_k (matters only with β > 0).
+
+    Returns
+    -------
+    float
+        η ≥ 0; ``inf`` when ε = 0 and β = 0; 0 when no step helps.
 
     Examples
     --------
@@ -106,8 +172,29 @@ def adaboost_step(error, beta: float = 0.0, normaliser: float = 1.0) -> float:
 
 
 def two_exponential_step(plus, minus, beta: float = 0.0) -> float:
-    """argmin_{η ≥ 0} A e^{−η} + B e^{η} + βη: e^η is the positive root of B u² + βu − A
-    (β = 0: ½ log(A/B), Lemma 1); B = 0 gives ``inf`` (β = 0) or log(A/β)."""
+    """argmin_{η ≥ 0} A e^{−η} + B e^{η} + βη.
+
+    e^η is the positive root of B u² + βu − A (β = 0: ½ log(A/B), Lemma 1).
+
+    Parameters
+    ----------
+    plus : float
+        A ≥ 0.
+    minus : float
+        B ≥ 0.
+    beta : float
+        β ≥ 0.
+
+    Returns
+    -------
+    float
+        η ≥ 0; B = 0 gives ``inf`` (β = 0) or log(A/β).
+
+    Examples
+    --------
+    >>> bool(np.isclose(two_exponential_step(4.0, 1.0), np.log(2.0)))
+    True
+    """
     plus, minus, beta = float(plus), float(minus), float(beta)
     if minus <= 0:
         return np.inf if beta == 0 else float(np.log(plus / beta)) if plus > beta else 0.0
@@ -118,7 +205,27 @@ def two_exponential_step(plus, minus, beta: float = 0.0) -> float:
 
 
 def lemma1_bound(step, normalisers, cross_errors) -> float:
-    """max_l (Z_{t,l}/m_l)[(1 − ε_{t,l,k,r})e^{−η} + ε_{t,l,k,r} e^{η}]  (Lemma 1)."""
+    """max_l (Z_{t,l}/m_l)[(1 − ε_{t,l,k,r})e^{−η} + ε_{t,l,k,r} e^{η}]  (Lemma 1).
+
+    Parameters
+    ----------
+    step : float
+        η.
+    normalisers : array_like of shape (p,)
+        Z_{t,l}/m_l.
+    cross_errors : array_like of shape (p,)
+        ε_{t,l,k,r}.
+
+    Returns
+    -------
+    float
+        The bound on F(α_{t−1} + ηe_{k,r}).
+
+    Examples
+    --------
+    >>> lemma1_bound(0.0, [1.0, 2.0], [0.1, 0.4])
+    2.0
+    """
     normalisers, cross_errors = np.asarray(normalisers), np.asarray(cross_errors)
     values = normalisers * ((1.0 - cross_errors) * np.exp(-step) + cross_errors * np.exp(step))
     return float(values.max())
@@ -130,7 +237,32 @@ def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, b
     A_l = (Z_l/m_l)(1 − ε_{t,l,k,r}), B_l = (Z_l/m_l)ε_{t,l,k,r} (Lemma 1, Φ = exp, |u| ≤ 1);
     the bound equals F at η = 0, so its minimiser never increases F. Closed form where one
     term attains the max at its own minimiser, else :func:`~.line_search.minimise_max_newton`.
-    Returns (η, closed form?).
+
+    Parameters
+    ----------
+    plus : array_like of shape (p,)
+        A_l (:func:`lemma1_terms`).
+    minus : array_like of shape (p,)
+        B_l.
+    mixtures : ndarray of shape (v, p) or None
+        Λ's vertices; None for the simplex.
+    mu : float or None
+        The soft-max temperature μ; None for the hard max.
+    beta : float
+        The ℓ1 penalty β.
+
+    Returns
+    -------
+    step : float
+        η.
+    closed_form : bool
+        Whether η came from the closed form.
+
+    Examples
+    --------
+    >>> step, closed_form = lemma1_step([4.0, 1.0], [1.0, 1.0])
+    >>> bool(np.isclose(step, np.log(2.0))), closed_form
+    (True, True)
     """
     plus, minus = np.asarray(plus, dtype=float), np.asarray(minus, dtype=float)
     plus_v, minus_v = mixture_losses(plus, mixtures), mixture_losses(minus, mixtures)
@@ -152,20 +284,76 @@ def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, b
 
 
 def constant_over_sqrt_t_step(round_number: int, constant: float) -> float:
-    """η_t = C/√t  (the diminishing step of §6; t counts from 1)."""
+    """η_t = C/√t  (the diminishing step of §6; t counts from 1).
+
+    Parameters
+    ----------
+    round_number : int
+        t ≥ 1.
+    constant : float
+        C.
+
+    Returns
+    -------
+    float
+        η_t.
+
+    Examples
+    --------
+    >>> float(constant_over_sqrt_t_step(4, 1.0))
+    0.5
+    """
     return constant / np.sqrt(round_number)
 
 
 def separates(directions, weighted=None, beta: float = 0.0) -> bool:
-    """Whether F → 0 as η → ∞ along the direction: β = 0 and u = y Q h > 0 on every point of
-    positive weight (``weighted``: a mask, None = all), the case ε = 0 of Lemma 1."""
+    """Whether F → 0 as η → ∞ along the direction (the case ε = 0 of Lemma 1).
+
+    True when β = 0 and u = y Q h > 0 on every point of positive weight.
+
+    Parameters
+    ----------
+    directions : array_like
+        u_i = y_i Q(k|x_i) h(x_i).
+    weighted : ndarray of bool or None
+        The points of positive weight; None = all.
+    beta : float
+        The ℓ1 penalty β.
+
+    Returns
+    -------
+    bool
+        Whether the direction separates the weighted points.
+
+    Examples
+    --------
+    >>> separates([0.5, 1.0]), separates([0.5, -1.0]), separates([0.5, 1.0], beta=0.1)
+    (True, False, False)
+    """
     seen = np.asarray(directions) if weighted is None else np.asarray(directions)[weighted]
     return beta == 0 and bool(np.all(seen > 0))
 
 
 def separating_step(weights, min_probability: float) -> float:
-    """η = (1 + ‖α‖₁)/min_x Q(q|x) for a separating direction: every training margin becomes
-    positive."""
+    """η = (1 + ‖α‖₁)/min_x Q(q|x) for a separating direction: every training margin turns > 0.
+
+    Parameters
+    ----------
+    weights : array_like
+        The ensemble's step sizes α so far (non-negative).
+    min_probability : float
+        min_x Q(q|x) over the training points, > 0.
+
+    Returns
+    -------
+    float
+        η.
+
+    Examples
+    --------
+    >>> separating_step([1.0, 2.0], 0.5)
+    8.0
+    """
     return (1.0 + float(np.sum(weights))) / float(min_probability)
 
 
@@ -176,8 +364,42 @@ def penalised_line_search(base_margins, directions, domain_index, point_weights,
 
     F is convex along a coordinate: :func:`~.line_search.minimise_max_newton` on
     :class:`~.line_search.CoordinatePieces` (Φ = exp) or :func:`~.objective.phi_pieces_along`;
-    with every |u_i| = 1 Lemma 1's bound is F and :func:`lemma1_step` solves it. ``inf`` if
-    the objective decreases without bound.
+    with every |u_i| = 1 Lemma 1's bound is F and :func:`lemma1_step` solves it.
+
+    Parameters
+    ----------
+    base_margins : ndarray of shape (m,) or (m, K)
+        y_i f(x_i) at α.
+    directions : ndarray of the shape of ``base_margins``
+        u_i = y_i Q(q|x_i) h(x_i).
+    domain_index : ndarray of shape (m,)
+        The domain of each point.
+    point_weights : ndarray of shape (m,)
+        c_i.
+    n_domains : int
+        p.
+    loss : {"exponential", "logistic"}
+        Φ.
+    mixtures : ndarray of shape (v, p) or None
+        Λ's vertices; None for the simplex.
+    mu : float or None
+        The soft-max temperature μ; None for the hard max.
+    beta : float
+        The ℓ1 penalty β.
+    layout : tuple of ndarray, optional
+        :func:`~.line_search.domain_layout` of ``domain_index``, if already computed.
+
+    Returns
+    -------
+    float
+        η ≥ 0; ``inf`` if the objective decreases without bound.
+
+    Examples
+    --------
+    >>> step = penalised_line_search(np.zeros(4), np.array([1.0, 1.0, 1.0, -1.0]),
+    ...                              np.zeros(4, dtype=int), np.ones(4), 1)
+    >>> bool(np.isclose(step, 0.5 * np.log(3.0)))
+    True
     """
     directions = np.asarray(directions, dtype=float)
     weights = np.asarray(point_weights, dtype=float).reshape(-1, *([1] * (directions.ndim - 1)))
@@ -207,8 +429,33 @@ def penalised_line_search(base_margins, directions, domain_index, point_weights,
 
 
 def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
-    """(A_l, B_l) = (Σ_{S_l} a (1 + u)/2, Σ_{S_l} a (1 − u)/2) with a_i = c_i e^{−y_i f(x_i)}:
-    (Z_l/m_l)(1 − ε_{t,l,k,r}) and (Z_l/m_l)ε_{t,l,k,r} of Lemma 1 (summed over the codes)."""
+    """(A_l, B_l) = (Σ_{S_l} a (1 + u)/2, Σ_{S_l} a (1 − u)/2) with a_i = c_i e^{−y_i f(x_i)}.
+
+    These are (Z_l/m_l)(1 − ε_{t,l,k,r}) and (Z_l/m_l)ε_{t,l,k,r} of Lemma 1 (summed over the
+    codes).
+
+    Parameters
+    ----------
+    scaled_losses : array_like of shape (m,)
+        a_i.
+    directions : ndarray of shape (m,) or (m, K)
+        u_i.
+    domain_index : ndarray of shape (m,)
+        The domain of each point.
+    n_domains : int
+        p.
+
+    Returns
+    -------
+    tuple of ndarray
+        (A, B), each of shape (p,).
+
+    Examples
+    --------
+    >>> plus, minus = lemma1_terms(np.ones(3), np.array([1.0, -1.0, 1.0]), np.array([0, 0, 1]), 2)
+    >>> plus.tolist(), minus.tolist()
+    ([1.0, 1.0], [1.0, 0.0])
+    """
     scaled_losses = np.asarray(scaled_losses, dtype=float)
     m = scaled_losses.shape[0]
     return tuple(
@@ -223,8 +470,38 @@ def block_step(base_margins, directions, domain_index, point_weights, n_domains,
     """η ∈ R^J_+ minimising max_v L_v(α + Σ_j η_j e_j) + β Σ_j η_j over a block of J coordinates.
 
     ``tie_step="block"``: one joint step over one coordinate per active function. Solved as
-    min s + βΣη s.t. s ≥ L_v(η) by SLSQP with exact gradients. ``directions``: (J, m, C) or
-    (J, m).
+    min s + βΣη s.t. s ≥ L_v(η) by SLSQP with exact gradients.
+
+    Parameters
+    ----------
+    base_margins : ndarray of shape (m,) or (m, C)
+        y_i f(x_i) at α.
+    directions : ndarray of shape (J, m) or (J, m, C)
+        The J coordinates' margins u.
+    domain_index : ndarray of shape (m,)
+        The domain of each point.
+    point_weights : ndarray of shape (m,)
+        c_i.
+    n_domains : int
+        p.
+    loss : {"exponential", "logistic"}
+        Φ.
+    mixtures : ndarray of shape (v, p) or None
+        Λ's vertices; None for the simplex.
+    beta : float
+        The ℓ1 penalty β.
+
+    Returns
+    -------
+    ndarray of shape (J,)
+        The steps η_j ≥ 0 (each at most 1000).
+
+    Examples
+    --------
+    >>> directions = np.array([[1.0, 1.0, 1.0, -1.0], [1.0, -1.0, 1.0, 1.0]])
+    >>> steps = block_step(np.zeros(4), directions, np.array([0, 0, 1, 1]), np.ones(4), 2)
+    >>> steps.shape, bool(np.all(steps > 0))
+    ((2,), True)
     """
     directions = np.asarray(directions, dtype=float)
     n_block, m = directions.shape[0], directions.shape[1]
