@@ -78,11 +78,7 @@ NOT_YET_VALIDATED = [
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\.adaboost\b",
-    r"^manytask\.boost\.baselines\b",
-    r"^manytask\.boost\.dmsa\b",
-    r"^manytask\.boost\.domain\b",
     r"^manytask\.boost\.federated\b",
-    r"^manytask\.boost\.kernels\b",
     r"^manytask\.boost\.line_search\b",
     r"^manytask\.boost\.multiboost\b",
     r"^manytask\.boost\.multiclass\b",
