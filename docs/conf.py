@@ -77,17 +77,7 @@ NOT_YET_VALIDATED = [
     # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
-    r"^manytask\.boost\.baselines\b",
-    r"^manytask\.boost\.dmsa\b",
-    r"^manytask\.boost\.domain\b",
-    r"^manytask\.boost\.evaluation\b",
     r"^manytask\.boost\.federated\b",
-    r"^manytask\.boost\.kernels\b",
-    r"^manytask\.boost\.search_views\b",
-    r"^manytask\.boost\.stumps\b",
-    r"^manytask\.boost\.thresholds\b",
-    r"^manytask\.boost\.trees\b",
-    r"^manytask\.boost\.validation\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
     r"^manytask\.itl\.conformal\b",  # new on itl-qr

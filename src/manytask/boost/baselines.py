@@ -99,19 +99,21 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
     ----------
     n_estimators : int
         Rounds T of each AdaBoost.
+    max_depth : int >= 1
+        Depth of each AdaBoost's trees (1: stumps; see :class:`AdaBoost`).
     domain : source label or None
         The source whose AdaBoost :meth:`predict` and :meth:`decision_function` use when
         they are given no ``domain``; None: ``domain`` is required there unless there is
         a single source.
-    max_depth : int >= 1
-        Depth of each AdaBoost's trees (1: stumps; see :class:`AdaBoost`).
 
     Attributes
     ----------
     classes_ : ndarray (2,)
+        The two class labels.
     domains_ : ndarray (p,)
         Sorted source labels; ``estimators_[k]`` was trained on source ``domains_[k]``.
     estimators_ : list of AdaBoost
+        The fitted models, one per source.
 
     Examples
     --------
@@ -131,8 +133,29 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
 
     @unchanged_on_error
     def fit(self, X, y, domains=None):
-        """Fit ``AdaBoost(n_estimators, max_depth)`` on the rows of each source (``domains``
-        None: one source); returns self."""
+        """Fit ``AdaBoost(n_estimators, max_depth)`` on the rows of each source.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Training inputs of all sources.
+        y : array-like of shape (N,)
+            Binary labels; each source must hold both classes.
+        domains : array-like of shape (N,), optional
+            Source label of each row; None: one source.
+
+        Returns
+        -------
+        AdaBoostPerDomain
+            self, fitted.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [0.0], [1.0], [2.0], [3.0]])
+        >>> y, domains = [0, 0, 1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> AdaBoostPerDomain(n_estimators=2).fit(X, y, domains).domains_.tolist()
+        [0, 1]
+        """
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
         X, y, classes, labels, domain_index = _check_sources(self, X, y, domains)
         if self.domain is not None:
@@ -161,18 +184,77 @@ class AdaBoostPerDomain(ClassifierMixin, BaseEstimator):
         return tags
 
     def decision_function(self, X, domain=None):
-        """Σ_t α_t h_t(x) of the model trained on source ``domain`` (a label of ``domains_``;
-        None with one source)."""
+        """Σ_t α_t h_t(x) of the model trained on source ``domain``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        domain : source label or None
+            A label of ``domains_``; None: the constructor's ``domain`` (or the single
+            source).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) scores; > 0 predicts ``classes_[1]``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [0.0], [1.0], [2.0], [3.0]])
+        >>> y, domains = [0, 0, 1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> model = AdaBoostPerDomain(n_estimators=2).fit(X, y, domains)
+        >>> bool(model.decision_function([[0.5]], domain=0)[0] < 0)
+        True
+        """
         position = self._position(domain)
         return self.estimators_[position].decision_function(X)
 
     def predict(self, X, domain=None):
-        """Predictions of AdaBoost-``domain``, the model trained on that source alone."""
+        """Predictions of AdaBoost-``domain``, the model trained on that source alone.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        domain : source label or None
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) labels from ``classes_``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [0.0], [1.0], [2.0], [3.0]])
+        >>> y, domains = [0, 0, 1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> AdaBoostPerDomain(n_estimators=2).fit(X, y, domains).predict([[3.0]], 1).tolist()
+        [0]
+        """
         position = self._position(domain)
         return self.estimators_[position].predict(X)
 
     def predict_all(self, X) -> np.ndarray:
-        """(p, N) predictions: row k is AdaBoost-k, the model of ``domains_[k]``."""
+        """The predictions of every source's model.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (p, N): row k is AdaBoost-k, the model of ``domains_[k]``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [0.0], [1.0], [2.0], [3.0]])
+        >>> y, domains = [0, 0, 1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> AdaBoostPerDomain(n_estimators=2).fit(X, y, domains).predict_all([[0.5]]).tolist()
+        [[0], [1]]
+        """
         check_is_fitted(self, "estimators_")
         return np.array([estimator.predict(X) for estimator in self.estimators_])
 
@@ -182,6 +264,13 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
 
     A thin wrapper so every Table 1 method is fitted as ``fit(X, y, domains)``; its
     ``estimator_`` is exactly ``AdaBoost(n_estimators, max_depth).fit(X, y)``.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Rounds T of the AdaBoost.
+    max_depth : int >= 1
+        Depth of its trees (1: stumps; see :class:`AdaBoost`).
 
     Examples
     --------
@@ -195,7 +284,30 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         self.max_depth = max_depth
 
     def fit(self, X, y, domains=None, sample_weight=None):
-        """Fit one AdaBoost on all rows (``domains`` is only checked for length)."""
+        """Fit one AdaBoost on all rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Training inputs of all sources.
+        y : array-like of shape (N,)
+            Binary labels.
+        domains : array-like of shape (N,), optional
+            Source labels, only checked for length.
+        sample_weight : array-like of shape (N,), optional
+            Weights of the rows, passed to :meth:`AdaBoost.fit`.
+
+        Returns
+        -------
+        PooledAdaBoost
+            self, fitted.
+
+        Examples
+        --------
+        >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1, 1]
+        >>> PooledAdaBoost(2).fit(X, y).classes_.tolist()
+        [0, 1]
+        """
         check_positive_int(self.n_estimators, "n_estimators")
         X, y = validate_X_y(self, X, y)
         if domains is not None:
@@ -213,12 +325,46 @@ class PooledAdaBoost(ClassifierMixin, BaseEstimator):
         return tags
 
     def decision_function(self, X):
-        """Σ_t α_t h_t(x) of the pooled AdaBoost."""
+        """Σ_t α_t h_t(x) of the pooled AdaBoost.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) scores; > 0 predicts ``classes_[1]``.
+
+        Examples
+        --------
+        >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1, 1]
+        >>> bool(PooledAdaBoost(2).fit(X, y).decision_function([[3.0]])[0] > 0)
+        True
+        """
         check_is_fitted(self, "estimator_")
         return self.estimator_.decision_function(X)
 
     def predict(self, X):
-        """``classes_[1]`` where the decision is > 0."""
+        """``classes_[1]`` where the decision is > 0, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) labels from ``classes_``.
+
+        Examples
+        --------
+        >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1, 1]
+        >>> PooledAdaBoost(2).fit(X, y).predict([[0.0], [3.0]]).tolist()
+        [0, 1]
+        """
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
 
@@ -271,13 +417,20 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_, domains_ : ndarray
-    estimators_ : list, h_k per source (order of ``domains_``)
+        The two class labels and the sorted source labels.
+    estimators_ : list
+        h_k per source (order of ``domains_``).
     domain_classifier_ : DomainClassifier
-    domain_marginals_ : (p,) p_k
-    z_ : (p,) mixture parameters
-    domain_losses_ : (p,) L_k(h_z) on the rows z was fitted on: against h_k's predictions
-        ("unlabelled") or the labels ("labelled"); None if ``z`` was given
-    n_iter_ : int, iterations of the z solver (0 if ``z`` was given)
+        The fitted Q(k|x).
+    domain_marginals_ : ndarray (p,)
+        p_k.
+    z_ : ndarray (p,)
+        The mixture parameters.
+    domain_losses_ : ndarray (p,) or None
+        L_k(h_z) on the rows z was fitted on: against h_k's predictions ("unlabelled") or
+        the labels ("labelled"); None if ``z`` was given.
+    n_iter_ : int
+        Iterations of the z solver (0 if ``z`` was given).
 
     Examples
     --------
@@ -371,8 +524,30 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
 
     @unchanged_on_error
     def fit(self, X, y, domains=None):
-        """Fit h_k per source, Q(k|x) and the mixture parameters z (``domains`` None: one
-        source); returns self."""
+        """Fit h_k per source, Q(k|x) and the mixture parameters z.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Training inputs of all sources.
+        y : array-like of shape (N,)
+            Binary labels; each source must hold both classes.
+        domains : array-like of shape (N,), optional
+            Source label of each row; None: one source.
+
+        Returns
+        -------
+        DMSAClassifier
+            self, fitted.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [0.5], [1.0], [1.5], [3.0], [3.5], [4.0], [4.5]])
+        >>> y, domains = [0, 0, 1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> model = DMSAClassifier(n_estimators=2, z=[0.5, 0.5]).fit(X, y, domains)
+        >>> model.z_.tolist(), model.n_iter_
+        ([0.5, 0.5], 0)
+        """
         self._check_parameters()
         X, y, self.classes_, self.domains_, domain_index = _check_sources(self, X, y, domains)
         n_domains = self.domains_.size
@@ -458,7 +633,26 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         return np.asarray(proba, dtype=float)[:, order]
 
     def predict_proba(self, X) -> np.ndarray:
-        """(N, 2): columns P(classes_[0] | x) = 1 − h_z(x) and P(classes_[1] | x) = h_z(x)."""
+        """P(y | x) of the combination h_z (equation (2) of :mod:`.dmsa`).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, 2): columns P(classes_[0] | x) = 1 − h_z(x) and P(classes_[1] | x) = h_z(x).
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [0.5], [1.0], [1.5], [3.0], [3.5], [4.0], [4.5]])
+        >>> y, domains = [0, 0, 1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> model = DMSAClassifier(n_estimators=2, z=[0.5, 0.5]).fit(X, y, domains)
+        >>> bool(np.allclose(model.predict_proba(X).sum(axis=1), 1.0))
+        True
+        """
         X = check_fitted_X(self, X, "z_")
         positive = dmsa_combination(
             self.z_, self._domain_probabilities(X), self.domain_marginals_,
@@ -467,11 +661,49 @@ class DMSAClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - positive, positive])
 
     def decision_function(self, X) -> np.ndarray:
-        """log(h_z / (1 − h_z)); > 0 predicts ``classes_[1]``."""
+        """log(h_z / (1 − h_z)), h_z clipped to [1e-6, 1 − 1e-6].
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) scores; > 0 predicts ``classes_[1]``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [0.5], [1.0], [1.5], [3.0], [3.5], [4.0], [4.5]])
+        >>> y, domains = [0, 0, 1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> model = DMSAClassifier(n_estimators=2, z=[0.5, 0.5]).fit(X, y, domains)
+        >>> model.decision_function(X).shape
+        (8,)
+        """
         positive = np.clip(self.predict_proba(X)[:, 1], PROBABILITY_CLIP, 1 - PROBABILITY_CLIP)
         return np.log(positive) - np.log1p(-positive)
 
     def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where h_z(x) > ½."""
+        """``classes_[1]`` where h_z(x) > ½, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) labels from ``classes_``.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [0.5], [1.0], [1.5], [3.0], [3.5], [4.0], [4.5]])
+        >>> y, domains = [0, 0, 1, 1, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]
+        >>> model = DMSAClassifier(n_estimators=2, z=[0.5, 0.5]).fit(X, y, domains)
+        >>> model.predict(X).shape
+        (8,)
+        """
         positive = self.predict_proba(X)[:, 1]
         return self.classes_[(positive > 0.5).astype(int)]

@@ -54,14 +54,25 @@ def dmsa_combination(z, domain_probabilities, domain_marginals, base_probabiliti
 
     Parameters
     ----------
-    z : (p,) mixture parameters on the simplex
-    domain_probabilities : (N, p) Q(k|x)
-    domain_marginals : (p,) p_k
-    base_probabilities : (N, p) h_k(x) = P_k(y = +1 | x)
+    z : array-like
+        (p,) mixture parameters on the simplex.
+    domain_probabilities : numpy.ndarray
+        (N, p) Q(k|x).
+    domain_marginals : array-like
+        (p,) the domain priors p_k.
+    base_probabilities : numpy.ndarray
+        (N, p) h_k(x) = P_k(y = +1 | x).
 
     Returns
     -------
-    (N,) h_z(x) = P(y = +1 | x)
+    numpy.ndarray
+        (N,) h_z(x) = P(y = +1 | x).
+
+    Examples
+    --------
+    >>> Q, h = np.array([[0.75, 0.25]]), np.array([[1.0, 0.0]])
+    >>> dmsa_combination([0.5, 0.5], Q, [0.5, 0.5], h).tolist()
+    [0.75]
     """
     weights = np.asarray(z)[None, :] * domain_probabilities / np.asarray(domain_marginals)
     return np.sum(weights * base_probabilities, axis=1) / np.sum(weights, axis=1)
@@ -69,10 +80,37 @@ def dmsa_combination(z, domain_probabilities, domain_marginals, base_probabiliti
 
 def pseudo_label_losses(z, domain_probabilities, domain_marginals, base_probabilities,
                         domain_index):  # fmt: skip
-    """(u, v, ∇u, ∇v) of equation (4): u_k(z), v_k(z) (p,) and their gradients (p, p).
+    """(u, v, ∇u, ∇v) of equation (4): u_k(z), v_k(z) and their gradients.
 
     Row i belongs to source ``domain_index[i]`` and carries the pseudo-label h_k(x_i) of its
     own source's predictor; L_k(z) = u_k(z) − v_k(z).
+
+    Parameters
+    ----------
+    z : array-like
+        (p,) mixture parameters (negative entries are taken as 0).
+    domain_probabilities : numpy.ndarray
+        (N, p) Q(k|x) on the unlabelled points.
+    domain_marginals : array-like
+        (p,) the domain priors p_k.
+    base_probabilities : numpy.ndarray
+        (N, p) h_k(x), clipped to [1e-6, 1 − 1e-6].
+    domain_index : numpy.ndarray
+        (N,) the source k of each row, every source present.
+
+    Returns
+    -------
+    u, v : numpy.ndarray
+        (p,) the convex parts u_k(z) and v_k(z).
+    u_grad, v_grad : numpy.ndarray
+        (p, p) their gradients, row k = ∇_z u_k or ∇_z v_k.
+
+    Examples
+    --------
+    >>> Q, h = np.full((2, 2), 0.5), np.array([[0.5, 0.5], [0.5, 0.5]])
+    >>> u, v, _, _ = pseudo_label_losses([0.5, 0.5], Q, [0.5, 0.5], h, np.array([0, 1]))
+    >>> np.round(u - v, 6).tolist()  # L_k = log 2: h_z = 1/2 against pseudo-labels 1/2
+    [0.693147, 0.693147]
     """
     z = np.maximum(np.asarray(z, dtype=float), 0.0)
     weights = domain_probabilities / np.asarray(domain_marginals)
@@ -105,11 +143,37 @@ def fit_mixture_weights_dc(domain_probabilities, domain_marginals, base_probabil
     Starts at the uniform z. Every row of source k must come from data h_k did not see for
     L_k to estimate h_z's loss on D_k.
 
+    Parameters
+    ----------
+    domain_probabilities : numpy.ndarray
+        (N, p) Q(k|x) on the unlabelled points.
+    domain_marginals : array-like
+        (p,) the domain priors p_k.
+    base_probabilities : numpy.ndarray
+        (N, p) h_k(x) = P_k(y = +1 | x).
+    domain_index : array-like
+        (N,) the source k of each row, every source present.
+    max_iter : int
+        Most DC iterations (6).
+    tol : float
+        Stop when max_k L_k decreases by less than this.
+
     Returns
     -------
-    z : (p,) ndarray
-    losses : (p,) ndarray, L_k(z) at the returned z
-    n_iter : int, DC iterations run
+    z : numpy.ndarray
+        (p,) the mixture parameters, on the simplex.
+    losses : numpy.ndarray
+        (p,) L_k(z) at the returned z.
+    n_iter : int
+        The DC iterations run.
+
+    Examples
+    --------
+    >>> Q = np.array([[0.9, 0.1], [0.1, 0.9]])
+    >>> h = np.array([[0.8, 0.8], [0.2, 0.2]])  # both predictors agree: every z is optimal
+    >>> z, losses, n_iter = fit_mixture_weights_dc(Q, [0.5, 0.5], h, [0, 1])
+    >>> np.round(z, 6).tolist(), np.round(losses, 4).tolist()
+    ([0.5, 0.5], [0.5004, 0.5004])
     """
     domain_index = np.asarray(domain_index)
     n_domains = domain_probabilities.shape[1]
@@ -171,6 +235,21 @@ def adaboost_probability(decision) -> np.ndarray:
     AdaBoost's exponential loss is minimised by f = ½ log(P(+1|x)/P(−1|x)) (Friedman, Hastie
     & Tibshirani 2000, "Additive logistic regression", Lemma 1), so P(+1|x) = σ(2f). Clipped to
     [PROBABILITY_CLIP, 1 − PROBABILITY_CLIP].
+
+    Parameters
+    ----------
+    decision : array-like
+        AdaBoost's scores f(x).
+
+    Returns
+    -------
+    numpy.ndarray
+        σ(2f(x)), clipped, of the shape of ``decision``.
+
+    Examples
+    --------
+    >>> adaboost_probability([0.0, 100.0]).tolist()
+    [0.5, 0.999999]
     """
     probability = expit(2.0 * np.asarray(decision, dtype=float))
     return np.clip(probability, PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
@@ -180,6 +259,29 @@ def domain_log_losses(probabilities, y_positive, domain_index, n_domains) -> np.
     """L_k(h) = (1/m_k) Σ_{i∈S_k} −[y_i log h(x_i) + (1 − y_i) log(1 − h(x_i))], y ∈ {0, 1}.
 
     The cross-entropy loss per source, the loss DMSA's mixture parameters are fitted for.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray
+        (N,) h(x_i), clipped to [1e-6, 1 − 1e-6].
+    y_positive : numpy.ndarray
+        (N,) bools or {0, 1}: y_i = 1.
+    domain_index : numpy.ndarray
+        (N,) the source k of each row.
+    n_domains : int
+        The number of sources p; every one must have a row.
+
+    Returns
+    -------
+    numpy.ndarray
+        (p,) L_k(h).
+
+    Examples
+    --------
+    >>> losses = domain_log_losses(np.array([0.5, 0.5, 0.5]), np.array([1, 0, 1]),
+    ...                            np.array([0, 0, 1]), 2)
+    >>> np.round(losses, 6).tolist()
+    [0.693147, 0.693147]
     """
     probabilities = np.clip(probabilities, PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
     losses = -np.where(y_positive, np.log(probabilities), np.log1p(-probabilities))
@@ -232,10 +334,38 @@ def fit_mixture_weights(
     the uniform z. Not the paper's setting, which has no labels: see
     :func:`fit_mixture_weights_dc`.
 
+    Parameters
+    ----------
+    domain_probabilities : numpy.ndarray
+        (N, p) Q(k|x) on the labelled points.
+    domain_marginals : numpy.ndarray
+        (p,) the domain priors p_k.
+    base_probabilities : numpy.ndarray
+        (N, p) h_k(x) = P_k(y = +1 | x).
+    y_positive : numpy.ndarray
+        (N,) bools or {0, 1}: y_i = 1.
+    domain_index : numpy.ndarray
+        (N,) the source k of each row, every source present.
+    max_iter : int
+        The number of subgradient steps.
+    learning_rate : float
+        η_1, the first step's size (relative to the gradient's largest entry).
+
     Returns
     -------
-    z : (p,) ndarray
-    losses : (p,) ndarray, L_k(h_z) at the returned z
+    z : numpy.ndarray
+        (p,) the best iterate, on the simplex.
+    losses : numpy.ndarray
+        (p,) L_k(h_z) at the returned z.
+
+    Examples
+    --------
+    >>> Q = np.array([[0.9, 0.1], [0.1, 0.9]])
+    >>> h = np.array([[0.9, 0.1], [0.1, 0.9]])  # h_1 knows the labels everywhere
+    >>> z, losses = fit_mixture_weights(Q, np.array([0.5, 0.5]), h, np.array([1, 0]),
+    ...                                 np.array([0, 1]), max_iter=50)
+    >>> bool(z[0] > 0.5), bool(losses.max() < 0.2)
+    (True, True)
     """
     n_domains = domain_probabilities.shape[1]
     z = np.full(n_domains, 1.0 / n_domains)

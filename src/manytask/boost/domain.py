@@ -71,6 +71,7 @@ class DomainClassifier(BaseEstimator):
     estimator_ : classifier or None
         The fitted classifier; None with a single source, where Q ≡ 1.
     n_features_in_ : int
+        The number of features of ``X`` in :meth:`fit`.
     n_clipped_ : int
         Entries of Q on the (labelled) training points raised to ``clip`` during :meth:`fit`
         (clipping is the design: Q is bounded below by ``clip``; no warning is issued).
@@ -115,7 +116,14 @@ class DomainClassifier(BaseEstimator):
 
         Returns
         -------
-        self
+        DomainClassifier
+            self, fitted.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [0.1], [1.0], [1.1]])
+        >>> DomainClassifier().fit(X, [0, 0, 1, 1]).classes_.tolist()
+        [0, 1]
         """
         X = validate_X(self, X)
         domains = as_domain_labels(y, "y (the source labels)", X.shape[0])
@@ -166,9 +174,33 @@ class DomainClassifier(BaseEstimator):
 
     @classmethod
     def from_fitted(cls, estimator, classes, clip: float = 1e-6, n_clipped: int = 0):
-        """Q around an already fitted ``estimator`` (``predict_proba``, ``classes_``,
-        ``n_features_in_``) for the source labels ``classes``, fitted without seeing any
-        input: for a Q trained elsewhere, e.g. over federated clients."""
+        """Q around an already fitted ``estimator``, fitted without seeing any input.
+
+        For a Q trained elsewhere, e.g. over federated clients.
+
+        Parameters
+        ----------
+        estimator : classifier
+            Fitted, with ``predict_proba``, ``classes_`` and ``n_features_in_``.
+        classes : array-like
+            The source labels, the columns of :meth:`predict_proba` in this order.
+        clip : float
+            Lower bound on every probability, as in the constructor.
+        n_clipped : int
+            The entries raised to ``clip`` on the training points, reported by the trainer.
+
+        Returns
+        -------
+        DomainClassifier
+            A fitted Q with ``prefit=True``.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> fitted = LogisticRegression().fit([[0.0], [1.0]], ["a", "b"])
+        >>> DomainClassifier.from_fitted(fitted, ["b", "a"]).predict_proba([[0.0]]).shape
+        (1, 2)
+        """
         q = cls(estimator=estimator, clip=clip, prefit=True)
         q.classes_ = np.asarray(classes)
         q.n_features_in_ = estimator.n_features_in_
@@ -241,14 +273,49 @@ class DomainClassifier(BaseEstimator):
         return np.asarray(self.estimator_.predict_proba(X), dtype=float)[:, self._fitted_columns]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Return Q(k|x) of shape (N, K), columns in the order of ``classes_``, rows summing
-        to one, every entry ≥ ``clip`` (clipped silently here; :meth:`fit` reports clipping
-        on the training points)."""
+        """Return Q(k|x), clipped from below by ``clip`` and renormalised.
+
+        Clipping is silent here; :meth:`fit` reports it on the training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K), columns in the order of ``classes_``, rows summing to one, every entry
+            ≥ ``clip``.
+
+        Examples
+        --------
+        >>> Q = DomainClassifier().fit([[0.0], [0.1], [1.0], [1.1]], [0, 0, 1, 1])
+        >>> bool(np.allclose(Q.predict_proba([[0.5], [2.0]]).sum(axis=1), 1.0))
+        True
+        """
         X = check_fitted_X(self, X, "classes_")
         clipped, _ = clip_probabilities(self._raw_probabilities(X), float(self.clip))
         return clipped
 
     def predict(self, X) -> np.ndarray:
-        """Return the most probable source label of each row of ``X``."""
+        """Return the most probable source label of each row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) labels from ``classes_``: argmax_k Q(k|x).
+
+        Examples
+        --------
+        >>> Q = DomainClassifier().fit([[0.0], [0.1], [1.0], [1.1]], ["a", "a", "b", "b"])
+        >>> Q.predict([[-1.0], [2.0]]).tolist()
+        ['a', 'b']
+        """
         probabilities = self.predict_proba(X)
         return self.classes_[np.argmax(probabilities, axis=1)]

@@ -17,10 +17,29 @@ __all__ = ["MixtureErrors", "mixture_errors"]
 
 @dataclass(frozen=True)
 class MixtureErrors:
-    """Errors of one classifier; ``domain_errors[k]`` belongs to ``domains[k]``.
+    """Errors of one classifier, as :func:`mixture_errors` returns them.
 
-    ``mixtures`` (n, p) are the λ asked for (columns in ``domains`` order) and
-    ``mixture_errors`` (n,) their errors; both empty when none were given.
+    Parameters
+    ----------
+    domains : numpy.ndarray
+        (p,) the sorted distinct source labels.
+    domain_errors : numpy.ndarray
+        (p,) L(D_k, f); ``domain_errors[k]`` belongs to ``domains[k]``.
+    uniform : float
+        The uniform mixture's error, mean_k L(D_k, f).
+    agnostic : float
+        max_k L(D_k, f), the error of eq. (1) with Λ = the simplex.
+    mixtures : numpy.ndarray
+        (n, p) the λ asked for, columns in ``domains`` order; (0, p) when none were given.
+    mixture_errors : numpy.ndarray
+        (n,) their errors L(D_λ, f) = Σ_k λ_k L(D_k, f).
+
+    Examples
+    --------
+    >>> errors = MixtureErrors(np.array([0, 1]), np.array([0.5, 0.0]), 0.25, 0.5,
+    ...                        np.zeros((0, 2)), np.zeros(0))
+    >>> errors.agnostic
+    0.5
     """
 
     domains: np.ndarray
@@ -38,9 +57,12 @@ def mixture_errors(
 
     Parameters
     ----------
-    clf : fitted classifier with ``predict``, or None when ``predict`` is given
-    X : array-like (N, d)
-    y : array-like (N,)
+    clf : object
+        A fitted classifier with ``predict``, or None when ``predict`` is given.
+    X : array-like
+        (N, d) the points.
+    y : array-like
+        (N,) their labels.
     domains : array-like (N,)
         Source label of each row; the domains are the sorted distinct labels.
     mixtures : array-like (n, p) or (p,), optional

@@ -77,7 +77,18 @@ def _check_backend(name, source: str) -> str:
 
 
 def numba_available() -> bool:
-    """Whether numba can be imported (the ``fast`` extra is installed)."""
+    """Whether numba can be imported (the ``fast`` extra is installed).
+
+    Returns
+    -------
+    bool
+        True if the compiled kernels can run.
+
+    Examples
+    --------
+    >>> numba_available() in (True, False)
+    True
+    """
     return _load() is not None
 
 
@@ -86,6 +97,16 @@ def backend() -> str:
 
     Decided, in this order, by :func:`use_backend`, the environment variable
     ``MANYTASK_KERNELS`` ("auto", "numba" or "numpy") and, for "auto", whether numba imports.
+
+    Returns
+    -------
+    str
+        "numba" or "numpy".
+
+    Examples
+    --------
+    >>> backend() in ("numba", "numpy")
+    True
     """
     requested = _override
     if requested is None:
@@ -106,7 +127,26 @@ def backend() -> str:
 
 @contextmanager
 def use_backend(name: str):
-    """Run the enclosed code with the kernels ``name`` ("auto", "numba" or "numpy")."""
+    """Run the enclosed code with the kernels ``name`` ("auto", "numba" or "numpy").
+
+    A context manager; the previous choice comes back on exit.
+
+    Parameters
+    ----------
+    name : {"auto", "numba", "numpy"}
+        The backend, as for ``MANYTASK_KERNELS``.
+
+    Yields
+    ------
+    None
+        Inside the ``with`` block, :func:`backend` follows ``name``.
+
+    Examples
+    --------
+    >>> with use_backend("numpy"):
+    ...     backend()
+    'numpy'
+    """
     global _override
     _check_backend(name, "name")
     previous, _override = _override, name
@@ -434,6 +474,28 @@ def exact_search(values, order, invalid, total: float, negative_total: float):
     sorted values, polarity +1 errs by P(r) + Σ w 1{y = −1} and −1 by the complement
     ``total`` minus that; ties go to the lower split, then to polarity +1.
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (n,) the signed weights w_i y_i of the searched points.
+    order : numpy.ndarray
+        (d, n) integers, ``order[f]`` the points in feature f's sorted order.
+    invalid : numpy.ndarray
+        (d, n + 1) bools, the forbidden splits.
+    total : float
+        Σ_i w_i.
+    negative_total : float
+        Σ_i w_i 1{y_i = −1}.
+
+    Returns
+    -------
+    errors : numpy.ndarray
+        (d,) each feature's least weighted error.
+    splits : numpy.ndarray
+        (d,) its split r.
+    polarities : numpy.ndarray
+        (d,) its polarity, ±1.
+
     Examples
     --------
     >>> values = np.array([-1.0, -1.0, 1.0])  # x = 0, 1, 2 with y = −1, −1, +1
@@ -452,6 +514,34 @@ def binned_search(values, bins, n_thresholds, n_bins: int, total: float, negativ
     ``bins[f, i]`` (d, n) is the bin of point i on feature f (the number of thresholds below
     it), split j ≤ ``n_thresholds[f]`` puts bins 0..j−1 below the threshold (j = 0: the
     constant stump); otherwise as :func:`exact_search`.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (n,) the signed weights w_i y_i of the searched points.
+    bins : numpy.ndarray
+        (d, n) unsigned integers < ``n_bins``.
+    n_thresholds : numpy.ndarray
+        (d,) each feature's number of thresholds.
+    n_bins : int
+        The number of bins per feature.
+    total : float
+        Σ_i w_i.
+    negative_total : float
+        Σ_i w_i 1{y_i = −1}.
+
+    Returns
+    -------
+    errors, splits, polarities : numpy.ndarray
+        (d,) each, as :func:`exact_search`'s.
+
+    Examples
+    --------
+    >>> values = np.array([-1.0, 1.0, 1.0])  # bins 0, 1, 1 with y = −1, +1, +1
+    >>> bins = np.array([[0, 1, 1]], dtype=np.uint8)
+    >>> errors, splits, polarities = binned_search(values, bins, np.array([1]), 2, 3.0, 1.0)
+    >>> float(errors[0]), int(splits[0]), int(polarities[0])
+    (0.0, 1, 1)
     """
     return _kernel("binned_search", bins.size)(
         values, bins, n_thresholds, int(n_bins), float(total), float(negative_total)
@@ -466,8 +556,35 @@ def steepest_splits(order, invalid, slot, contributions, totals):
     ``slot[i]`` (one of the tied domains). With P_{q,j}(r) the sum of ``contributions[q, i]``
     (p, n) over the first r sorted points of slot j, the gain of split r is
     min_j (``totals[q, j]`` − 2 P_{q,j}(r)) for polarity +1 and min_j (2 P_{q,j}(r) −
-    ``totals[q, j]``) for −1. Returns the best gains (p, d, 2) (−inf if no split is valid)
-    and their first splits (p, d, 2).
+    ``totals[q, j]``) for −1.
+
+    Parameters
+    ----------
+    order : numpy.ndarray
+        (d, n) integers, ``order[f]`` the points in feature f's sorted order.
+    invalid : numpy.ndarray
+        (d, n + 1) bools, the forbidden splits.
+    slot : numpy.ndarray
+        (n,) integers, each point's tied domain.
+    contributions : numpy.ndarray
+        (p, n) the per-point terms summed by P_{q,j}.
+    totals : numpy.ndarray
+        (p, n_slots) the totals of each slot.
+
+    Returns
+    -------
+    gains : numpy.ndarray
+        (p, d, 2) the best gains of polarities +1 and −1 (−inf if no split is valid).
+    splits : numpy.ndarray
+        (p, d, 2) their first splits.
+
+    Examples
+    --------
+    >>> order, invalid = np.array([[0, 1]]), np.zeros((1, 3), bool)
+    >>> gains, splits = steepest_splits(order, invalid, np.array([0, 0]),
+    ...                                 np.array([[-1.0, 1.0]]), np.array([[0.0]]))
+    >>> float(gains[0, 0, 0]), int(splits[0, 0, 0])  # polarity +1, split 1: 0 − 2·(−1)
+    (2.0, 1)
     """
     kernel = _kernel("steepest_splits", order.size * totals.shape[0])
     return kernel(order, invalid, slot, contributions, totals)
@@ -480,6 +597,32 @@ def binned_steepest_splits(cells, n_thresholds, n_bins: int, contributions, tota
     ``cells[f, i]`` (d, n) is ``slot · n_bins + bin`` of point i on feature f (its slot among
     the tied domains and its bin, as in :func:`binned_search`); P_{q,j}(s) sums the histogram
     of slot j's ``contributions[q]`` (p, n), each bin in point order, over bins 0..s−1.
+
+    Parameters
+    ----------
+    cells : numpy.ndarray
+        (d, n) unsigned integers, ``slot · n_bins + bin``.
+    n_thresholds : numpy.ndarray
+        (d,) each feature's number of thresholds.
+    n_bins : int
+        The number of bins per feature.
+    contributions : numpy.ndarray
+        (p, n) the per-point terms.
+    totals : numpy.ndarray
+        (p, n_slots) the totals of each slot.
+
+    Returns
+    -------
+    gains, splits : numpy.ndarray
+        (p, d, 2) each, as :func:`steepest_splits`'s.
+
+    Examples
+    --------
+    >>> cells = np.array([[0, 1]], dtype=np.uint16)
+    >>> gains, splits = binned_steepest_splits(cells, np.array([1]), 2,
+    ...                                        np.array([[-1.0, 1.0]]), np.array([[0.0]]))
+    >>> float(gains[0, 0, 0]), int(splits[0, 0, 0])
+    (2.0, 1)
     """
     kernel = _kernel("binned_steepest_splits", cells.size * totals.shape[0])
     return kernel(cells, n_thresholds, int(n_bins), contributions, totals)
@@ -490,18 +633,68 @@ def tree_histograms(bins, points, nodes, signed, n_nodes: int, n_bins: int):
 
     ``bins`` (d, m) are the bin numbers of every training point, ``points`` (n,) the rows
     searched, ``nodes`` (n,) their node within the level and ``signed`` (n, C) their
-    weights; the histograms of :func:`~manytask.boost.trees.grow_tree`, shape
-    (n_nodes, d, n_bins, C).
+    weights; the histograms of :func:`~manytask.boost.trees.grow_tree`.
+
+    Parameters
+    ----------
+    bins : numpy.ndarray
+        (d, m) the bin numbers of every training point.
+    points : numpy.ndarray
+        (n,) the rows searched.
+    nodes : numpy.ndarray
+        (n,) their node within the level.
+    signed : numpy.ndarray
+        (n, C) their weights s_ic.
+    n_nodes : int
+        The number of nodes of the level.
+    n_bins : int
+        The number of bins per feature.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_nodes, d, n_bins, C) the histograms H.
+
+    Examples
+    --------
+    >>> bins = np.array([[0, 1, 1]], dtype=np.uint8)
+    >>> histogram = tree_histograms(bins, np.array([0, 1, 2]), np.array([0, 0, 0]),
+    ...                             np.array([[1.0], [2.0], [3.0]]), 1, 2)
+    >>> histogram[0, 0, :, 0].tolist()
+    [1.0, 5.0]
     """
     kernel = _kernel("tree_histograms", bins.shape[0] * points.size)
     return kernel(bins, points, nodes, np.ascontiguousarray(signed), int(n_nodes), int(n_bins))
 
 
 def tree_split_maxima(histogram, n_thresholds, last_level: bool):
-    """Per (node, feature) of a tree level, the greatest split score of
-    :func:`manytask.boost.trees._split_scores` (the leaves' edge on the last level, the
-    weighted Gini score above) over the allowed bin edges, from the histograms
-    (n_nodes, d, B, 2C) of :func:`tree_histograms`; −inf if no split is allowed."""
+    """Per (node, feature) of a tree level, the greatest split score over the bin edges.
+
+    The score is the leaves' edge Σ_c |S_left,c| + |S_right,c| on the last level, the weighted
+    Gini score Σ_c S²_c/W_c of the children above (as ``manytask.boost.trees._split_scores``);
+    a split is allowed when both sides carry weight.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        (n_nodes, d, B, 2C) the sums S_c then the masses W_c per bin, from
+        :func:`tree_histograms` of the channels (s, |s|).
+    n_thresholds : numpy.ndarray
+        (d,) each feature's number of thresholds.
+    last_level : bool
+        Whether the level's children are leaves.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_nodes, d) the greatest scores, −inf where no split is allowed.
+
+    Examples
+    --------
+    >>> histogram = np.array([[[[-1.0, 1.0], [3.0, 3.0]]]])  # bins 0 and 1: S = −1 and 3
+    >>> tree_split_maxima(histogram, np.array([1]), last_level=True).tolist()
+    [[4.0]]
+    """
     kernel = _kernel("tree_split_maxima", histogram.shape[0] * histogram.shape[1] * 64)
     return kernel(np.ascontiguousarray(histogram), n_thresholds, bool(last_level))
 
@@ -515,6 +708,22 @@ def coordinate_pieces(terms, margins, order, starts):
     as ``np.bincount`` does over points in index order, so the sums are bit for bit NumPy's
     (the exponentials are left to NumPy, whose vectorised ``exp`` is both faster and the
     reference).
+
+    Parameters
+    ----------
+    terms : numpy.ndarray
+        (m,) t_i = a_i e^{−η u_i}.
+    margins : numpy.ndarray
+        (m,) u_i.
+    order : numpy.ndarray
+        (m,) the points grouped by domain.
+    starts : numpy.ndarray
+        (p + 1,) where each domain's points start in ``order``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (3, p) the rows Σ t, −Σ t u and Σ (t u) u per domain.
 
     Examples
     --------

@@ -67,8 +67,24 @@ class _BinnedView(NamedTuple):
 
 
 def histogram_cells(presorted) -> np.ndarray:
-    """The (d, m) histogram cell f · n_bins + bin of each (feature f, point) of a binned
-    :class:`PresortedFeatures`."""
+    """The histogram cell f · n_bins + bin of each (feature f, point) of a binned presort.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        Binned features (:func:`~.stumps.presort` with ``n_bins``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (d, m) cells, feature f's in f · n_bins .. (f + 1) · n_bins − 1.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> histogram_cells(presort([[0.0, 5.0], [1.0, 5.0]], n_bins=2)).shape
+    (2, 2)
+    """
     if presorted.flat_bins is not None:
         return presorted.flat_bins
     offsets = np.arange(presorted.n_features) * presorted.n_bins  # built without presort()
@@ -186,15 +202,38 @@ def _view_for(presorted, weights_row: np.ndarray, compiled: bool = False):
 
 
 def support_view(presorted, slots: np.ndarray):
-    """The compiled view of the points with ``slots[i] >= 0`` (integers, (m,)), however many
-    they are, for searches that know their weights vanish off that support, like the
-    steepest coordinate over the tied domains (slot = the point's position among them).
+    """The compiled view of the points with ``slots[i] >= 0``, however many they are.
+
+    For searches that know their weights vanish off that support, like the steepest
+    coordinate over the tied domains (slot = the point's position among them).
 
     Binned mode: the view holds, in place of the bin numbers, the histogram cell
     ``slot · n_bins + bin`` of every (feature, point), so that a search over per-slot
     histograms reads one index per point (2 bytes each while slots × bins ≤ 2^16).
     Cached apart from the searches' views, at most ``_MAX_SUPPORT_VIEWS`` of them (p domains
-    tie in at most 2^p − 1 ways, few in practice), so that they do not evict those."""
+    tie in at most 2^p − 1 ways, few in practice), so that they do not evict those.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        The presorted (exact or binned) features of the m points.
+    slots : numpy.ndarray
+        (m,) integers: the point's slot, or a negative value off the support.
+
+    Returns
+    -------
+    NamedTuple
+        The view the compiled searches of :mod:`.kernels` read; its ``points`` are the
+        support's indices, in increasing order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.boost.stumps import presort
+    >>> view = support_view(presort([[0.0], [2.0], [1.0]]), np.array([0, -1, 1]))
+    >>> view.points.tolist()
+    [0, 2]
+    """
     key = slots.tobytes()
     views = presorted._support_views
     if key not in views:

@@ -62,7 +62,6 @@ __all__ = [
     "histogram_cells",
     "predict_presorted",
     "presort",
-    "split_in_full_order",
     "support_view",
 ]
 
@@ -95,10 +94,25 @@ class Stump:
     polarity: int
 
     def predict(self, X, check_input: bool = True) -> np.ndarray:
-        """Return h(x) ∈ {−1, +1} for every row of ``X`` as a float array of shape (N,).
+        """Return h(x) ∈ {−1, +1} for every row of ``X``.
 
-        ``check_input=False`` skips converting and checking ``X`` (finite, 2-D, float), an
-        O(N·d) pass, for callers that validated it once already, like scikit-learn's trees.
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs, with d > ``feature``.
+        check_input : bool
+            False skips converting and checking ``X`` (finite, 2-D, float), an O(N·d) pass,
+            for callers that validated it once already, like scikit-learn's trees.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) floats in {−1, +1}.
+
+        Examples
+        --------
+        >>> Stump(feature=0, threshold=-np.inf, polarity=1).predict([[0.0], [1.0]])
+        array([1., 1.])
         """
         if check_input:
             X = as_points(X)
@@ -114,8 +128,20 @@ def _predict_column(column: np.ndarray, threshold: float, polarity: int) -> np.n
 class StumpResult(NamedTuple):
     """Outcome of :func:`best_stump` for one weight vector.
 
-    ``error`` is Σ_i w_i 1{h(x_i) ≠ y_i} of ``stump`` (unnormalised, like the weights);
-    ``feature_errors[f]`` is the least such error among the stumps on feature f.
+    Parameters
+    ----------
+    stump : Stump
+        The stump of least weighted error.
+    error : float
+        Its error Σ_i w_i 1{h(x_i) ≠ y_i} (unnormalised, like the weights).
+    feature_errors : numpy.ndarray
+        (d,) ``feature_errors[f]``, the least such error among the stumps on feature f.
+
+    Examples
+    --------
+    >>> result = best_stump(presort([[0.0], [1.0]]), [1, -1], [1.0, 3.0])
+    >>> result.stump.polarity, result.error, result.feature_errors.tolist()
+    (-1, 0.0, [0.0])
     """
 
     stump: Stump
@@ -127,14 +153,37 @@ class StumpResult(NamedTuple):
 class PresortedFeatures:
     """Features prepared once for repeated stump searches; build it with :func:`presort`.
 
-    Exact mode (``n_bins is None``): ``order[f]`` sorts feature f, ``sorted_values[f]`` are
-    its sorted values, ``split_valid[f, s]`` says whether a threshold may separate the first s
-    sorted points from the rest (s = 0, the constant stump, up to m − 1).
-    Binned mode: ``thresholds[f, :n_thresholds[f]]`` are the candidate thresholds of feature
-    f (padded with +inf), ``bins[f, i]`` the number of them below x_i[f] (in the narrowest
-    unsigned type that holds them: one byte for up to 256 bins) and
-    ``flat_bins[f, i] = f · n_bins + bins[f, i]``, the histogram cell of (f, x_i).
     The searches keep per-support restrictions of these arrays in private caches.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        (m, d) the training inputs.
+    n_bins : int or None
+        None for exact mode, else the number of histogram bins per feature.
+    order : numpy.ndarray, optional
+        Exact mode: (d, m), ``order[f]`` sorts feature f.
+    sorted_values : numpy.ndarray, optional
+        Exact mode: (d, m), ``sorted_values[f]`` are feature f's sorted values.
+    split_valid : numpy.ndarray, optional
+        Exact mode: (d, m) bools, ``split_valid[f, s]`` says whether a threshold may separate
+        the first s sorted points from the rest (s = 0, the constant stump, up to m − 1).
+    thresholds : numpy.ndarray, optional
+        Binned mode: (d, n_bins − 1), ``thresholds[f, :n_thresholds[f]]`` are the candidate
+        thresholds of feature f, padded with +inf.
+    n_thresholds : numpy.ndarray, optional
+        Binned mode: (d,) the number of candidate thresholds of each feature.
+    bins : numpy.ndarray, optional
+        Binned mode: (d, m), ``bins[f, i]`` the number of thresholds below x_i[f] (in the
+        narrowest unsigned type that holds them: one byte for up to 256 bins).
+    flat_bins : numpy.ndarray, optional
+        Binned mode: (d, m), ``f · n_bins + bins[f, i]``, the histogram cell of (f, x_i).
+
+    Examples
+    --------
+    >>> presorted = presort([[2.0, 0.0], [1.0, 0.0], [3.0, 1.0]])
+    >>> presorted.order.tolist(), presorted.n_bins
+    ([[1, 0, 2], [0, 1, 2]], None)
     """
 
     X: np.ndarray
@@ -151,10 +200,24 @@ class PresortedFeatures:
 
     @property
     def n_samples(self) -> int:
+        """m, the number of training points.
+
+        Examples
+        --------
+        >>> presort([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]).n_samples
+        3
+        """
         return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
+        """d, the number of features.
+
+        Examples
+        --------
+        >>> presort([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]).n_features
+        2
+        """
         return self.X.shape[1]
 
 
@@ -177,6 +240,7 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
     Returns
     -------
     PresortedFeatures
+        The prepared features, in exact or binned mode.
 
     Examples
     --------
@@ -231,9 +295,22 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
 
 
 def predict_presorted(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
-    """``stump.predict(presorted.X)`` from the presorted arrays, without reading a column of X
-    where a presorted array answers (:func:`above_threshold`). Same values as
-    :meth:`Stump.predict`.
+    """``stump.predict(presorted.X)`` from the presorted arrays.
+
+    It reads no column of X where a presorted array answers (:func:`above_threshold`); same
+    values as :meth:`Stump.predict`.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        The training inputs, from :func:`presort`.
+    stump : Stump
+        The stump to evaluate.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m,) h(x_i) ∈ {−1, +1} for every training point.
 
     Examples
     --------
@@ -254,6 +331,18 @@ def above_threshold(presorted: PresortedFeatures, stump: Stump) -> np.ndarray:
     the bin numbers, of the feature are contiguous. Exact mode: the points above the
     threshold are the sorted ones after the last value ≤ it; binned mode with a bin edge as
     threshold: the points whose bin number is past it.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        The training inputs, from :func:`presort`.
+    stump : Stump
+        The stump whose feature and threshold are compared.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m,) bools.
 
     Examples
     --------

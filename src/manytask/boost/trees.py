@@ -70,10 +70,13 @@ class Tree:
 
     Parameters
     ----------
-    features, thresholds : ndarray (2^d − 1,)
-    split_bins : ndarray (2^d − 1,)
-        The bin edge of each split (points in bins ≥ it go right), for the training points.
-    votes : ndarray (2^d, C)
+    features, thresholds : numpy.ndarray
+        (2^d − 1,) each node's feature f_n and threshold t_n.
+    split_bins : numpy.ndarray
+        (2^d − 1,) the bin edge of each split (points in bins ≥ it go right), for the
+        training points.
+    votes : numpy.ndarray
+        (2^d, C) the leaves' votes.
 
     Examples
     --------
@@ -89,6 +92,13 @@ class Tree:
 
     @property
     def depth(self) -> int:
+        """d, the number of levels.
+
+        Examples
+        --------
+        >>> Tree(np.array([0]), np.array([0.5]), np.array([1]), np.ones((2, 1))).depth
+        1
+        """
         return int(np.log2(self.votes.shape[0]))
 
     def _leaves(self, goes_right, n_points) -> np.ndarray:
@@ -102,8 +112,26 @@ class Tree:
         return values[:, 0] if self.votes.shape[1] == 1 else values
 
     def predict(self, X, check_input: bool = True) -> np.ndarray:
-        """h(x): shape (N,) for binary votes, (N, C) otherwise; ``check_input`` as in
-        :meth:`Stump.predict <manytask.boost.stumps.Stump.predict>`."""
+        """h(x), the votes of the leaf each row of ``X`` reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        check_input : bool
+            As in :meth:`Stump.predict <manytask.boost.stumps.Stump.predict>`.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) for binary votes (C = 1), (N, C) otherwise.
+
+        Examples
+        --------
+        >>> votes = np.array([[-1.0, 1.0], [1.0, -1.0]])
+        >>> Tree(np.array([0]), np.array([0.5]), np.array([1]), votes).predict([[1.0]])
+        array([[ 1., -1.]])
+        """
         if check_input:
             X = as_points(X)
         if X.shape[1] <= int(self.features.max()):
@@ -117,12 +145,46 @@ class Tree:
         return self._values(leaves)
 
     def split_features(self) -> np.ndarray:
-        """The features of the nodes that split."""
+        """The features of the nodes that split.
+
+        Returns
+        -------
+        numpy.ndarray
+            f_n of every node with a finite threshold, in heap order.
+
+        Examples
+        --------
+        >>> tree = Tree(np.array([1, 0, 0]), np.array([0.5, np.inf, 2.0]), np.array([1, 9, 3]),
+        ...             np.ones((4, 1)))
+        >>> tree.split_features().tolist()
+        [1, 0]
+        """
         return self.features[np.isfinite(self.thresholds)]
 
 
 def tree_training_values(presorted, tree: Tree) -> np.ndarray:
-    """``tree.predict(presorted.X)`` from the bin numbers of the training points."""
+    """``tree.predict(presorted.X)`` from the bin numbers of the training points.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        The binned training inputs the tree was grown on.
+    tree : Tree
+        A tree from :func:`grow_tree` on ``presorted``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m,) for binary votes, (m, C) otherwise.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> presorted = presort([[0.0], [1.0], [2.0]], n_bins=4)
+    >>> tree, _ = grow_tree(presorted, [1.0, -1.0, -1.0], max_depth=1)
+    >>> tree_training_values(presorted, tree).tolist()
+    [1.0, -1.0, -1.0]
+    """
     bins = presorted.bins
     rows = np.arange(presorted.n_samples)
     leaves = tree._leaves(
@@ -237,14 +299,24 @@ def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
     ----------
     presorted : PresortedFeatures
         Binned (:func:`~manytask.boost.stumps.presort` with ``n_bins``).
-    signed : array-like (m, C)
+    signed : array-like of shape (m, C) or (m,)
         s_ic = w_ic Y_ic (binary: C = 1, w_i y_i); zero outside the searched source.
-    max_depth : int ≥ 1
+    max_depth : int
+        The depth d ≥ 1.
 
     Returns
     -------
-    (Tree, edge)
-        The tree and Σ_ℓ Σ_c |S_ℓc| ≥ 0.
+    tree : Tree
+        The tree, votes v_ℓc = sign(S_ℓc).
+    edge : float
+        Its edge Σ_ℓ Σ_c |S_ℓc| ≥ 0.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> tree, edge = grow_tree(presort([[0.0], [1.0]], n_bins=2), [-1.0, 3.0], max_depth=1)
+    >>> tree.thresholds.tolist(), edge
+    ([0.5], 4.0)
     """
     if presorted.n_bins is None:
         raise ValueError("grow_tree needs binned features: presort(X, n_bins=...)")
