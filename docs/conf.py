@@ -74,8 +74,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.itl\.quantile\b",
     r"^manytask\.itl\.selection\b",
     r"^manytask\.experiments\b",
-    r"^manytask\.cli\b",
-    r"^manytask\._validation\b",
 ]
 numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
 numpydoc_xref_param_type = False
