@@ -64,19 +64,6 @@ numpydoc_validation_checks = {
 # Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
 # Delete a line when its module passes; with the list empty, delete _examples_heading too.
 NOT_YET_VALIDATED = [
-    # bo's modules being written on other branches (checkpoint and search are on main,
-    # optuna on bo-optuna):
-    r"^manytask\.bo\.checkpoint\b",
-    r"^manytask\.bo\.optimizer\b",
-    r"^manytask\.bo\.optuna\b",
-    r"^manytask\.bo\.scalarization\b",
-    r"^manytask\.bo\.search\b",
-    # LearnedKernel's class docstring and refit methods are rewritten on main (refit/accept):
-    # convert them after that merge.
-    r"^manytask\.bo\.learned\.LearnedKernel(\.(update|standardize|due|refit|accept|constraint_thresholds))?$",
-    # standardize_outputs is converted on main (its overflow-safe rewrite); delete this line
-    # when that is merged:
-    r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\.federated\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
@@ -87,8 +74,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.itl\.quantile\b",
     r"^manytask\.itl\.selection\b",
     r"^manytask\.experiments\b",
-    r"^manytask\.cli\b",
-    r"^manytask\._validation\b",
 ]
 numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
 numpydoc_xref_param_type = False

@@ -26,6 +26,22 @@ class Command:
 
     ``configure(parser)`` adds options to the subcommand's parser; ``run(args)`` does the
     work and returns the process exit code.
+
+    Parameters
+    ----------
+    name : str
+        The subcommand, as typed after ``manytask``.
+    help : str
+        Its one-line help.
+    configure : callable
+        ``configure(parser)`` adds its options to an ``argparse.ArgumentParser``.
+    run : callable
+        ``run(args)`` runs it with the parsed ``argparse.Namespace``; returns the exit code.
+
+    Examples
+    --------
+    >>> [command.name for command in COMMANDS]
+    ['demo', 'reproduce']
     """
 
     name: str
@@ -51,6 +67,16 @@ def check_out(value) -> Path:
     Creates the missing folders and a temporary file in the last one, then removes them:
     nothing is left behind either way. Raises a ValueError naming ``--out`` and the value if
     it is an existing file, cannot be created, or is not writable.
+
+    Parameters
+    ----------
+    value : str or Path
+        The ``--out`` argument.
+
+    Returns
+    -------
+    Path
+        The folder (not created).
 
     Examples
     --------
@@ -221,7 +247,19 @@ COMMANDS: list[Command] = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with one sub-parser per entry of :data:`COMMANDS`."""
+    """The argument parser with one sub-parser per entry of :data:`COMMANDS`.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser of ``manytask``; its namespace's ``run`` is the subcommand's.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["demo", "--seed", "3", "--quiet"])
+    >>> args.command, args.seed, args.quiet
+    ('demo', 3, True)
+    """
     from . import __version__
 
     parser = argparse.ArgumentParser(
@@ -240,10 +278,22 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
 
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``manytask``.
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 for a refused argument, 1 if writing failed.
+
     Examples
     --------
-    >>> main(["--version"])  # doctest: +SKIP
-    manytask 0.1.0
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as taken:  # an --out that is a file: refused
+    ...     main(["demo", "--quiet", "--out", taken.name])  # doctest: +ELLIPSIS
+    2
     """
     args = build_parser().parse_args(argv)
     return args.run(args)

@@ -21,16 +21,8 @@ from ..simplex import check_simplex
 from .observations import check_observation, check_point
 from .scalarization import make_scalarization
 
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "config_of",
-    "state_of",
-    "parse_state",
-    "restore",
-    "write_atomically",
-    "read_state",
-]
+# MultiTaskBO's own: state_dict, from_state_dict, save and load are the public API
+__all__ = ["FORMAT", "VERSION"]
 
 FORMAT = "manytask.MultiTaskBO"
 VERSION = 1

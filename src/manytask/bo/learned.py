@@ -45,6 +45,28 @@ class LearnedKernel:
     ``refit_every`` observations, warm-started from the previous one. A fit is computed by
     :meth:`refit` and takes effect only once passed to :meth:`accept`, so that a failure
     leaves everything as it was.
+
+    Parameters
+    ----------
+    n_features : int
+        The input dimension d.
+    n_tasks : int
+        The number of tasks: the objectives, then the constraints.
+    box : array of shape (d, 2)
+        The domain's box; inputs are fitted in its unit cube.
+    seed : int
+        Seed of the fits' restarts.
+    refit_every : int
+        Observations between two fits (≥ 1).
+    n_constraints : int
+        How many of the last tasks are constraints.
+
+    Examples
+    --------
+    >>> learned = LearnedKernel(n_features=2, n_tasks=2, box=[[0.0, 1.0], [0.0, 1.0]],
+    ...                         seed=0, refit_every=5)
+    >>> learned.n_initial, learned.due(2), learned.due(3)
+    (3, False, True)
     """
 
     def __init__(self, n_features, n_tasks, box, seed, refit_every, n_constraints=0):
@@ -65,13 +87,56 @@ class LearnedKernel:
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
 
     def due(self, t) -> bool:
-        """True when t observations call for a (re)fit."""
+        """True when t observations call for a (re)fit.
+
+        Parameters
+        ----------
+        t : int
+            The number of observations.
+
+        Returns
+        -------
+        bool
+            Whether to refit: at ``n_initial`` observations, then every ``refit_every``.
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> learned.due(2), learned.due(3)
+        (False, True)
+        """
         if t < self.n_initial:
             return False
         return self.fit_ is None or t - self._fitted_at >= self.refit_every
 
     def refit(self, X, Y) -> Refit:
-        """Fit the kernel to all observations; (kernel, noise) in the user's input units."""
+        """Fit the kernel to all observations; (kernel, noise) in the user's input units.
+
+        The fit maximises the marginal likelihood of the standardised outputs on the unit
+        cube of the box; nothing of this object changes until :meth:`accept`.
+
+        Parameters
+        ----------
+        X : array of shape (t, d)
+            The told points.
+        Y : array of shape (t, n_tasks)
+            Their outputs (objectives, then constraints).
+
+        Returns
+        -------
+        Refit
+            The kernel, noise and fit, with the standardisation (mean, scale) they belong to.
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> X = np.linspace(0, 1, 6)[:, None]
+        >>> refit = learned.refit(X, np.c_[np.sin(3 * X), np.cos(3 * X)])
+        >>> refit.n_observations, refit.mean.shape, learned.fit_ is None
+        (6, (2,), True)
+        """
         t = len(X)
         X_unit, _ = normalize_inputs(X, self.box)
         Y_standard, mean, scale = standardize_outputs(Y)
@@ -86,12 +151,50 @@ class LearnedKernel:
         return Refit(kernel, float(fit.noise), fit, mean, scale, t)
 
     def accept(self, refit: Refit):
+        """Use ``refit``'s fit and standardisation from now on.
+
+        Parameters
+        ----------
+        refit : Refit
+            A result of :meth:`refit`.
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> X = np.linspace(0, 1, 6)[:, None]
+        >>> refit = learned.refit(X, np.c_[np.sin(3 * X), np.cos(3 * X)])
+        >>> learned.accept(refit)
+        >>> learned.due(6), learned.due(11)
+        (False, True)
+        """
         self.fit_, self.mean_, self.scale_ = refit.fit, refit.mean, refit.scale
         self._fitted_at = refit.n_observations
 
     def standardize(self, Y, refit: Refit | None = None):
         """(Y − m)/s with the current standardisation (or ``refit``'s); a value too far from
-        the data it was fitted on for the float range gives ±inf, never an overflow warning."""
+        the data it was fitted on for the float range gives ±inf, never an overflow warning.
+
+        Parameters
+        ----------
+        Y : array of shape (t, n_tasks) or (n_tasks,)
+            Outputs in the user's units.
+        refit : Refit, optional
+            A fit whose standardisation to use instead of the current one.
+
+        Returns
+        -------
+        ndarray
+            The standardised outputs, of the shape of Y.
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5)
+        >>> learned.mean_, learned.scale_ = np.array([2.0, 20.0]), np.array([1.0, 10.0])
+        >>> learned.standardize([[3.0, 0.0]])
+        array([[ 1., -2.]])
+        """
         mean, scale = (self.mean_, self.scale_) if refit is None else (refit.mean, refit.scale)
         with np.errstate(over="ignore"):
             return np.asarray(Y, dtype=float) / scale - mean / scale  # no y − m: it may overflow
@@ -138,6 +241,14 @@ class LearnedKernel:
         -------
         ndarray of shape (n_tasks − n_objectives,)
             τ_j of :func:`~manytask.bo.constraints.optimistic_violation`.
+
+        Examples
+        --------
+        >>> learned = LearnedKernel(n_features=1, n_tasks=2, box=[[0.0, 1.0]], seed=0,
+        ...                         refit_every=5, n_constraints=1)
+        >>> learned.mean_, learned.scale_ = np.array([0.0, 2.0]), np.array([1.0, 4.0])
+        >>> learned.constraint_thresholds()
+        array([-0.5])
         """
         return self.standardize(np.zeros(self.n_tasks))[self.n_objectives :]
 

@@ -99,12 +99,12 @@ class MultiTaskBO:
         (:mod:`.constraints`), and the Pareto front holds feasible observations only.
     n_sobol, n_restarts : int
         Box domains: Sobol sample size (≥ 1) and number of L-BFGS-B starts (≥ 0).
+    refit_every : int
+        ``kernel="auto"``: observations between two fits of the kernel.
     min_distance : float in (0, 1]
         Box domains: the points of one ``ask(k)`` and the pending points lie at least this
         fraction of the box's side apart in some coordinate (a finite set never repeats a
         point within one ``ask(k)``).
-    refit_every : int
-        ``kernel="auto"``: observations between two fits of the kernel.
 
     Examples
     --------
@@ -288,7 +288,30 @@ class MultiTaskBO:
     def from_problem(cls, problem, algorithm="mt-kb", **overrides):
         """An optimiser with the candidate set, kernel, noise and bounds the paper used, and
         the scalarisation on the problem's known range: z = min f, r = max f − min f on the
-        candidates (the reference point sits below all the data)."""
+        candidates (the reference point sits below all the data).
+
+        Parameters
+        ----------
+        problem : Problem
+            A test problem of :mod:`manytask.bo.problems`.
+        algorithm : str
+            The algorithm, as in the constructor.
+        **overrides
+            Further constructor arguments, replacing the problem's.
+
+        Returns
+        -------
+        MultiTaskBO
+            The optimiser, with nothing told yet.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> problem = mt.bo.problems.perturbed_sine()
+        >>> opt = mt.bo.MultiTaskBO.from_problem(problem, seed=0)
+        >>> opt.candidates.shape, opt.n_tasks
+        ((101, 1), 4)
+        """
         reference, scale = value_range(problem.values)
         settings = dict(
             reference=reference,
@@ -308,9 +331,32 @@ class MultiTaskBO:
     def ask(self, k=None):
         """One point (d,), or ``k`` different points (k, d) for k parallel workers.
 
-        On a finite set the k points are distinct candidates (pending points are avoided while
-        others remain); on a box they and the pending points lie ``min_distance`` apart. If
-        that cannot be done a ValueError says why, and nothing changes.
+        Each point maximises the policy's acquisition for its own λ ~ P_λ (Algorithms 1
+        and 2 of the paper). On a finite set the k points are distinct candidates (pending
+        points are avoided while others remain); on a box they and the pending points lie
+        ``min_distance`` apart. If that cannot be done a ValueError says why, and nothing
+        changes.
+
+        Parameters
+        ----------
+        k : int, optional
+            The number of points; None asks for one point, returned as a vector.
+
+        Returns
+        -------
+        ndarray of shape (d,) or (k, d)
+            The proposed points, pending until told.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> opt.ask().shape, opt.ask(3).shape
+        ((1,), (3, 1))
+        >>> len(opt.pending_)
+        4
         """
         count = 1 if k is None else check_int(k, "k", minimum=1)
         search.check_batch_size(
@@ -335,6 +381,30 @@ class MultiTaskBO:
         posteriors (MT-KB, IT-KB, MOBO with a given kernel) condition on the measured ones.
         Constraints must be finite. Bad input raises a ValueError naming it, and nothing
         changes.
+
+        Parameters
+        ----------
+        x : array of shape (d,)
+            The point evaluated.
+        y : array of shape (n,)
+            The objectives at x (to be maximised); NaN where not measured.
+        constraints : array of shape (m,), optional
+            The constraint values c_j(x).
+
+        Returns
+        -------
+        MultiTaskBO
+            The optimiser itself.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> x = opt.ask()
+        >>> opt.tell(x, [1.0, 2.0]).Y_
+        array([[1., 2.]])
         """
         x, y, c = check_observation(self, x, y, constraints)
         if self.n_tasks is None:
@@ -385,17 +455,54 @@ class MultiTaskBO:
     # ---- results -------------------------------------------------------------------------
     @property
     def X_(self):
-        """Told points, shape (t, d)."""
+        """Told points, shape (t, d).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> opt.X_
+        array([[0.2],
+               [0.7]])
+        """
         return np.array(self._X).reshape(-1, self.n_features)
 
     @property
     def Y_(self):
-        """Told objectives, shape (t, n)."""
+        """Told objectives, shape (t, n); NaN where an objective was not measured.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> opt.Y_.shape
+        (2, 2)
+        """
         return self._outputs()[:, : self.n_tasks or 0]
 
     @property
     def constraints_(self):
-        """Told constraint values c_j(x), shape (t, m)."""
+        """Told constraint values c_j(x), shape (t, m).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> opt.constraints_.shape
+        (2, 0)
+        """
         return self._outputs()[:, self.n_tasks or 0 :]
 
     def _outputs(self):
@@ -404,35 +511,132 @@ class MultiTaskBO:
 
     @property
     def feasible_(self):
-        """True for every told point that satisfies every constraint, shape (t,)."""
+        """True for every told point that satisfies every constraint, shape (t,).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> opt.feasible_
+        array([ True,  True])
+        """
         return np.all(self.constraints_ <= 0, axis=1)
 
     @property
     def weights_(self):
-        """λ drawn for every told point (NaN for points told without being asked), (t, n)."""
+        """λ drawn for every told point (NaN for points told without being asked), (t, n).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> x = opt.ask()
+        >>> _ = opt.tell(x, [1.0, 2.0]).tell([0.5], [0.0, 0.0])
+        >>> bool(np.isclose(opt.weights_[0].sum(), 1.0)), bool(np.isnan(opt.weights_[1]).all())
+        (True, True)
+        """
         return np.array(self._told_weights, dtype=float).reshape(len(self._Y), self.n_tasks or 0)
 
     @property
     def pending_(self):
-        """Points asked and not yet told, shape (k, d)."""
+        """Points asked and not yet told, shape (k, d).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> x = opt.ask()
+        >>> opt.pending_.shape, opt.tell(x, [1.0, 2.0]).pending_.shape
+        ((1, 1), (0, 1))
+        """
         return np.array([x for x, _ in self._pending]).reshape(-1, self.n_features)
 
     def pareto_front(self):
         """(X, Y) of the told points whose observations no other observation dominates
-        (among the feasible points with every objective measured)."""
+        (among the feasible points with every objective measured).
+
+        Returns
+        -------
+        X : ndarray of shape (p, d)
+            The Pareto-optimal points.
+        Y : ndarray of shape (p, n)
+            Their objectives.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> _ = opt.tell([0.5], [0.1, 0.2])  # dominated by (0.2, 0.8)
+        >>> opt.pareto_front()[0]
+        array([[0.2],
+               [0.7]])
+        """
         complete = ~np.isnan(self.Y_).any(axis=1) & self.feasible_
         X, Y = self.X_[complete], self.Y_[complete]
         mask = metrics.pareto_mask(Y)
         return X[mask], Y[mask]
 
     def hypervolume(self, reference):
-        """Hypervolume dominated by the observed Pareto front and bounded by ``reference``."""
+        """Hypervolume dominated by the observed Pareto front and bounded by ``reference``.
+
+        Parameters
+        ----------
+        reference : array of shape (n,)
+            The reference point, below the front in every objective.
+
+        Returns
+        -------
+        float
+            The hypervolume (:func:`manytask.bo.metrics.hypervolume`).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> round(opt.hypervolume([0.0, 0.0]), 6)  # 0.2·0.8 + 0.5·0.3
+        0.31
+        """
         reference = as_finite_array(reference, "reference", ndim=1)
         return metrics.hypervolume(self.pareto_front()[1], reference)
 
     # ---- checkpoints (the JSON form is in :mod:`.checkpoint`) ------------------------------
     def state_dict(self) -> dict:
-        """Everything needed to resume, as plain JSON-serialisable values."""
+        """Everything needed to resume, as plain JSON-serialisable values.
+
+        Returns
+        -------
+        dict
+            The configuration, the told and pending points and the random generator's state
+            (:mod:`.checkpoint`).
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> state = opt.state_dict()
+        >>> state["format"], len(state["X"])
+        ('manytask.MultiTaskBO', 2)
+        """
         return checkpoint.state_of(self)
 
     @classmethod
@@ -441,14 +645,91 @@ class MultiTaskBO:
 
         Every told row (x, y, c) goes through the checks of :meth:`tell`, every λ and pending
         point through those of :meth:`ask`; a bad entry raises a ValueError naming it
-        (``state['Y'][3]``)."""
+        (``state['Y'][3]``).
+
+        Parameters
+        ----------
+        state : dict
+            A state from :meth:`state_dict`.
+        **overrides
+            Constructor arguments to give again (a callable ``weights`` or ``beta``) or
+            to change.
+
+        Returns
+        -------
+        MultiTaskBO
+            The resumed optimiser.
+
+        Examples
+        --------
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> resumed = mt.bo.MultiTaskBO.from_state_dict(opt.state_dict())
+        >>> bool(np.array_equal(resumed.ask(), opt.ask()))
+        True
+        """
         return checkpoint.restore(cls, state, overrides)
 
     def save(self, path) -> Path:
-        """Write the state as JSON atomically (temporary file + rename)."""
+        """Write the state as JSON atomically (temporary file + rename).
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write; its directory must exist.
+
+        Returns
+        -------
+        Path
+            The file written.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = opt.save(f"{folder}/bo.json")
+        ...     resumed = mt.bo.MultiTaskBO.load(path)
+        >>> path.name, resumed.seed
+        ('bo.json', 0)
+        """
         return checkpoint.write_atomically(path, self.state_dict())
 
     @classmethod
     def load(cls, path, **overrides) -> MultiTaskBO:
-        """Resume from a file written by :meth:`save`."""
+        """Resume from a file written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The JSON file.
+        **overrides
+            Constructor arguments, as in :meth:`from_state_dict`.
+
+        Returns
+        -------
+        MultiTaskBO
+            The resumed optimiser.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import manytask as mt
+        >>> B = mt.kernels.uniform_task_similarity(2, 0.4)
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.2), B)
+        >>> opt = mt.bo.MultiTaskBO(candidates=np.linspace(0, 1, 11)[:, None], kernel=G, seed=0)
+        >>> for x in (0.2, 0.7):
+        ...     _ = opt.tell([x], [x, 1 - x])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     resumed = mt.bo.MultiTaskBO.load(opt.save(f"{folder}/bo.json"))
+        >>> resumed.X_.shape
+        (2, 1)
+        """
         return cls.from_state_dict(checkpoint.read_state(path), **overrides)

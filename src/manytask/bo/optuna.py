@@ -199,7 +199,20 @@ class MultiTaskSampler(BaseSampler):
 
     def reseed_rng(self) -> None:
         """A new seed for the optimiser and the independent sampler (Optuna calls this for
-        ``n_jobs > 1``)."""
+        ``n_jobs > 1``); the optimiser is rebuilt from the study at the next sample.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> sampler.reseed_rng()
+        >>> sampler.optimizer_ is None
+        True
+        """
         with self._lock:
             self.seed = int(np.random.SeedSequence().generate_state(1)[0])
             self._model = None
@@ -209,18 +222,83 @@ class MultiTaskSampler(BaseSampler):
     def optimizer_(self):
         """The :class:`~manytask.bo.MultiTaskBO` of the current study and search space (None
         before the first relative sample): its ``X_`` are encoded points, its ``Y_`` the
-        values told (maximised; infeasible trials at the worst value seen)."""
+        values told (maximised; infeasible trials at the worst value seen).
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> sampler.optimizer_.X_.shape  # trials 0 and 1, told before trial 2 was sampled
+        (2, 1)
+        """
         return None if self._model is None else self._model[2]
 
     # ---- the BaseSampler protocol --------------------------------------------------------
     def infer_relative_search_space(self, study, trial):
-        """Intersection of the completed trials' search spaces, single values left out."""
+        """Intersection of the completed trials' search spaces, single values left out.
+
+        Parameters
+        ----------
+        study : optuna.study.Study
+            The study.
+        trial : optuna.trial.FrozenTrial
+            The trial being sampled.
+
+        Returns
+        -------
+        dict
+            Parameter name → distribution.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> list(sampler.infer_relative_search_space(study, study.trials[-1]))
+        ['x']
+        """
         trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         space = optuna.search_space.intersection_search_space(trials)
         return {name: dist for name, dist in space.items() if not dist.single()}
 
     def sample_relative(self, study, trial, search_space):
-        """One :meth:`~manytask.bo.MultiTaskBO.ask` in the encoded search space."""
+        """One :meth:`~manytask.bo.MultiTaskBO.ask` in the encoded search space, the other
+        running trials pending.
+
+        Parameters
+        ----------
+        study : optuna.study.Study
+            The study.
+        trial : optuna.trial.FrozenTrial
+            The trial being sampled.
+        search_space : dict
+            Parameter name → distribution (:meth:`infer_relative_search_space`).
+
+        Returns
+        -------
+        dict
+            Parameter name → value, empty for an empty search space.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> space = sampler.infer_relative_search_space(study, study.trials[-1])
+        >>> params = sampler.sample_relative(study, study.trials[-1], space)
+        >>> list(params), 0 <= params["x"] <= 1
+        (['x'], True)
+        """
         if not search_space:
             return {}
         with self._lock:
@@ -241,13 +319,85 @@ class MultiTaskSampler(BaseSampler):
         return encoding.decode(x)
 
     def sample_independent(self, study, trial, param_name, param_distribution):
-        """Delegated to ``independent_sampler``."""
+        """Delegated to ``independent_sampler``.
+
+        Parameters
+        ----------
+        study : optuna.study.Study
+            The study.
+        trial : optuna.trial.FrozenTrial
+            The trial being sampled.
+        param_name : str
+            The parameter.
+        param_distribution : optuna.distributions.BaseDistribution
+            Its distribution.
+
+        Returns
+        -------
+        object
+            The parameter's value.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> unit = optuna.distributions.FloatDistribution(0, 1)
+        >>> 0 <= sampler.sample_independent(study, study.trials[-1], "y", unit) <= 1
+        True
+        """
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
     def before_trial(self, study, trial) -> None:
+        """Delegated to ``independent_sampler``.
+
+        Parameters
+        ----------
+        study : optuna.study.Study
+            The study.
+        trial : optuna.trial.FrozenTrial
+            The trial about to start.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> sampler.before_trial(study, study.trials[-1])
+        """
         self._independent.before_trial(study, trial)
 
     def after_trial(self, study, trial, state, values) -> None:
+        """Delegated to ``independent_sampler``.
+
+        Parameters
+        ----------
+        study : optuna.study.Study
+            The study.
+        trial : optuna.trial.FrozenTrial
+            The trial that ended.
+        state : optuna.trial.TrialState
+            How it ended.
+        values : sequence of float or None
+            Its objective values.
+
+        Examples
+        --------
+        >>> import optuna
+        >>> from manytask.bo.optuna import MultiTaskSampler
+        >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+        >>> sampler = MultiTaskSampler(seed=0, n_sobol=64)
+        >>> study = optuna.create_study(sampler=sampler)
+        >>> study.optimize(lambda trial: (trial.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=3)
+        >>> last = study.trials[-1]
+        >>> sampler.after_trial(study, last, last.state, last.values)
+        """
         self._independent.after_trial(study, trial, state, values)
 
     # ---- the model -----------------------------------------------------------------------

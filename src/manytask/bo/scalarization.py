@@ -60,8 +60,20 @@ def value_range(Y):
     """(z, r): per objective, the minimum and the range (max − min) of the finite values of
     Y (t, n); r = 1 where fewer than two distinct values exist, z = 0 where none does.
 
-    Example
+    Parameters
+    ----------
+    Y : array of shape (t, n)
+        Observed objectives; NaN and ±inf are ignored.
+
+    Returns
     -------
+    reference : ndarray of shape (n,)
+        z, the minimum of every objective.
+    scale : ndarray of shape (n,)
+        r, its range.
+
+    Examples
+    --------
     >>> value_range(np.array([[1.0, 5.0], [3.0, np.nan]]))
     (array([1., 5.]), array([2., 1.]))
     """
@@ -83,6 +95,12 @@ class Scalarization:
         The reference point z (see the module docstring).
     scale : None or array of shape (n,)
         The range r > 0 of every objective (None: 1, or the observed range).
+
+    Examples
+    --------
+    >>> s = Chebyshev(reference=[0.0, 1.0], scale=[1.0, 2.0])
+    >>> s.normalize([[1.0, 3.0]]), s.lipschitz([0.5, 0.5])
+    (array([[1., 1.]]), 0.5)
     """
 
     name = "scalarization"
@@ -105,25 +123,77 @@ class Scalarization:
 
     @property
     def adaptive(self) -> bool:
-        """True when z and r are taken from the data (``reference="observed"``)."""
+        """True when z and r are taken from the data (``reference="observed"``).
+
+        Examples
+        --------
+        >>> Linear("observed").adaptive, Linear([0.0, 0.0]).adaptive
+        (True, False)
+        """
         return isinstance(self.reference, str)
 
     def fitted(self, Y) -> Scalarization:
-        """This scalarisation with z and r fixed: from the values Y (t, n) when adaptive."""
+        """This scalarisation with z and r fixed: from the values Y (t, n) when adaptive.
+
+        Parameters
+        ----------
+        Y : array of shape (t, n)
+            The observed objectives (:func:`value_range`).
+
+        Returns
+        -------
+        Scalarization
+            Of the same type with a fixed z and r, or this one if it is not adaptive.
+
+        Examples
+        --------
+        >>> fixed = Chebyshev("observed").fitted([[1.0, 5.0], [3.0, 9.0]])
+        >>> fixed.reference, fixed.scale
+        (array([1., 5.]), array([2., 4.]))
+        """
         if not self.adaptive:
             return self
         reference, scale = value_range(Y)
         return type(self)(reference, scale)
 
     def check_tasks(self, n_tasks: int):
-        """Raise a ValueError if a fixed reference or scale does not have n_tasks entries."""
+        """Raise a ValueError if a fixed reference or scale does not have n_tasks entries.
+
+        Parameters
+        ----------
+        n_tasks : int
+            The number of objectives n.
+
+        Examples
+        --------
+        >>> Linear([0.0, 0.0]).check_tasks(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: reference must have 3 entries, got 2
+        """
         for name in ("reference", "scale"):
             value = getattr(self, name)
             if isinstance(value, np.ndarray) and value.shape[0] != n_tasks:
                 raise ValueError(f"{name} must have {n_tasks} entries, got {value.shape[0]}")
 
     def normalize(self, Y) -> np.ndarray:
-        """ŷ = (y − z) / r."""
+        """ŷ = (y − z) / r.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+
+        Returns
+        -------
+        ndarray of shape (N, n)
+            The normalised objectives.
+
+        Examples
+        --------
+        >>> Linear(reference=[1.0, 0.0], scale=[2.0, 4.0]).normalize([[3.0, 2.0]])
+        array([[1. , 0.5]])
+        """
         if self.adaptive:
             raise ValueError("an observed reference must be fitted to data first: fitted(Y)")
         Y = np.asarray(Y, dtype=float)
@@ -137,13 +207,65 @@ class Scalarization:
         return weights if self.scale is None else weights / self.scale
 
     def __call__(self, Y, weights) -> np.ndarray:
+        """s_λ(y) for every row of Y, for one λ or for each of M.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+        weights : array of shape (n,) or (M, n)
+            λ on the simplex.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (M, N)
+            The scalarised values.
+
+        Examples
+        --------
+        >>> Chebyshev()(np.array([[1.0, 3.0], [2.0, 2.0]]), np.array([[0.5, 0.5], [1.0, 0.0]]))
+        array([[0.5, 1. ],
+               [0. , 0. ]])
+        """
         raise NotImplementedError
 
     def lipschitz(self, weights) -> float:
-        """L_λ with |s_λ(u) − s_λ(v)| ≤ L_λ ‖u − v‖₂."""
+        """L_λ with |s_λ(u) − s_λ(v)| ≤ L_λ ‖u − v‖₂ (see the module docstring).
+
+        It scales the confidence radius of the scalarised objective (the paper's §3).
+
+        Parameters
+        ----------
+        weights : array of shape (n,)
+            λ.
+
+        Returns
+        -------
+        float
+            L_λ.
+
+        Examples
+        --------
+        >>> Linear().lipschitz([0.6, 0.8]), Chebyshev().lipschitz([0.6, 0.8])
+        (1.0, 0.8)
+        """
         raise NotImplementedError
 
     def to_config(self) -> dict:
+        """The name, reference and scale as plain JSON values (:func:`make_scalarization`
+        reads them back).
+
+        Returns
+        -------
+        dict
+            ``{"name": ..., "reference": ..., "scale": ...}``.
+
+        Examples
+        --------
+        >>> Chebyshev(reference=[0.0, 1.0]).to_config()
+        {'name': 'chebyshev', 'reference': [0.0, 1.0], 'scale': None}
+        """
+
         def plain(value):
             return value.tolist() if isinstance(value, np.ndarray) else value
 
@@ -153,8 +275,15 @@ class Scalarization:
 class Linear(Scalarization):
     """s_λ(y) = Σ_i λ_i (y_i − z_i) / r_i.
 
-    Example
-    -------
+    Parameters
+    ----------
+    reference : None, "observed" or array of shape (n,)
+        The reference point z.
+    scale : None or array of shape (n,)
+        The range r of every objective.
+
+    Examples
+    --------
     >>> Linear()(np.array([[1.0, 3.0]]), np.array([0.5, 0.5]))
     array([2.])
     """
@@ -162,17 +291,60 @@ class Linear(Scalarization):
     name = "linear"
 
     def __call__(self, Y, weights):
+        """Σ_i λ_i ŷ_i for every row of Y.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+        weights : array of shape (n,) or (M, n)
+            λ on the simplex.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (M, N)
+            The scalarised values.
+
+        Examples
+        --------
+        >>> Linear()(np.array([[1.0, 3.0], [2.0, 0.0]]), np.array([0.25, 0.75]))
+        array([2.5, 0.5])
+        """
         return np.asarray(weights) @ self.normalize(Y).T
 
     def lipschitz(self, weights):
+        """L_λ = ‖λ/r‖₂ (Cauchy–Schwarz).
+
+        Parameters
+        ----------
+        weights : array of shape (n,)
+            λ.
+
+        Returns
+        -------
+        float
+            L_λ.
+
+        Examples
+        --------
+        >>> Linear(reference=[0.0, 0.0], scale=[1.0, 2.0]).lipschitz([0.6, 1.6])
+        1.0
+        """
         return float(np.linalg.norm(self._effective_weights(weights)))
 
 
 class Chebyshev(Scalarization):
     """s_λ(y) = min_i λ_i (y_i − z_i) / r_i.
 
-    Example
-    -------
+    Parameters
+    ----------
+    reference : None, "observed" or array of shape (n,)
+        The reference point z.
+    scale : None or array of shape (n,)
+        The range r of every objective.
+
+    Examples
+    --------
     >>> Chebyshev(reference=[0.0, 1.0])(np.array([[1.0, 3.0]]), np.array([0.5, 0.5]))
     array([0.5])
     """
@@ -180,20 +352,63 @@ class Chebyshev(Scalarization):
     name = "chebyshev"
 
     def __call__(self, Y, weights):
+        """min_i λ_i ŷ_i for every row of Y.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+        weights : array of shape (n,) or (M, n)
+            λ on the simplex.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (M, N)
+            The scalarised values.
+
+        Examples
+        --------
+        >>> Chebyshev()(np.array([[1.0, 3.0], [4.0, 2.0]]), np.array([0.5, 0.5]))
+        array([0.5, 1. ])
+        """
         shifted, weights = self.normalize(Y), np.asarray(weights)
         if weights.ndim == 2:
             return np.min(shifted[None, :, :] * weights[:, None, :], axis=-1)
         return np.min(shifted * weights, axis=-1)
 
     def lipschitz(self, weights):
+        """L_λ = max_i λ_i/r_i.
+
+        Parameters
+        ----------
+        weights : array of shape (n,)
+            λ.
+
+        Returns
+        -------
+        float
+            L_λ.
+
+        Examples
+        --------
+        >>> Chebyshev(reference=[0.0, 0.0], scale=[1.0, 4.0]).lipschitz([0.5, 0.5])
+        0.5
+        """
         return float(np.max(self._effective_weights(weights)))
 
 
 class Hypervolume(Scalarization):
     """s_λ(y) = min_i max(0, (y_i − z_i) / (r_i λ_i))ⁿ with ‖λ‖₂ = 1 (λ is rescaled).
 
-    Example
-    -------
+    Parameters
+    ----------
+    reference : None, "observed" or array of shape (n,)
+        The reference point z.
+    scale : None or array of shape (n,)
+        The range r of every objective.
+
+    Examples
+    --------
     >>> Hypervolume(reference=[0.0, 0.0])(np.array([[3.0, 4.0]]), np.array([0.6, 0.8]))
     array([25.])
     """
@@ -206,6 +421,25 @@ class Hypervolume(Scalarization):
         return weights / np.linalg.norm(weights, axis=-1, keepdims=True)
 
     def __call__(self, Y, weights):
+        """min_i max(0, ŷ_i/λ_i)ⁿ for every row of Y, λ taken to the unit sphere.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+        weights : array of shape (n,) or (M, n)
+            λ on the simplex.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (M, N)
+            The scalarised values.
+
+        Examples
+        --------
+        >>> Hypervolume()(np.array([[3.0, 4.0], [-1.0, 4.0]]), np.array([3.0, 4.0]))
+        array([25.,  0.])
+        """
         shifted, directions = self.normalize(Y), self._directions(weights)
         n = shifted.shape[-1]
         if directions.ndim == 2:
@@ -215,6 +449,23 @@ class Hypervolume(Scalarization):
         return np.min(ratio, axis=-1) ** n
 
     def lipschitz(self, weights):
+        """L_λ = n Tⁿ⁻¹ max_i 1/(λ_i r_i), T = min_i 1/λ_i, valid on the box z ≤ y ≤ z + r.
+
+        Parameters
+        ----------
+        weights : array of shape (n,)
+            λ.
+
+        Returns
+        -------
+        float
+            L_λ.
+
+        Examples
+        --------
+        >>> round(Hypervolume(reference=[0.0, 0.0]).lipschitz([1.0, 1.0]), 12)  # 2 · √2 · √2
+        4.0
+        """
         directions = self._directions(weights)
         n = directions.shape[0]
         with np.errstate(divide="ignore"):
@@ -229,7 +480,28 @@ SCALARIZATIONS = {"chebyshev": Chebyshev, "linear": Linear, "hypervolume": Hyper
 
 def make_scalarization(spec, reference=None, scale=None) -> Scalarization:
     """A :class:`Scalarization` from a name (``"linear"``, ``"chebyshev"``,
-    ``"hypervolume"``) with a reference and scale, a config dict or an instance."""
+    ``"hypervolume"``) with a reference and scale, a config dict or an instance.
+
+    Parameters
+    ----------
+    spec : str, dict or Scalarization
+        A key of ``SCALARIZATIONS``, a :meth:`Scalarization.to_config` dict, or an
+        instance (returned as it is).
+    reference : None, "observed" or array of shape (n,)
+        The reference point z, with a name.
+    scale : None or array of shape (n,)
+        The range r, with a name.
+
+    Returns
+    -------
+    Scalarization
+        The scalarisation.
+
+    Examples
+    --------
+    >>> make_scalarization("linear", reference=[0.0, 0.0]).to_config()
+    {'name': 'linear', 'reference': [0.0, 0.0], 'scale': None}
+    """
     if isinstance(spec, Scalarization):
         return spec
     if isinstance(spec, dict):

@@ -25,7 +25,28 @@ __all__ = [
 
 def argmax_with_ties(values, rng) -> int:
     """Index of the largest value; values within 1e-12 (relative) of it are drawn from at
-    random (an infinite maximum ties only with itself)."""
+    random (an infinite maximum ties only with itself).
+
+    Parameters
+    ----------
+    values : ndarray of shape (N,)
+        The values, none NaN.
+    rng : numpy.random.Generator
+        Draws among ties.
+
+    Returns
+    -------
+    int
+        The index chosen.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> argmax_with_ties(np.array([0.0, 2.0, 1.0]), rng)
+    1
+    >>> argmax_with_ties(np.array([1.0, 0.0, 1.0]), rng) in (0, 2)
+    True
+    """
     best = values.max()
     tolerance = 1e-12 * max(1.0, abs(best)) if np.isfinite(best) else 0.0
     ties = np.flatnonzero(values >= best - tolerance)
@@ -34,14 +55,58 @@ def argmax_with_ties(values, rng) -> int:
 
 def box_capacity(min_distance, n_features) -> int:
     """The most points of a box pairwise ``min_distance`` apart: (⌊1/min_distance⌋ + 1)^d
-    (a grid of that step; one more would put two in a cell of side < min_distance)."""
+    (a grid of that step; one more would put two in a cell of side < min_distance).
+
+    Parameters
+    ----------
+    min_distance : float in (0, 1]
+        The separation, as a fraction of each side.
+    n_features : int
+        The dimension d.
+
+    Returns
+    -------
+    int
+        The capacity.
+
+    Examples
+    --------
+    >>> box_capacity(0.5, 2)  # the 3 × 3 grid of step 1/2
+    9
+    """
     return (int(np.floor(1.0 / min_distance)) + 1) ** n_features
 
 
 def check_batch_size(count, n_pending, candidates, n_distinct, n_sobol, min_distance, n_features):
     """Raise a ValueError naming k if ``count`` new points cannot be proposed: more than the
     distinct candidates of a finite set, or on a box more than ``n_sobol`` or than fit
-    ``min_distance`` apart beside the ``n_pending`` points (:func:`box_capacity`)."""
+    ``min_distance`` apart beside the ``n_pending`` points (:func:`box_capacity`).
+
+    Parameters
+    ----------
+    count : int
+        k, the number of points asked for.
+    n_pending : int
+        Points asked and not yet told.
+    candidates : ndarray of shape (N, d) or None
+        The finite domain, or None for a box.
+    n_distinct : int or None
+        The number of distinct candidates.
+    n_sobol : int
+        The size of the Sobol sample on a box.
+    min_distance : float in (0, 1]
+        The separation on a box.
+    n_features : int
+        The dimension d.
+
+    Examples
+    --------
+    >>> check_batch_size(9, 0, None, None, 1024, 0.5, 2)  # fits: returns None
+    >>> check_batch_size(9, 1, None, None, 1024, 0.5, 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: k=9 points and 1 pending ones cannot lie ... apart in the box: at most 9 fit; ...
+    """
     if candidates is not None:
         if count > n_distinct:
             raise ValueError(
@@ -64,7 +129,30 @@ def check_batch_size(count, n_pending, candidates, n_distinct, n_sobol, min_dist
 
 def separated(points, busy, bounds, min_distance) -> np.ndarray:
     """For every row of ``points``: True if it lies ``min_distance`` apart from every busy
-    point in at least one coordinate."""
+    point in at least one coordinate.
+
+    Parameters
+    ----------
+    points : ndarray of shape (N, d)
+        The points to test.
+    busy : sequence of ndarray of shape (d,)
+        The points already taken.
+    bounds : array of shape (d, 2)
+        The box, [low, high] per dimension.
+    min_distance : float in (0, 1]
+        The separation, as a fraction of each side.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        True where the point is far enough from every busy point.
+
+    Examples
+    --------
+    >>> bounds = np.array([[0.0, 1.0], [0.0, 2.0]])
+    >>> separated(np.array([[0.1, 0.1], [0.5, 1.5]]), [np.array([0.0, 0.0])], bounds, 0.2)
+    array([False,  True])
+    """
     width = bounds[:, 1] - bounds[:, 0]
     keep = np.ones(len(points), dtype=bool)
     for b in busy:
@@ -73,7 +161,33 @@ def separated(points, busy, bounds, min_distance) -> np.ndarray:
 
 
 def random_box_point(bounds, rng, busy, min_distance, attempts=1000) -> np.ndarray:
-    """A uniform point of the box, drawn again while it is too close to a busy point."""
+    """A uniform point of the box, drawn again while it is too close to a busy point.
+
+    Parameters
+    ----------
+    bounds : array of shape (d, 2)
+        The box, [low, high] per dimension.
+    rng : numpy.random.Generator
+        Draws the point.
+    busy : sequence of ndarray of shape (d,)
+        The points already taken.
+    min_distance : float in (0, 1]
+        The separation (:func:`separated`).
+    attempts : int
+        Draws before a ValueError.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        The point.
+
+    Examples
+    --------
+    >>> bounds = np.array([[0.0, 1.0], [-1.0, 1.0]])
+    >>> x = random_box_point(bounds, np.random.default_rng(0), [], 1e-3)
+    >>> x.shape, bool(np.all((bounds[:, 0] <= x) & (x <= bounds[:, 1])))
+    ((2,), True)
+    """
     low, high = bounds[:, 0], bounds[:, 1]
     for _ in range(attempts):
         x = low + (high - low) * rng.uniform(size=len(low))
@@ -88,7 +202,39 @@ def random_box_point(bounds, rng, busy, min_distance, attempts=1000) -> np.ndarr
 def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance):
     """argmax of ``acquisition`` (rows (m, d) → values (m,)) on the box, ``min_distance``
     away from ``busy``: the best of ``n_sobol`` scrambled Sobol points, improved by
-    L-BFGS-B from the ``n_restarts`` best of them."""
+    L-BFGS-B from the ``n_restarts`` best of them.
+
+    Parameters
+    ----------
+    acquisition : callable
+        ``acquisition(X)`` for X of shape (m, d) returns the values, shape (m,).
+    bounds : array of shape (d, 2)
+        The box, [low, high] per dimension.
+    rng : numpy.random.Generator
+        Seeds the scrambled Sobol sample.
+    busy : sequence of ndarray of shape (d,)
+        The points already taken.
+    n_sobol : int
+        The size of the Sobol sample.
+    n_restarts : int
+        The number of L-BFGS-B starts.
+    min_distance : float in (0, 1]
+        The separation (:func:`separated`).
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        The best point found.
+
+    Examples
+    --------
+    >>> def acquisition(X):
+    ...     return -np.sum((X - 0.3) ** 2, axis=1)
+    >>> bounds = np.array([[0.0, 1.0], [0.0, 1.0]])
+    >>> x = maximize_on_box(acquisition, bounds, np.random.default_rng(0), [], 64, 2, 1e-3)
+    >>> np.round(x, 3)
+    array([0.3, 0.3])
+    """
     low, high = bounds[:, 0], bounds[:, 1]
     # an integer seed: a Generator passed to Sobol would be *spawned* from, which its saved
     # bit-generator state does not capture, and a resumed run would diverge
