@@ -98,8 +98,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.boost\.federated\.dask\b",
     r"^manytask\.boost\.federated\.dask_backend\b",
     r"^manytask\.boost\.federated\.dask_transport\b",
-    r"^manytask\.boost\.federated\.flower\.apps\b",
-    r"^manytask\.boost\.federated\.flower\.runner\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
     r"^manytask\.itl\.conformal\b",  # new on itl-qr
