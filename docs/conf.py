@@ -95,9 +95,6 @@ NOT_YET_VALIDATED = [
     r"^manytask\.boost\.thresholds\b",
     r"^manytask\.boost\.trees\b",
     r"^manytask\.boost\.validation\b",
-    r"^manytask\.boost\.federated\.dask\b",
-    r"^manytask\.boost\.federated\.dask_backend\b",
-    r"^manytask\.boost\.federated\.dask_transport\b",
     r"^manytask\.itl\._estimator\b",
     r"^manytask\.itl\.baselines\b",
     r"^manytask\.itl\.conformal\b",  # new on itl-qr
