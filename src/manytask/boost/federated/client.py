@@ -33,7 +33,25 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClientShard:
-    """The data a client keeps: X, y ∈ {−1, +1}, its domain index and Q(·|x_i) (m, p)."""
+    """The data a client keeps: X, y ∈ {−1, +1}, its domain index and Q(·|x_i) (m, p).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        The client's points.
+    y : ndarray of shape (m,)
+        Their labels in {−1, +1}.
+    domain : int
+        The index k of the client's domain (source).
+    domain_probabilities : ndarray of shape (m, p)
+        Q(k|x_i) for every domain k on the client's points.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> shard.X.shape, shard.domain
+    ((2, 1), 0)
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -43,7 +61,27 @@ class ClientShard:
 
 @dataclass(frozen=True)
 class ModelState:
-    """f = Σ_t α_t Q(k_t|·) h_t (eq. 3) as arrays; what the server sends each round."""
+    """f = Σ_t α_t Q(k_t|·) h_t (eq. 3) as arrays; what the server sends each round.
+
+    Parameters
+    ----------
+    domains : ndarray of shape (t,)
+        k_t, the domain of each term.
+    features : ndarray of shape (t,)
+        The feature j of each term's stump h_t = ±1{x_j > θ}.
+    thresholds : ndarray of shape (t,)
+        Its threshold θ.
+    polarities : ndarray of shape (t,)
+        Its polarity ±1.
+    steps : ndarray of shape (t,)
+        Its step α_t.
+
+    Examples
+    --------
+    >>> state = ModelState().with_term(0, 1, 0.5, -1.0, 0.25)
+    >>> state.size, state.features.tolist(), state.steps.tolist()
+    (1, [1], [0.25])
+    """
 
     domains: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     features: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
@@ -53,24 +91,105 @@ class ModelState:
 
     @property
     def size(self) -> int:
-        """The number of terms t."""
+        """The number of terms t.
+
+        Examples
+        --------
+        >>> ModelState().size
+        0
+        """
         return int(self.steps.size)
 
     def head(self, n: int) -> ModelState:
-        """The state of the first ``n`` terms."""
+        """The state of the first ``n`` terms.
+
+        Parameters
+        ----------
+        n : int
+            How many terms to keep.
+
+        Returns
+        -------
+        ModelState
+            A new state; this one is left untouched.
+
+        Examples
+        --------
+        >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.1).with_term(0, 0, 1.5, 1.0, 0.2)
+        >>> state.head(1).steps.tolist()
+        [0.1]
+        """
         return ModelState(*(getattr(self, name)[:n] for name in _FIELDS))
 
     def tail(self, n: int) -> ModelState:
-        """The terms after the first ``n`` (what a client that knows ``n`` terms lacks)."""
+        """The terms after the first ``n`` (what a client that knows ``n`` terms lacks).
+
+        Parameters
+        ----------
+        n : int
+            How many leading terms to drop.
+
+        Returns
+        -------
+        ModelState
+            A new state; this one is left untouched.
+
+        Examples
+        --------
+        >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.1).with_term(0, 0, 1.5, 1.0, 0.2)
+        >>> state.tail(1).steps.tolist()
+        [0.2]
+        """
         return ModelState(*(getattr(self, name)[n:] for name in _FIELDS))
 
     def extended(self, terms: ModelState) -> ModelState:
-        """This state followed by ``terms``."""
+        """This state followed by ``terms``.
+
+        Parameters
+        ----------
+        terms : ModelState
+            The terms to append.
+
+        Returns
+        -------
+        ModelState
+            A new state; this one is left untouched.
+
+        Examples
+        --------
+        >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.1).with_term(0, 0, 1.5, 1.0, 0.2)
+        >>> state.head(1).extended(state.tail(1)).steps.tolist()
+        [0.1, 0.2]
+        """
         return ModelState(*(np.append(getattr(self, name), getattr(terms, name))
                             for name in _FIELDS))  # fmt: skip
 
     def with_term(self, domain, feature, threshold, polarity, step):
-        """A new state with one more term (the old one is left untouched)."""
+        """A new state with one more term (the old one is left untouched).
+
+        Parameters
+        ----------
+        domain : int
+            The term's domain k_t.
+        feature : int
+            Its stump's feature j.
+        threshold : float
+            Its stump's threshold θ.
+        polarity : float
+            Its stump's polarity ±1.
+        step : float
+            Its step α_t.
+
+        Returns
+        -------
+        ModelState
+            This state followed by the term.
+
+        Examples
+        --------
+        >>> ModelState().with_term(1, 0, 0.5, 1.0, 0.3).domains.tolist()
+        [1]
+        """
         return ModelState(
             np.append(self.domains, domain), np.append(self.features, feature),
             np.append(self.thresholds, threshold), np.append(self.polarities, polarity),
@@ -87,7 +206,26 @@ def _stump_values(X, features, thresholds):
 
 
 def client_margins(state: ModelState, shard: ClientShard) -> np.ndarray:
-    """y_i f(x_i) = y_i Σ_t α_t Q(k_t|x_i) h_t(x_i) on the client's points  (eq. 3)."""
+    """y_i f(x_i) = y_i Σ_t α_t Q(k_t|x_i) h_t(x_i) on the client's points  (eq. 3).
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+    shard : ClientShard
+        The client's data.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The margins y_i f(x_i).
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> client_margins(ModelState().with_term(0, 0, 0.5, 1.0, 0.5), shard).tolist()
+    [0.5, 0.5]
+    """
     values = _stump_values(shard.X, state.features, state.thresholds) * state.polarities
     terms = shard.domain_probabilities[:, state.domains] * values * state.steps
     return shard.y * terms.sum(axis=1)
@@ -103,6 +241,34 @@ def advance_margins(shard: ClientShard, kept_state: ModelState, kept_margins, st
     ``start`` terms (its answer was lost) drops the extra ones, which the server resends. The
     margins are updated in O(m) per new term, recomputed (O(m·t)) only after such a drop.
     ValueError if the client knows fewer than ``start`` terms.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    kept_state : ModelState
+        The state the client kept from its last round.
+    kept_margins : ndarray of shape (m,) or None
+        Its margins y_i f(x_i) under ``kept_state``; None recomputes them.
+    start : int
+        How many terms of ``kept_state`` the server knows the client holds.
+    terms : ModelState
+        The new terms the server sent.
+
+    Returns
+    -------
+    state : ModelState
+        The first ``start`` kept terms followed by ``terms``.
+    margins : ndarray of shape (m,)
+        y_i f(x_i) under ``state``.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> term = ModelState().with_term(0, 0, 0.5, 1.0, 0.5)
+    >>> state, margins = advance_margins(shard, ModelState(), None, 0, term)
+    >>> state.size, margins.tolist()
+    (1, [0.5, 0.5])
     """
     if kept_state.size < start:
         raise ValueError(
@@ -115,19 +281,72 @@ def advance_margins(shard: ClientShard, kept_state: ModelState, kept_margins, st
 
 
 def client_quantiles(shard: ClientShard, levels) -> dict:
-    """Set-up message: (m_c, per-feature quantiles at ``levels``), d·L numbers, no points."""
+    """Set-up message: (m_c, per-feature quantiles at ``levels``), d·L numbers, no points.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    levels : array-like of shape (L,)
+        Quantile levels in [0, 1].
+
+    Returns
+    -------
+    dict
+        ``n_points`` m_c and ``quantiles``, shape (d, L).
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [2.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> message = client_quantiles(shard, [0.0, 0.5, 1.0])
+    >>> message["n_points"], message["quantiles"].tolist()
+    (2, [[0.0, 1.0, 2.0]])
+    """
     return {"n_points": shard.y.size, "quantiles": np.quantile(shard.X, levels, axis=0).T}
 
 
 def client_scaled_losses(state: ModelState, shard: ClientShard) -> np.ndarray:
     """a_i = e^{−y_i f(x_i)} on the client's points: O(m·t) for t terms, so a client computes
-    it once per round (``round`` phase) and passes it as ``scaled`` to the later phases."""
+    it once per round (``round`` phase) and passes it as ``scaled`` to the later phases.
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+    shard : ClientShard
+        The client's data.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        a_i for every point.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> client_scaled_losses(ModelState(), shard).tolist()
+    [1.0, 1.0]
+    """
     return np.exp(-client_margins(state, shard))
 
 
 def client_statistics(state: ModelState, shard: ClientShard, scaled=None) -> dict:
     """Figure 2 lines 7–8 on one client: ``n_points`` m_c and ``loss_sum``
     Σ_i e^{−y_i f(x_i)} = m_c Φ_{k,c} (= Z_{t,c} for Φ = exp); two numbers.
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+    shard : ClientShard
+        The client's data.
+    scaled : ndarray of shape (m,), optional
+        :func:`client_scaled_losses` of this state, if already computed.
+
+    Returns
+    -------
+    dict
+        ``n_points`` and ``loss_sum``.
 
     Examples
     --------
@@ -149,6 +368,15 @@ class EdgeIndex:
     the ``candidates`` phase and kept by the client; the edges of any subset of the
     candidates then cost one weighted ``np.bincount`` over the asked features' cells and
     cumulative sums: O(m·d_asked + d·width).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        The shard's points.
+    features : array-like of shape (n,)
+        The feature j of each candidate stump.
+    thresholds : array-like of shape (n,)
+        Its threshold θ.
 
     Examples
     --------
@@ -172,7 +400,31 @@ class EdgeIndex:
 
     def locate(self, features, thresholds):
         """For asked candidates (j, θ): the asked rows and, per candidate, the flat position
-        of its cumulative sum in :meth:`below_sums`'s (asked rows, width) array."""
+        of its cumulative sum in :meth:`below_sums`'s (asked rows, width) array.
+
+        ValueError if a threshold is not among the indexed candidates of its feature.
+
+        Parameters
+        ----------
+        features : array-like of shape (s,)
+            The asked candidates' features.
+        thresholds : array-like of shape (s,)
+            Their thresholds, each among the indexed ones.
+
+        Returns
+        -------
+        rows : ndarray
+            The indexed rows of the asked features, in increasing feature order.
+        positions : ndarray of shape (s,)
+            Per candidate, its flat position.
+
+        Examples
+        --------
+        >>> index = EdgeIndex(np.array([[0.0], [1.0], [2.0]]), [0, 0], [1.5, 0.5])
+        >>> rows, positions = index.locate([0], [1.5])
+        >>> rows.tolist(), positions.tolist()
+        ([0], [1])
+        """
         features, thresholds = np.asarray(features, dtype=int), np.asarray(thresholds, float)
         last = self._located
         if (
@@ -202,7 +454,26 @@ class EdgeIndex:
         return rows, positions
 
     def below_sums(self, weights, rows):
-        """Σ_{x_ij ≤ θ_(r)} w_i, shape (len(rows), width): row q for indexed row ``rows[q]``."""
+        """Σ_{x_ij ≤ θ_(r)} w_i, shape (len(rows), width): row q for indexed row ``rows[q]``.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (m,)
+            w_i per point.
+        rows : ndarray of int
+            Indexed rows, as :meth:`locate` returns them.
+
+        Returns
+        -------
+        ndarray of shape (len(rows), width)
+            The cumulative sums over each row's sorted thresholds.
+
+        Examples
+        --------
+        >>> index = EdgeIndex(np.array([[0.0], [1.0], [2.0]]), [0, 0], [1.5, 0.5])
+        >>> index.below_sums(np.ones(3), np.array([0])).tolist()
+        [[1.0, 2.0, 3.0]]
+        """
         cells = self.cells if rows.size == self.cells.shape[0] else self.cells[rows]
         histogram = np.bincount(
             cells.ravel(),
@@ -216,6 +487,28 @@ def signed_edges(index: EdgeIndex, weights, features, thresholds) -> np.ndarray:
     """Σ_i w_i h_r(x_i) = Σ_{x>θ_r} w − Σ_{x≤θ_r} w for the stumps h_r = ±1{x_j > θ}  (h of
     eq. 3 with polarity +1), from cumulative sums of a weighted histogram over the sorted
     thresholds of each asked feature: O(m·d_asked + d·width).
+
+    Parameters
+    ----------
+    index : EdgeIndex
+        The shard's index over a superset of the asked candidates.
+    weights : ndarray of shape (m,)
+        w_i per point.
+    features : array-like of shape (s,)
+        The asked stumps' features.
+    thresholds : array-like of shape (s,)
+        Their thresholds.
+
+    Returns
+    -------
+    ndarray of shape (s,)
+        The signed edge of each stump.
+
+    Examples
+    --------
+    >>> index = EdgeIndex(np.array([[0.0], [1.0], [2.0]]), [0], [0.5])
+    >>> signed_edges(index, np.ones(3), [0], [0.5]).tolist()
+    [1.0]
     """
     rows, positions = index.locate(features, thresholds)
     below = index.below_sums(weights, rows).ravel()[positions]
@@ -237,6 +530,28 @@ def client_edges(state: ModelState, shard: ClientShard, domains, features, thres
     ``index``: an :class:`EdgeIndex` of the shard over a superset of the asked candidates
     (the client keeps one from the ``candidates`` phase); None builds one for the asked
     candidates. ``scaled``: :func:`client_scaled_losses` of this state, if already computed.
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+    shard : ClientShard
+        The client's data.
+    domains : sequence of int
+        The asked domains k_q.
+    features : ndarray of shape (n_q, s)
+        The candidates' features, one row per asked domain.
+    thresholds : ndarray of shape (n_q, s)
+        Their thresholds.
+    index : EdgeIndex, optional
+        The shard's index; None builds one.
+    scaled : ndarray of shape (m,), optional
+        The scaled losses a_i, if already computed.
+
+    Returns
+    -------
+    dict
+        ``edge_sums``, shape (n_q, s).
 
     Examples
     --------
@@ -261,6 +576,31 @@ def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
 
     a_i = e^{−y_i f(x_i)} (``scaled``, if already computed), u_i = y_i Q(k|x_i) h(x_i);
     ``direction`` = (k, feature, θ, polarity).
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+    shard : ClientShard
+        The client's data.
+    direction : tuple
+        (k, feature, θ, polarity) of the coordinate e_{k,r}.
+    steps : ndarray of shape (n,)
+        The trial steps η.
+    scaled : ndarray of shape (m,), optional
+        The scaled losses a_i, if already computed.
+
+    Returns
+    -------
+    dict
+        ``loss_sums`` and ``slope_sums``, each of shape (n,).
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> message = client_losses_along(ModelState(), shard, (0, 0, 0.5, 1.0), np.array([0.0]))
+    >>> message["loss_sums"].tolist(), message["slope_sums"].tolist()
+    ([2.0], [-2.0])
     """
     domain, feature, threshold, polarity = direction
     scaled = client_scaled_losses(state, shard) if scaled is None else scaled
@@ -272,5 +612,24 @@ def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
 
 
 def client_min_probability(shard: ClientShard, domain: int) -> dict:
-    """min_i Q(k|x_i) on the client (one number), for the finite step of a separating stump."""
+    """min_i Q(k|x_i) on the client (one number), for the finite step of a separating stump.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    domain : int
+        The domain k.
+
+    Returns
+    -------
+    dict
+        ``min_probability``.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.zeros((2, 1)), np.ones(2), 0, np.array([[0.2, 0.8], [0.4, 0.6]]))
+    >>> client_min_probability(shard, 0)
+    {'min_probability': 0.2}
+    """
     return {"min_probability": float(shard.domain_probabilities[:, domain].min())}

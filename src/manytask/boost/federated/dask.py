@@ -194,6 +194,13 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         Returns
         -------
         self
+            The fitted estimator.
+
+        Examples
+        --------
+        The class example fits one on an in-process cluster; on a running cluster:
+
+        >>> clf = DaskMultiBoostClassifier(n_estimators=10).fit(X, y, domains)  # doctest: +SKIP
         """
         self._check_params()
         if sample_weight is not None:

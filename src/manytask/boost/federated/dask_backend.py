@@ -169,6 +169,25 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
     Returns {"ensemble": (estimators, weights, classes, domain labels, Q, n_features,
     history), "objective": F of the ensemble from the clients' final losses, "run": the
     :class:`~.driver.FederatedRun`, "timings": the transport's per-phase times}.
+
+    Parameters
+    ----------
+    model : DaskMultiBoostClassifier
+        Its parameters (already checked) drive the federation.
+    X, y, domains, client, fault, record_messages
+        As in :meth:`~.dask.DaskMultiBoostClassifier.fit`.
+
+    Returns
+    -------
+    dict
+        ``ensemble``, ``objective``, ``run`` and ``timings``, as above.
+
+    Examples
+    --------
+    Called by :meth:`~.dask.DaskMultiBoostClassifier.fit`, whose class example runs it on an
+    in-process cluster; it needs a ``dask.distributed`` client:
+
+    >>> result = federate_on_dask(DaskMultiBoostClassifier(), X, y, domains)  # doctest: +SKIP
     """
     distributed = import_distributed()
     if client is None:

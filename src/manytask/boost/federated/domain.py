@@ -42,6 +42,20 @@ def merge_moments(reports) -> tuple[int, np.ndarray, np.ndarray]:
     """(N, pooled mean, pooled variance) from the clients' (m_c, mean_c, M2_c), exactly:
     M2 = Σ_c [M2_c + m_c (mean_c − mean)²] (Chan, Golub and LeVeque's pairwise update).
 
+    Parameters
+    ----------
+    reports : sequence of dict
+        The clients' ``domain_moments`` answers: ``n_points``, ``mean`` and ``m2``.
+
+    Returns
+    -------
+    n : int
+        The number of points N.
+    mean : ndarray of shape (d,)
+        The pooled mean.
+    variance : ndarray of shape (d,)
+        The pooled (biased) variance M2 / N.
+
     Examples
     --------
     >>> reports = [{"n_points": 2, "mean": np.array([1.0]), "m2": np.array([2.0])},
@@ -77,6 +91,23 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
     N-scaled objective, as there). A client that fails is dropped and L-BFGS restarted from
     the last parameters on the others' sums; the moments keep the clients that sent them.
 
+    Parameters
+    ----------
+    transport : Transport
+        The transport to the clients.
+    clients_by_domain : sequence of sequence of int
+        The client ids holding points of each domain.
+    classes : array-like of shape (p,)
+        The domain labels, p ≥ 2.
+    C : float, default=1.0
+        Inverse L2 regularisation strength (> 0).
+    tol : float, default=1e-4
+        L-BFGS-B's ``gtol``.
+    max_iter : int, default=1000
+        L-BFGS-B's iteration limit.
+    clip : float, default=1e-6
+        The lower bound of the clients' Q(k|x_i).
+
     Returns
     -------
     q : DomainClassifier
@@ -87,6 +118,15 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
         ``message``, ``log_loss`` (mean −log Q(k_i|x_i) on the training points, before
         clipping), ``objective``, ``restarts``, ``failures``, ``numbers_to_clients``,
         ``numbers_from_clients`` and ``batches`` (the set-up of Q, all phases).
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard, InProcessTransport
+    >>> shards = [ClientShard(np.array([[-1.0], [-2.0]]), np.ones(2), 0, np.ones((2, 1))),
+    ...           ClientShard(np.array([[1.0], [2.0]]), np.ones(2), 1, np.ones((2, 1)))]
+    >>> q, record = fit_domain_classifier(InProcessTransport(shards), [[0], [1]], ["a", "b"])
+    >>> q.predict_proba(np.array([[-3.0], [3.0]])).argmax(axis=1).tolist(), record["converged"]
+    ([0, 1], True)
     """
     classes = np.asarray(classes)
     if classes.size < 2:
@@ -167,5 +207,30 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
 
 def as_domain_classifier(model, classes, clip, n_clipped) -> DomainClassifier:
     """A fitted :class:`~manytask.boost.DomainClassifier` (``prefit``) around ``model``,
-    without touching any input (its ``fit`` would compute Q on pooled X)."""
+    without touching any input (its ``fit`` would compute Q on pooled X).
+
+    Parameters
+    ----------
+    model : SoftmaxDomainModel
+        The fitted Q (``predict_proba``, ``classes_``, ``n_features_in_``).
+    classes : array-like of shape (p,)
+        The domain labels.
+    clip : float
+        The lower bound of Q(k|x).
+    n_clipped : int
+        How many training entries were clipped.
+
+    Returns
+    -------
+    DomainClassifier
+        Fitted, ``prefit``.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import SoftmaxDomainModel
+    >>> model = SoftmaxDomainModel([[1.0]], [0.0], ["a", "b"])
+    >>> q = as_domain_classifier(model, ["a", "b"], clip=1e-6, n_clipped=0)
+    >>> q.predict_proba(np.array([[0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
     return DomainClassifier.from_fitted(model, classes, clip=clip, n_clipped=n_clipped)

@@ -26,6 +26,15 @@ class SoftmaxDomainModel:
     """Q(k|x) = softmax(z)_k with z = coef·x + intercept (one row per domain, or for two
     domains z = (0, coef·x + intercept)): the fitted logistic regression in input space.
 
+    Parameters
+    ----------
+    coef : array-like of shape (R, d)
+        The logits' weights, R = p rows, or 1 for two domains.
+    intercept : array-like of shape (R,)
+        The logits' intercepts.
+    classes : array-like of shape (p,)
+        The domain labels, in column order.
+
     Examples
     --------
     >>> model = SoftmaxDomainModel(np.array([[2.0]]), np.array([0.0]), np.array(["a", "b"]))
@@ -40,7 +49,24 @@ class SoftmaxDomainModel:
         self.n_features_in_ = self.coef.shape[1]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Q(·|x) for every row of ``X``, shape (N, p), columns in the order of ``classes_``."""
+        """Q(·|x) for every row of ``X``, shape (N, p), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (N, p)
+            Q(k|x) per point and domain; rows sum to one.
+
+        Examples
+        --------
+        >>> model = SoftmaxDomainModel(np.array([[1.0]]), np.array([0.0]), np.array(["a", "b"]))
+        >>> model.predict_proba(np.array([[0.0], [np.log(3.0)]])).round(6).tolist()
+        [[0.5, 0.5], [0.25, 0.75]]
+        """
         return np.exp(log_softmax(np.asarray(X, dtype=float), self.coef, self.intercept))
 
 
@@ -60,6 +86,13 @@ def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
 
     The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
     is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.
+
+    Parameters
+    ----------
+    probabilities : array-like of shape (N, K)
+        Rows of probabilities, each summing to one.
+    clip : float
+        The lower bound of every entry.
 
     Returns
     -------
@@ -90,7 +123,32 @@ def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
 
 
 def client_moments(shard, payload, kept):
-    """``domain_moments``: (m_c, mean, Σ_i (x_i − mean)²) of the shard, 2d + 1 numbers."""
+    """``domain_moments``: (m_c, mean, Σ_i (x_i − mean)²) of the shard, 2d + 1 numbers.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data (its ``X``).
+    payload : dict
+        The request (empty).
+    kept : dict
+        What the client keeps between phases, returned unchanged.
+
+    Returns
+    -------
+    message : dict
+        ``n_points``, ``mean`` and ``m2``, per feature.
+    kept : dict
+        ``kept``.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard
+    >>> shard = ClientShard(np.array([[0.0], [2.0]]), np.ones(2), 0, np.ones((2, 1)))
+    >>> message, _ = client_moments(shard, {}, {})
+    >>> message["n_points"], message["mean"].tolist(), message["m2"].tolist()
+    (2, [1.0], [2.0])
+    """
     mean = shard.X.mean(axis=0)
     message = {"n_points": shard.X.shape[0], "mean": mean,
                "m2": ((shard.X - mean) ** 2).sum(axis=0)}  # fmt: skip
@@ -102,6 +160,30 @@ def client_loss(shard, payload, kept):
 
     ∂(−log softmax(z)_k)/∂z = softmax(z) − e_k; the binary model has a parameter row for the
     logit of domain 1 only. 1 + R(d + 1) numbers, plus m_c.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data; its ``domain`` is the label k_c.
+    payload : dict
+        ``coef`` (R, d) and ``intercept`` (R,) in input space.
+    kept : dict
+        What the client keeps between phases, returned unchanged.
+
+    Returns
+    -------
+    message : dict
+        ``n_points``, ``loss_sum``, ``coef_grad`` (R, d) and ``intercept_grad`` (R,).
+    kept : dict
+        ``kept``.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard
+    >>> shard = ClientShard(np.array([[1.0], [2.0]]), np.ones(2), 0, np.ones((2, 1)))
+    >>> message, _ = client_loss(shard, {"coef": [[0.0]], "intercept": [0.0]}, {})
+    >>> round(float(message["loss_sum"] / np.log(2)), 6), message["coef_grad"].tolist()
+    (2.0, [[1.5]])
     """
     coef = np.atleast_2d(np.asarray(payload["coef"], dtype=float))
     log_q = log_softmax(shard.X, coef, payload["intercept"])
@@ -120,7 +202,33 @@ def client_loss(shard, payload, kept):
 
 def client_install(shard, payload, kept):
     """``domain_model``: keep Q(·|x_i) of the fitted model, clipped as
-    :class:`~manytask.boost.DomainClassifier` clips it; return how many entries were."""
+    :class:`~manytask.boost.DomainClassifier` clips it; return how many entries were.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    payload : dict
+        ``coef``, ``intercept`` (input space) and ``clip``.
+    kept : dict
+        What the client keeps between phases.
+
+    Returns
+    -------
+    message : dict
+        ``n_clipped``.
+    kept : dict
+        ``kept`` with ``domain_probabilities``, Q(·|x_i) of shape (m, p).
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard
+    >>> shard = ClientShard(np.array([[0.0]]), np.ones(1), 0, np.ones((1, 1)))
+    >>> payload = {"coef": [[0.0]], "intercept": [0.0], "clip": 1e-6}
+    >>> message, kept = client_install(shard, payload, {})
+    >>> message, kept["domain_probabilities"].tolist()
+    ({'n_clipped': 0}, [[0.5, 0.5]])
+    """
     log_q = log_softmax(shard.X, np.asarray(payload["coef"], dtype=float), payload["intercept"])
     clipped, n_clipped = clip_probabilities(np.exp(log_q), float(np.asarray(payload["clip"])))
     return {"n_clipped": n_clipped}, {**kept, "domain_probabilities": clipped}

@@ -62,6 +62,23 @@ class FederatedRun:
     ``messages``: (round, phase, client, message) when recorded;
     ``client_points``: row indices of each client's shard (simulation bookkeeping, never sent
     to the server).
+
+    Parameters
+    ----------
+    setup : dict
+        The set-up's counts (:func:`setup_candidates`).
+    history : list of dict, optional
+        The round records (:func:`run_rounds`).
+    messages : list of tuple, optional
+        The recorded messages.
+    client_points : list of ndarray, optional
+        The row indices of each client's shard.
+
+    Examples
+    --------
+    >>> run = FederatedRun(setup={"n_clients": 2})
+    >>> run.history, run.messages
+    ([], [])
     """
 
     setup: dict
@@ -81,6 +98,39 @@ def setup_candidates(transport, clients, n_features, thresholds=None, n_quantile
     :attr:`FederatedServer.min_probabilities <.server.FederatedServer>`). One request batch
     per phase (:func:`~.protocol.ask_every`); a client that fails here is reported in the
     returned ``setup["failures"]`` and may still train.
+
+    Parameters
+    ----------
+    transport : Transport
+        The transport to the clients.
+    clients : sequence of int
+        Every client's id.
+    n_features : int
+        The number of features d.
+    thresholds : sequence of array-like, optional
+        One array of candidate thresholds per feature; None: the clients' quantiles.
+    n_quantiles : int, default=16
+        The number of quantile levels the clients report when ``thresholds`` is None.
+
+    Returns
+    -------
+    features : ndarray of shape (n,)
+        The candidates' features.
+    thresholds : ndarray of shape (n,)
+        Their thresholds.
+    setup : dict
+        ``numbers_to_clients``, ``numbers_from_clients``, ``n_candidates``, ``n_clients``,
+        ``failures`` and ``min_probabilities`` (per client).
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard, FederatedServer, InProcessTransport
+    >>> shards = [ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), k,
+    ...                       np.full((2, 2), 0.5)) for k in (0, 1)]
+    >>> transport = InProcessTransport(shards)
+    >>> features, thresholds, setup = setup_candidates(transport, [0, 1], 1, [[0.5]])
+    >>> features.tolist(), thresholds.tolist(), setup["n_candidates"]
+    ([0], [0.5], 1)
     """
     transport.round, transport.sent, transport.received = 0, 0, 0
     transport.failures = []
@@ -157,6 +207,37 @@ def run_round(server, transport, participants, candidates, batch):
     step, η_t from these alone (the exact line search adds its exchanges). With ``server.mu``
     the round descends the soft-max F_μ instead (:func:`_soft_round`). Raises
     :class:`~.protocol.ClientFailure` before any change to the server's state.
+
+    Parameters
+    ----------
+    server : FederatedServer
+        The server; its state is left for the caller to commit.
+    transport : Transport
+        The transport to the clients.
+    participants : sequence of sequence of int
+        The clients of each domain taking part.
+    candidates : sequence of ndarray
+        The candidate indices of each domain.
+    batch : int
+        Trial steps per line-search exchange (``step="exact_line_search"``).
+
+    Returns
+    -------
+    dict
+        ``losses``, ``active``, ``exchanges``, ``direction`` (None if no step), ``step``, and
+        ``stop`` when the run ends.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard, FederatedServer, InProcessTransport
+    >>> shards = [ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), k,
+    ...                       np.full((2, 2), 0.5)) for k in (0, 1)]
+    >>> transport = InProcessTransport(shards)
+    >>> features, thresholds, setup = setup_candidates(transport, [0, 1], 1, [[0.5]])
+    >>> server = FederatedServer(2, features, thresholds)
+    >>> record = run_round(server, transport, [[0], [1]], server.select_candidates(), 15)
+    >>> record["losses"].tolist(), record["direction"]
+    ([1.0, 1.0], (0, 0, 0.5, 1))
     """
     everyone = [c for ids in participants for c in ids]
     answers = transport.request("round", server.round_payloads(participants, candidates))
@@ -255,6 +336,39 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
     and is sent the whole state the next time it takes part (it may have lost what it kept);
     a round in which a domain has no client left is skipped. ``progress``: None or a callable
     (round record) → None, called after each round. Returns the list of round records.
+
+    Parameters
+    ----------
+    server : FederatedServer
+        The server; each round's term is committed to it.
+    transport : Transport
+        The transport to the clients.
+    clients_by_domain : sequence of sequence of int
+        The client ids of each domain.
+    n_rounds : int
+        The largest number of rounds.
+    batch : int, default=15
+        Trial steps per line-search exchange.
+    progress : callable, optional
+        Called with each round's record.
+
+    Returns
+    -------
+    list of dict
+        The round records (:func:`run_round`'s, with ``round``, ``participants``,
+        ``restarts``, ``failures``, the counts and ``seconds``).
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ClientShard, FederatedServer, InProcessTransport
+    >>> shards = [ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), k,
+    ...                       np.full((2, 2), 0.5)) for k in (0, 1)]
+    >>> transport = InProcessTransport(shards)
+    >>> features, thresholds, setup = setup_candidates(transport, [0, 1], 1, [[0.5]])
+    >>> server = FederatedServer(2, features, thresholds)
+    >>> history = run_rounds(server, transport, [[0], [1]], n_rounds=3)
+    >>> len(history), server.state.size, server.state.steps.round(6).tolist()
+    (3, 3, [0.549306, 0.549306, 0.549306])
     """
     history = []
     for round_number in range(1, n_rounds + 1):
@@ -291,7 +405,35 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
 
 def ensemble_terms(state, run, domain_labels):
     """The federated ensemble as :meth:`~manytask.boost.MultiBoostClassifier.from_ensemble`
-    takes it: (estimators (k, Stump) per term, weights α, ``history_`` entries per round)."""
+    takes it: (estimators (k, Stump) per term, weights α, ``history_`` entries per round).
+
+    Parameters
+    ----------
+    state : ModelState
+        The federated ensemble's terms.
+    run : FederatedRun
+        What the federation did (its ``history``, one record per round).
+    domain_labels : array-like of shape (p,)
+        The domains' labels.
+
+    Returns
+    -------
+    estimators : list of tuple
+        (k, Stump) per term.
+    weights : ndarray of shape (t,)
+        The steps α.
+    history : list of dict
+        One ``history_`` entry per round.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import ModelState
+    >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.25)
+    >>> run = FederatedRun({}, history=[{"direction": (0, 0, 0.5, 1), "step": 0.25}])
+    >>> estimators, weights, history = ensemble_terms(state, run, ["a", "b"])
+    >>> estimators[0][0], weights.tolist(), history[0]["domain"]
+    (0, [0.25], 'a')
+    """
     estimators = [
         (int(k), Stump(feature=int(j), threshold=float(t), polarity=int(p)))
         for k, j, t, p in zip(state.domains, state.features, state.thresholds, state.polarities)
@@ -313,7 +455,44 @@ def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):
     """A fitted estimator of ``clf``'s class and parameters (e.g. a
     :class:`~manytask.boost.MultiBoostClassifier`) holding the federated ensemble, built by its
     ``from_ensemble``, with ``federated_run_`` = ``run``. Returns a new object; ``clf`` is
-    left unfitted."""
+    left unfitted.
+
+    Parameters
+    ----------
+    clf : estimator
+        The unfitted estimator whose class and parameters the result takes.
+    state : ModelState
+        The federated ensemble's terms.
+    q : DomainClassifier
+        The fitted Q(k|x).
+    classes : array-like of shape (2,)
+        The class labels of y = −1 and +1.
+    domain_labels : array-like of shape (p,)
+        The domains' labels.
+    n_features : int
+        The number of features d.
+    run : FederatedRun
+        What the federation did.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator.
+
+    Examples
+    --------
+    >>> from manytask.boost import MultiBoostClassifier
+    >>> from manytask.boost.federated import ModelState, SoftmaxDomainModel
+    >>> from manytask.boost.federated.domain import as_domain_classifier
+    >>> q = as_domain_classifier(SoftmaxDomainModel([[0.0]], [0.0], ["a", "b"]), ["a", "b"],
+    ...                          clip=1e-6, n_clipped=0)
+    >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.25)
+    >>> run = FederatedRun({}, history=[{"direction": (0, 0, 0.5, 1), "step": 0.25}])
+    >>> clf = fill_estimator(MultiBoostClassifier(), state, q, np.array([0, 1]),
+    ...                      np.array(["a", "b"]), 1, run)
+    >>> clf.predict(np.array([[0.0], [1.0]])).tolist()
+    [0, 1]
+    """
     estimators, weights, history = ensemble_terms(state, run, domain_labels)
     params = clf.get_params(deep=False)
     params.pop("domain_classifier", None)  # the fitted Q

@@ -73,7 +73,23 @@ _STATE_FIELDS = ("domains", "features", "thresholds", "polarities", "steps")
 
 
 class ClientFailure(RuntimeError):
-    """A client raised or timed out, after the retries of the policy."""
+    """A client raised or timed out, after the retries of the policy.
+
+    Parameters
+    ----------
+    client : int
+        The client's id.
+    phase : str
+        The phase of the request it failed.
+    error : BaseException
+        What it raised.
+
+    Examples
+    --------
+    >>> failure = ClientFailure(3, "round", TimeoutError("no answer"))
+    >>> failure.client, str(failure)
+    (3, "client 3 failed in phase 'round': TimeoutError('no answer')")
+    """
 
     def __init__(self, client, phase, error):
         super().__init__(f"client {client} failed in phase {phase!r}: {error!r}")
@@ -81,12 +97,48 @@ class ClientFailure(RuntimeError):
 
 
 def state_to_payload(state: ModelState) -> dict:
-    """The state f_{t−1} as five arrays (k, feature, θ, polarity, α per term)."""
+    """The state f_{t−1} as five arrays (k, feature, θ, polarity, α per term).
+
+    Parameters
+    ----------
+    state : ModelState
+        The terms of f.
+
+    Returns
+    -------
+    dict
+        ``state_domains``, ``state_features``, ``state_thresholds``, ``state_polarities``
+        and ``state_steps``.
+
+    Examples
+    --------
+    >>> payload = state_to_payload(ModelState().with_term(0, 1, 0.5, -1.0, 0.25))
+    >>> sorted(payload), payload["state_steps"].tolist()
+    (['state_domains', 'state_features', 'state_polarities', 'state_steps', \
+'state_thresholds'], [0.25])
+    """
     return {f"state_{name}": getattr(state, name) for name in _STATE_FIELDS}
 
 
 def state_from_payload(payload: dict) -> ModelState:
-    """Inverse of :func:`state_to_payload`."""
+    """Inverse of :func:`state_to_payload`.
+
+    Parameters
+    ----------
+    payload : dict
+        The five ``state_*`` arrays (other keys are ignored).
+
+    Returns
+    -------
+    ModelState
+        The state, integer domains and features, float thresholds, polarities and steps.
+
+    Examples
+    --------
+    >>> state = ModelState().with_term(0, 1, 0.5, -1.0, 0.25)
+    >>> state_from_payload(state_to_payload(state)).thresholds.tolist()
+    [0.5]
+    """
     return ModelState(
         np.asarray(payload["state_domains"], dtype=int),
         np.asarray(payload["state_features"], dtype=int),
@@ -179,6 +231,25 @@ def respond(phase: str, shard: ClientShard, payload: dict, kept: dict) -> tuple[
     """The client's answer to one request: (message, what it keeps for later phases).
 
     ``kept`` is never modified in place (a new dict is returned), so a transport may retry.
+    ValueError for an unknown phase.
+
+    Parameters
+    ----------
+    phase : str
+        One of :data:`PHASES` (the module's list of phases).
+    shard : ClientShard
+        The client's data.
+    payload : dict
+        The server's request.
+    kept : dict
+        What the client kept from earlier phases of the run.
+
+    Returns
+    -------
+    message : dict
+        The answer, numbers and arrays of numbers only.
+    kept : dict
+        What the client keeps for later phases.
 
     Examples
     --------
@@ -198,14 +269,56 @@ def respond(phase: str, shard: ClientShard, payload: dict, kept: dict) -> tuple[
 
 
 def count_numbers(message: dict) -> int:
-    """How many numbers a payload or message carries (what crosses the wire)."""
+    """How many numbers a payload or message carries (what crosses the wire).
+
+    Parameters
+    ----------
+    message : dict
+        A payload or message.
+
+    Returns
+    -------
+    int
+        The total size of its values.
+
+    Examples
+    --------
+    >>> count_numbers({"n_points": 2, "quantiles": np.zeros((3, 4))})
+    13
+    """
     return int(sum(np.size(value) for value in message.values()))
 
 
 def ask_every(transport, phase: str, payloads: dict) -> dict:
     """{client: answer} of one request batch, sent again without each client that fails
     (after the transport's retries; the failures stay in ``transport.failures``), so one
-    failing client hides no other's answer."""
+    failing client hides no other's answer.
+
+    Parameters
+    ----------
+    transport : Transport
+        The transport to the clients.
+    phase : str
+        The phase of the request.
+    payloads : dict
+        {client: payload}.
+
+    Returns
+    -------
+    dict
+        {client: message} of the clients that answered.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> def fail_one(round_, client, phase):
+    ...     if client == 1:
+    ...         raise RuntimeError("down")
+    >>> transport = InProcessTransport([shard, shard], fault=fail_one)
+    >>> answers = ask_every(transport, "setup", {0: {"levels": [0.5]}, 1: {"levels": [0.5]}})
+    >>> sorted(answers), [failure["client"] for failure in transport.failures]
+    ([0], [1])
+    """
     pending, answers = dict(payloads), {}
     while pending:
         try:
@@ -225,6 +338,22 @@ class Transport(ABC):
     per attempt: all reset by the caller each round), keeps the
     failures of the round and, with ``record``, the log of every client→server message as
     (round, phase, client, message).
+
+    Parameters
+    ----------
+    retries : int, default=0
+        Further attempts for the clients that failed (>= 0).
+    record : bool, default=False
+        Whether to keep the log of every client→server message.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> transport = InProcessTransport([shard], record=True)
+    >>> transport.request("setup", {0: {"levels": [0.0, 1.0]}})[0]["quantiles"].tolist()
+    [[0.0, 1.0]]
+    >>> transport.sent, transport.received, transport.batches, len(transport.log)
+    (2, 3, 1, 1)
     """
 
     def __init__(self, retries: int = 0, record: bool = False):
@@ -239,7 +368,12 @@ class Transport(ABC):
         """{client: payload} → {client: message dict, or the exception the client raised}."""
 
     def close(self) -> None:
-        """Release what the transport holds (processes, connections); a no-op by default."""
+        """Release what the transport holds (processes, connections); a no-op by default.
+
+        Examples
+        --------
+        >>> InProcessTransport([]).close()
+        """
         return None
 
     def request(self, phase: str, payloads: dict) -> dict:
@@ -247,6 +381,24 @@ class Transport(ABC):
 
         Raises :class:`ClientFailure` for the first client (in client order) that still
         fails after the retries; the caller then decides (drop it and restart the round).
+
+        Parameters
+        ----------
+        phase : str
+            The phase of the request.
+        payloads : dict
+            {client: payload}.
+
+        Returns
+        -------
+        dict
+            {client: message}, in the order of ``payloads``.
+
+        Examples
+        --------
+        >>> shard = ClientShard(np.zeros((2, 1)), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+        >>> InProcessTransport([shard]).request("setup", {0: {"levels": [0.5]}})
+        {0: {'n_points': 2, 'quantiles': array([[0.]])}}
         """
         answers, pending = {}, dict(payloads)
         for attempt in range(self.retries + 1):
@@ -277,6 +429,26 @@ class InProcessTransport(Transport):
 
     ``fault(round, client, phase)`` (tests) may raise to make a call fail; an answer that
     takes longer than ``timeout`` seconds counts as a failure.
+
+    Parameters
+    ----------
+    shards : sequence of ClientShard
+        The clients' data; client c holds ``shards[c]``.
+    retries : int, default=0
+        Further attempts for the clients that failed.
+    timeout : float, optional
+        Seconds after which an answer counts as a failure; None waits.
+    fault : callable, optional
+        ``fault(round, client, phase)``, called before each answer; it may raise.
+    record : bool, default=False
+        Whether to keep the log of every client→server message.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> transport = InProcessTransport([shard])
+    >>> transport.request("setup", {0: {"levels": [1.0]}})[0]["n_points"]
+    2
     """
 
     def __init__(self, shards, retries=0, timeout=None, fault=None, record=False):

@@ -37,6 +37,16 @@ def soft_max_aggregate(mu):
     :func:`section_search` for the soft-max F_μ = (1/μ) log Σ_l e^{μ F_l} (§3), whose slope is
     Σ_l p_l F_l' with p = softmax(μ F) (chain rule; ``inf`` on overflow).
 
+    Parameters
+    ----------
+    mu : float
+        The soft-max temperature μ > 0.
+
+    Returns
+    -------
+    callable
+        ``aggregate(losses, slopes) -> (F_μ, dF_μ/dη)``.
+
     Examples
     --------
     >>> value, slope = soft_max_aggregate(10.0)(np.array([1.0, 1.0]), np.array([-1.0, 0.5]))
@@ -52,7 +62,23 @@ def soft_max_aggregate(mu):
 
 
 def check_mu(mu):
-    """``mu`` as a float (None stays None); ValueError unless None or a finite number > 0."""
+    """``mu`` as a float (None stays None); ValueError unless None or a finite number > 0.
+
+    Parameters
+    ----------
+    mu : None or float
+        The soft-max temperature to check.
+
+    Returns
+    -------
+    None or float
+        ``mu`` as a float.
+
+    Examples
+    --------
+    >>> check_mu(2), check_mu(None)
+    (2.0, None)
+    """
     if mu is not None and (
         isinstance(mu, (bool, np.bool_))
         or not isinstance(mu, (int, float, np.integer, np.floating))
@@ -69,21 +95,23 @@ class FederatedServer:
     Parameters
     ----------
     n_domains : int
+        The number of domains p.
     candidate_features, candidate_thresholds : ndarray (n,)
         The candidate stumps h_r(x) = ±1{x_j > θ} (the polarity comes from the edge's sign).
     r, s : None or int >= 1
         Clients and candidates sampled per domain and round (None: all).
     random_state : None, int or Generator
-    step : {"adaboost", "exact_line_search"}
-        The step along the chosen direction (:mod:`manytask.boost.steps`): "adaboost"
-        (default, Lemma 1 and §6) η = ½ log((1 − ε)/ε) from the pooled aggregates, no
-        line-search exchanges; "exact_line_search" argmin_η F(α + η e) by
-        :func:`section_search` over the clients' batched (F_l, F_l') sums.
+        The seed of the client and candidate sampling.
     mu : None or float > 0
         None: the hard max F = max_k F_k of Figure 2. A float: each round descends the soft-max
         F_μ = (1/μ) log Σ_k e^{μ F_k} (§3) along its steepest coordinate
         (:meth:`soft_direction`), as ``MultiBoostClassifier(mu=...)`` does; the round loop
         (:func:`~.driver.run_round`) reads it from here, so every transport gets it.
+    step : {"adaboost", "exact_line_search"}
+        The step along the chosen direction (:mod:`manytask.boost.steps`): "adaboost"
+        (default, Lemma 1 and §6) η = ½ log((1 − ε)/ε) from the pooled aggregates, no
+        line-search exchanges; "exact_line_search" argmin_η F(α + η e) by
+        :func:`section_search` over the clients' batched (F_l, F_l') sums.
 
     Examples
     --------
@@ -114,7 +142,13 @@ class FederatedServer:
     @property
     def own_rows_only(self) -> bool:
         """True when a round needs each client's own domain's edges only: Figure 2's
-        hard-max direction with the AdaBoost step (no tie fallback, no cross rows)."""
+        hard-max direction with the AdaBoost step (no tie fallback, no cross rows).
+
+        Examples
+        --------
+        >>> FederatedServer(2, [0], [0.0]).own_rows_only
+        True
+        """
         return self.mu is None and self.step == "adaboost"
 
     def round_payloads(self, participants, candidates) -> dict:
@@ -124,6 +158,26 @@ class FederatedServer:
         term: usually the one term committed last round), then the candidates to score:
         its own domain's s (``own_rows_only``), else every domain's (p·s), whose cross rows
         the soft-max direction and the hard max's tie fallback combine.
+
+        Parameters
+        ----------
+        participants : sequence of sequence of int
+            The selected clients of each domain.
+        candidates : sequence of ndarray
+            The selected candidate indices of each domain.
+
+        Returns
+        -------
+        dict
+            {client: payload}.
+
+        Examples
+        --------
+        >>> server = FederatedServer(2, [0, 0], [0.0, 1.0])
+        >>> payloads = server.round_payloads([[0], [1]], server.select_candidates())
+        >>> request = payloads[1]  # client 1, of domain 1
+        >>> request["state_start"], request["domains"].tolist(), request["asked"].tolist()
+        (0, [1], [[0, 1]])
         """
         n_domains = len(participants)
         payloads = {}
@@ -137,12 +191,42 @@ class FederatedServer:
         return payloads
 
     def acknowledge(self, clients) -> None:
-        """These clients answered a request computed on the current state."""
+        """These clients answered a request computed on the current state.
+
+        Parameters
+        ----------
+        clients : iterable of int
+            The clients' ids.
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0], [0.0])
+        >>> server.commit((0, 0, 0.0, 1), 0.5)
+        >>> server.acknowledge([3])
+        >>> server.known
+        {3: 1}
+        """
         for client in clients:
             self.known[client] = self.state.size
 
     def select_clients(self, clients_by_domain):
-        """C_{t,k} = SELECTCLIENT(k, r) (Figure 2, line 4): r clients per domain, sorted."""
+        """C_{t,k} = SELECTCLIENT(k, r) (Figure 2, line 4): r clients per domain, sorted.
+
+        Parameters
+        ----------
+        clients_by_domain : sequence of sequence of int
+            The client ids of each domain.
+
+        Returns
+        -------
+        list of list of int
+            The selected clients of each domain (all of them if ``r`` is None).
+
+        Examples
+        --------
+        >>> FederatedServer(2, [0], [0.0]).select_clients([[0, 1], [2]])
+        [[0, 1], [2]]
+        """
         return [
             list(ids) if self.r is None or self.r >= len(ids)
             else sorted(self.rng.choice(ids, self.r, replace=False).tolist())
@@ -150,7 +234,18 @@ class FederatedServer:
         ]  # fmt: skip
 
     def select_candidates(self):
-        """H_{t,k} = SELECTBASECLASSIFIER(k, s) (Figure 2, line 11): candidate indices."""
+        """H_{t,k} = SELECTBASECLASSIFIER(k, s) (Figure 2, line 11): candidate indices.
+
+        Returns
+        -------
+        list of ndarray
+            Per domain, the sorted indices of its s candidates (all if ``s`` is None).
+
+        Examples
+        --------
+        >>> [c.tolist() for c in FederatedServer(2, [0, 0], [0.0, 1.0]).select_candidates()]
+        [[0, 1], [0, 1]]
+        """
         n = self.candidate_features.size
         return [
             np.arange(n) if self.s is None or self.s >= n
@@ -160,7 +255,27 @@ class FederatedServer:
 
     @staticmethod
     def pooled(reports, key, n_points):
-        """Σ_{c∈C_k} (key)_c / Σ_{c∈C_k} m_c over one domain's reports."""
+        """Σ_{c∈C_k} (key)_c / Σ_{c∈C_k} m_c over one domain's reports.
+
+        Parameters
+        ----------
+        reports : sequence of dict
+            The messages of one domain's clients.
+        key : str
+            The summed entry, e.g. ``"loss_sum"``.
+        n_points : int
+            Σ_{c∈C_k} m_c.
+
+        Returns
+        -------
+        float or ndarray
+            The pooled mean.
+
+        Examples
+        --------
+        >>> FederatedServer.pooled([{"loss_sum": 3.0}, {"loss_sum": 1.0}], "loss_sum", 8)
+        0.5
+        """
         return sum(report[key] for report in reports) / n_points
 
     def _direction(self, k, candidates, r, edge):
@@ -181,6 +296,31 @@ class FederatedServer:
         tie), the steepest coordinate of F itself among the candidates:
         argmax_{k,r,±} min_{l∈K_t} ±E_l(k, r), E_l(k, r) = −F_l'(α; e_{k,r}) pooled over C_l,
         over every asked domain k.
+
+        Parameters
+        ----------
+        active : sequence of int
+            The active domains K_t.
+        edge_reports : sequence of sequence of dict
+            Per domain, its clients' messages with ``edge_sums``.
+        candidates : sequence of ndarray
+            The selected candidate indices of each domain.
+        n_points : sequence of int
+            Per domain, Σ_{c∈C_l} m_c.
+        asked : sequence of int, optional
+            The domains of the ``edge_sums`` rows; None: the client's own domain only.
+
+        Returns
+        -------
+        list of tuple
+            (score, (k, j, θ, polarity)) by decreasing score; positive scores only.
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0, 0], [0.0, 1.0])
+        >>> reports = [[{"edge_sums": np.array([[1.0, -3.0]])}]]
+        >>> server.directions([0], reports, server.select_candidates(), [4])
+        [(0.75, (0, 0, 1.0, -1))]
         """
         if asked is None:  # Figure 2's message: one row, the client's own domain
             rows = {int(k): 0 for k in active}
@@ -208,11 +348,44 @@ class FederatedServer:
         return tried
 
     def soft_weights(self, losses):
-        """p_k = ∂F_μ/∂F_k = softmax(μ F)_k over all domains (§3; sum to 1)."""
+        """p_k = ∂F_μ/∂F_k = softmax(μ F)_k over all domains (§3; sum to 1).
+
+        Parameters
+        ----------
+        losses : ndarray of shape (p,)
+            The domains' losses F_k.
+
+        Returns
+        -------
+        ndarray of shape (p,)
+            The weights p_k.
+
+        Examples
+        --------
+        >>> FederatedServer(2, [0], [0.0], mu=1.0).soft_weights(np.array([0.0, 0.0])).tolist()
+        [0.5, 0.5]
+        """
         return aggregate_weights(losses, self.mu)
 
     def soft_objective(self, losses):
-        """F_μ = (1/μ) log Σ_k e^{μ F_k}  (§3)."""
+        """F_μ = (1/μ) log Σ_k e^{μ F_k}  (§3).
+
+        Parameters
+        ----------
+        losses : ndarray of shape (p,)
+            The domains' losses F_k.
+
+        Returns
+        -------
+        float
+            F_μ.
+
+        Examples
+        --------
+        >>> server = FederatedServer(2, [0], [0.0], mu=1.0)
+        >>> round(float(server.soft_objective(np.array([0.0, 0.0]))), 6)  # log 2
+        0.693147
+        """
         return agnostic_objective(losses, self.mu)
 
     def soft_direction(self, weights, edge_reports, candidates, n_points):
@@ -223,6 +396,31 @@ class FederatedServer:
         Σ_{c∈C_l} edge_sums[q, r] / Σ_{c∈C_l} m_c = −F_l'(α; e_{q,r}) (chain rule, as in
         :func:`~manytask.boost.ties.soft_max_stump_weights`); the direction is
         argmax_{q,r,±} ±Σ_l p_l E_l(q, r), the first maximum in (q, r) order, polarity the sign.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (p,)
+            The weights p_l (:meth:`soft_weights`).
+        edge_reports : sequence of sequence of dict
+            Per domain, its clients' messages with ``edge_sums`` (p, s).
+        candidates : sequence of ndarray
+            The selected candidate indices of each domain.
+        n_points : sequence of int
+            Per domain, Σ_{c∈C_l} m_c.
+
+        Returns
+        -------
+        rate : float
+            |−F_μ'(α; e_{q,r})| of the chosen coordinate.
+        direction : tuple
+            (q, j, θ, polarity).
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0, 0], [0.0, 1.0], mu=1.0)
+        >>> reports = [[{"edge_sums": np.array([[1.0, -3.0]])}]]
+        >>> server.soft_direction([1.0], reports, server.select_candidates(), [4])
+        (0.75, (0, 0, 1.0, -1))
         """
         rates = sum(
             weight * self.pooled(reports, "edge_sums", n)
@@ -233,5 +431,20 @@ class FederatedServer:
         return float(abs(rates[q, r])), self._direction(q, candidates, r, rates[q, r])
 
     def commit(self, direction, step):
-        """α_t = α_{t−1} + η_t e_{k,r}  (Figure 2, line 19), in one assignment."""
+        """α_t = α_{t−1} + η_t e_{k,r}  (Figure 2, line 19), in one assignment.
+
+        Parameters
+        ----------
+        direction : tuple
+            (k, j, θ, polarity) of the chosen term.
+        step : float
+            Its step η_t.
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0], [0.0])
+        >>> server.commit((0, 0, 0.0, 1), 0.5)
+        >>> server.state.size, server.state.steps.tolist()
+        (1, [0.5])
+        """
         self.state = self.state.with_term(*direction, step)

@@ -57,6 +57,8 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     thresholds : None or list of arrays (one per feature)
         Candidate thresholds held by the server (e.g. from public data). None: merged from the
         clients' per-feature quantiles at ``n_quantiles`` levels (:func:`merge_quantiles`).
+    n_quantiles : int >= 1
+        The number of quantile levels each client reports when ``thresholds`` is None.
     domain_classifier : "federated", "central" or a classifier
         Q(k|x). "federated" (default): multinomial logistic regression trained over the
         transport from the clients' summed gradients, the inputs never pooled
@@ -149,6 +151,33 @@ def prepare_clients(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=
     ``classes``, ``domain_labels``, ``shards``, ``clients_by_domain``, ``client_points``,
     ``q``, ``federated_q`` and ``rng`` (``random_state``'s generator after the split: the
     server's random choices continue it).
+
+    Parameters
+    ----------
+    X, y, domains : array-like (N, d), (N,), (N,)
+        As in :func:`simulate`.
+    clients_per_domain : int >= 1
+        Shards per domain.
+    r, s : None or int >= 1
+        Clients and candidate stumps sampled per domain and round (checked only).
+    n_rounds : int >= 1
+        The number of rounds (checked only).
+    random_state : None, int or Generator
+        Seeds the client split.
+    n_quantiles, domain_classifier, line_search_batch, mu, pooled, thresholds
+        As in :func:`simulate`.
+
+    Returns
+    -------
+    dict
+        The checked inputs, Q and the clients, keyed as above.
+
+    Examples
+    --------
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> clients = prepare_clients(X, [0, 1, 0, 1], [0, 0, 1, 1], 2, random_state=0)
+    >>> clients["clients_by_domain"], clients["federated_q"], clients["q"]
+    ([[0, 1], [2, 3]], True, None)
     """
     X, y, domains, classes = check_federation_inputs(
         X, y, domains, clients_per_domain, n_rounds, line_search_batch, n_quantiles, mu
@@ -190,6 +219,33 @@ def federated_domain_classifier(X, domains, clients_per_domain, random_state=Non
     split of each domain's points, the inputs never pooled); returns (Q, record) of
     :func:`~.domain.fit_domain_classifier` (``options``: its ``C``, ``tol``, ``max_iter``,
     ``clip``). Pass Q to several :func:`simulate` runs (``domain_classifier=Q``) to share it.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        The points.
+    domains : array-like of shape (N,)
+        Their domain labels.
+    clients_per_domain : int
+        Shards per domain.
+    random_state : None, int or Generator
+        Seeds the client split, as in :func:`simulate`.
+    **options
+        ``C``, ``tol``, ``max_iter`` and ``clip`` of :func:`~.domain.fit_domain_classifier`.
+
+    Returns
+    -------
+    q : DomainClassifier
+        The fitted Q.
+    record : dict
+        The training's record.
+
+    Examples
+    --------
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> q, record = federated_domain_classifier(X, [0, 0, 1, 1], 1, random_state=0)
+    >>> q.predict_proba(np.array([[-3.0], [3.0]])).argmax(axis=1).tolist(), record["converged"]
+    ([0, 1], True)
     """
     X = np.asarray(X, dtype=float)
     domain_labels, domain_index = np.unique(np.asarray(domains), return_inverse=True)
@@ -202,7 +258,25 @@ def federated_domain_classifier(X, domains, clients_per_domain, random_state=Non
 
 
 def check_domain_classifier(domain_classifier, pooled) -> bool:
-    """True for the federated Q; ValueError for a bad value or a Q given with ``pooled``."""
+    """True for the federated Q; ValueError for a bad value or a Q given with ``pooled``.
+
+    Parameters
+    ----------
+    domain_classifier : str or classifier
+        ``"federated"``, ``"central"`` or a classifier with ``fit``.
+    pooled : bool
+        Whether the run is the pooled baseline.
+
+    Returns
+    -------
+    bool
+        Whether Q is trained over the transport.
+
+    Examples
+    --------
+    >>> check_domain_classifier("federated", False), check_domain_classifier("central", False)
+    (True, False)
+    """
     if isinstance(domain_classifier, str):
         if domain_classifier not in DOMAIN_CLASSIFIERS:
             raise ValueError(
@@ -226,7 +300,44 @@ def check_domain_classifier(domain_classifier, pooled) -> bool:
 def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost"):
     """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
     (``mu``, ``step``: the server's soft-max parameter and step rule, kept as the
-    estimator's)."""
+    estimator's).
+
+    Parameters
+    ----------
+    state : ModelState
+        The federated ensemble's terms.
+    q : DomainClassifier
+        The fitted Q(k|x).
+    classes : array-like of shape (2,)
+        The class labels of y = −1 and +1.
+    domain_labels : array-like of shape (p,)
+        The domains' labels.
+    n_features : int
+        The number of features d.
+    run : FederatedRun
+        What the federation did.
+    mu : None or float, default=None
+        The server's soft-max parameter.
+    step : {"adaboost", "exact_line_search"}, default="adaboost"
+        The server's step rule.
+
+    Returns
+    -------
+    MultiBoostClassifier
+        The fitted estimator.
+
+    Examples
+    --------
+    >>> from manytask.boost.federated import FederatedRun, ModelState, SoftmaxDomainModel
+    >>> from manytask.boost.federated.domain import as_domain_classifier
+    >>> q = as_domain_classifier(SoftmaxDomainModel([[0.0]], [0.0], ["a", "b"]), ["a", "b"],
+    ...                          clip=1e-6, n_clipped=0)
+    >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.25)
+    >>> run = FederatedRun({}, history=[{"direction": (0, 0, 0.5, 1), "step": 0.25}])
+    >>> clf = as_estimator(state, q, np.array([0, 1]), np.array(["a", "b"]), 1, run)
+    >>> clf.n_estimators, clf.predict(np.array([[0.0], [1.0]])).tolist()
+    (1, [0, 1])
+    """
     clf = MultiBoostClassifier(
         n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu, step=step
     )
@@ -239,6 +350,38 @@ def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
     Returns (shards, client ids per domain, row indices of each client's shard); ``signs`` are
     the labels in {−1, +1}, ``probabilities`` Q(·|x) on every row (None: Q is trained and
     installed over the transport later), ``rng`` a Generator.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+        The points.
+    signs : ndarray of shape (N,)
+        Their labels in {−1, +1}.
+    domain_index : ndarray of shape (N,)
+        Their domain indices 0..p−1.
+    clients_per_domain : int
+        Shards per domain.
+    probabilities : ndarray of shape (N, p) or None
+        Q(·|x) on every row.
+    rng : Generator
+        Draws the split.
+
+    Returns
+    -------
+    shards : list of ClientShard
+        The clients' data.
+    clients_by_domain : list of list of int
+        The client ids of each domain.
+    client_points : list of ndarray
+        The sorted row indices of each client's shard.
+
+    Examples
+    --------
+    >>> shards, clients_by_domain, points = make_shards(
+    ...     np.zeros((4, 1)), np.ones(4), np.array([0, 0, 0, 1]), 2, None,
+    ...     np.random.default_rng(0))
+    >>> clients_by_domain, sorted(p.size for p in points)
+    ([[0, 1], [2]], [1, 1, 2])
     """
     shards, clients_by_domain, client_points = [], [], []
     for k in range(int(domain_index.max()) + 1):
@@ -254,7 +397,37 @@ def make_shards(X, signs, domain_index, clients_per_domain, probabilities, rng):
 
 def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_search_batch,
                             n_quantiles, mu=None):  # fmt: skip
-    """The argument checks every federation runner shares; returns (X, y, domains, classes)."""
+    """The argument checks every federation runner shares; returns (X, y, domains, classes).
+
+    ValueError naming the parameter for a bad value.
+
+    Parameters
+    ----------
+    X, y, domains : array-like (N, d), (N,), (N,)
+        As in :func:`simulate`.
+    clients_per_domain, n_rounds, line_search_batch, n_quantiles : int >= 1
+        As in :func:`simulate`; ``clients_per_domain`` at most the rows of every domain.
+    mu : None or float > 0, default=None
+        As in :func:`simulate`.
+
+    Returns
+    -------
+    X : ndarray of shape (N, d)
+        Checked by scikit-learn's ``check_X_y``.
+    y : ndarray of shape (N,)
+        The labels.
+    domains : ndarray of shape (N,)
+        The domain labels.
+    classes : ndarray of shape (2,)
+        The two class labels, sorted.
+
+    Examples
+    --------
+    >>> X, y, domains, classes = check_federation_inputs(
+    ...     np.zeros((4, 1)), [0, 1, 0, 1], [0, 0, 1, 1], 2, 10, 15, 16)
+    >>> X.shape, classes.tolist()
+    ((4, 1), [0, 1])
+    """
     X, y = check_X_y(X, y)
     domains = np.asarray(domains)
     if domains.shape != (X.shape[0],):

@@ -140,6 +140,29 @@ class FlowerTransport(Transport):
     sums them: the same totals); a batch in which a client of the source failed is not
     unmasked (the driver restarts the round). The extra request fields (peers, keys, nonce)
     are not counted as protocol numbers.
+
+    Parameters
+    ----------
+    grid : Grid
+        The ServerApp's Flower Grid.
+    nodes : dict
+        {client id: Flower node id}.
+    retries : int, default=0
+        Further attempts for the clients that failed.
+    timeout : float, optional
+        Seconds to wait for the replies of one request batch; None waits.
+    record : bool, default=False
+        Whether to keep the log of every client→server message.
+    poll : float, default=0.05
+        The longest pause (seconds) between pulls of the replies.
+    secure : bool, default=False
+        Pairwise-masked sums.
+
+    Examples
+    --------
+    Built by the ServerApp on the Grid Flower hands it (see :func:`~.runner.run_local_federation`):
+
+    >>> transport = FlowerTransport(grid, {}, timeout=30.0)  # doctest: +SKIP
     """
 
     def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
@@ -256,6 +279,30 @@ def hello(transport, nodes, wait=60.0):
     (domain, node id); a node that does not answer within ``wait`` seconds (the first message
     of a run also waits for the runtime to start its ClientApps) takes no part. Not counted as
     protocol traffic (a deployment detail).
+
+    Parameters
+    ----------
+    transport : FlowerTransport
+        The transport; its ``nodes``, ``domain_of`` (and ``public_keys``) are set.
+    nodes : sequence of int
+        The Flower node ids connected.
+    wait : float, default=60.0
+        Seconds to wait for the answers.
+
+    Returns
+    -------
+    nodes : dict
+        {client id: node id} of the nodes that answered.
+    clients_by_domain : list of list of int
+        The client ids of each domain.
+    n_features : int
+        The number of features d every client holds.
+
+    Examples
+    --------
+    Run by the ServerApp on a running federation (needs SuperNodes):
+
+    >>> nodes, clients_by_domain, d = hello(transport, grid.get_node_ids())  # doctest: +SKIP
     """
     transport.nodes = {node: node for node in nodes}
     request = {"secure": 1} if transport.secure else {}
@@ -298,7 +345,31 @@ def _jsonable(value):
 
 
 def write_result(path, state=None, run=None, error=None) -> None:
-    """The server's result file (.npz): state arrays and a JSON "run"; atomic (rename)."""
+    """The server's result file (.npz): state arrays and a JSON "run"; atomic (rename).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The result file.
+    state : ModelState, optional
+        The fitted terms.
+    run : dict, optional
+        The run's record (JSON-serialisable, NumPy values converted).
+    error : str, optional
+        The server's error, which :func:`~.runner.read_result` raises.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from manytask.boost.federated import ModelState
+    >>> from manytask.boost.federated.flower.runner import read_result
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = pathlib.Path(root) / "result.npz"
+    ...     write_result(path, ModelState().with_term(0, 0, 0.5, 1.0, 0.25), {"history": []})
+    ...     state, run = read_result(path)
+    >>> state.steps.tolist(), run
+    ([0.25], {'history': [], 'error': None})
+    """
     path = Path(path)
     arrays = state_to_payload(state) if state is not None else {}
     document = json.dumps({**(run or {}), "error": error}, default=_jsonable)

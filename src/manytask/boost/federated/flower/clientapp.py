@@ -69,12 +69,35 @@ _PICKLED = "pickled:"  # prefix of kept objects that are not arrays
 
 
 class ClientAppError(RuntimeError):
-    """A client's error reply (its exception, as Flower's ``Error`` reason)."""
+    """A client's error reply (its exception, as Flower's ``Error`` reason).
+
+    Examples
+    --------
+    >>> str(ClientAppError("client 2: ValueError: bad shard"))
+    'client 2: ValueError: bad shard'
+    """
 
 
 def pack_arrays(values: dict) -> bytes:
     """Named arrays (or numbers) as one byte string: a JSON header (name, dtype, shape of each)
-    and their raw bytes, exact (no text round trip, no pickle)."""
+    and their raw bytes, exact (no text round trip, no pickle).
+
+    Parameters
+    ----------
+    values : dict
+        {name: array or number}; no object arrays.
+
+    Returns
+    -------
+    bytes
+        The packed arrays.
+
+    Examples
+    --------
+    >>> data = pack_arrays({"n_points": 3, "mean": np.array([0.1, 0.2])})
+    >>> unpack_arrays(data)["mean"].tolist()
+    [0.1, 0.2]
+    """
     arrays = {key: np.asarray(value) for key, value in values.items()}
     header = json.dumps([[key, array.dtype.str, array.shape] for key, array in arrays.items()])
     head = header.encode()
@@ -84,7 +107,25 @@ def pack_arrays(values: dict) -> bytes:
 
 def unpack_arrays(data: bytes) -> dict:
     """Inverse of :func:`pack_arrays`; 0-d arrays come back as Python numbers (as the client
-    functions return them)."""
+    functions return them).
+
+    ValueError for an object array or bytes left over.
+
+    Parameters
+    ----------
+    data : bytes
+        What :func:`pack_arrays` wrote.
+
+    Returns
+    -------
+    dict
+        {name: array or number}.
+
+    Examples
+    --------
+    >>> unpack_arrays(pack_arrays({"n_points": 3, "loss_sum": 1.5}))
+    {'n_points': 3, 'loss_sum': 1.5}
+    """
     size = int.from_bytes(data[:4], "little")
     offset, values = 4 + size, {}
     for key, dtype, shape in json.loads(data[4:offset]):
@@ -101,23 +142,92 @@ def unpack_arrays(data: bytes) -> dict:
 
 
 def encode_request(phase: str, payload: dict) -> RecordDict:
-    """A server → client request: the phase and the packed payload arrays."""
+    """A server → client request: the phase and the packed payload arrays.
+
+    Parameters
+    ----------
+    phase : str
+        The protocol's phase.
+    payload : dict
+        The server's payload.
+
+    Returns
+    -------
+    RecordDict
+        One ``ConfigRecord`` "query".
+
+    Examples
+    --------
+    >>> phase, payload = decode_request(encode_request("setup", {"levels": np.array([0.5])}))
+    >>> phase, payload["levels"].tolist()
+    ('setup', [0.5])
+    """
     return RecordDict({"query": ConfigRecord({"phase": phase, "payload": pack_arrays(payload)})})
 
 
 def decode_request(content: RecordDict) -> tuple[str, dict]:
-    """Inverse of :func:`encode_request`: (phase, payload)."""
+    """Inverse of :func:`encode_request`: (phase, payload).
+
+    Parameters
+    ----------
+    content : RecordDict
+        A request's content.
+
+    Returns
+    -------
+    phase : str
+        The protocol's phase.
+    payload : dict
+        The server's payload.
+
+    Examples
+    --------
+    >>> decode_request(encode_request("separating", {"domain": 1}))
+    ('separating', {'domain': 1})
+    """
     record = content["query"]
     return str(record["phase"]), unpack_arrays(record["payload"])
 
 
 def encode_reply(message: dict) -> RecordDict:
-    """A client → server message as records."""
+    """A client → server message as records.
+
+    Parameters
+    ----------
+    message : dict
+        The client's answer.
+
+    Returns
+    -------
+    RecordDict
+        One ``ConfigRecord`` "reply".
+
+    Examples
+    --------
+    >>> decode_reply(encode_reply({"n_points": 2, "loss_sum": 2.0}))
+    {'n_points': 2, 'loss_sum': 2.0}
+    """
     return RecordDict({"reply": ConfigRecord({"message": pack_arrays(message)})})
 
 
 def decode_reply(content: RecordDict) -> dict:
-    """Inverse of :func:`encode_reply`."""
+    """Inverse of :func:`encode_reply`.
+
+    Parameters
+    ----------
+    content : RecordDict
+        A reply's content.
+
+    Returns
+    -------
+    dict
+        The client's answer.
+
+    Examples
+    --------
+    >>> decode_reply(encode_reply({"min_probability": 0.25}))
+    {'min_probability': 0.25}
+    """
     return unpack_arrays(content["reply"]["message"])
 
 
@@ -128,6 +238,23 @@ def kept_to_record(kept: dict) -> ConfigRecord:
     other object the protocol keeps (e.g. the candidates' edge index) pickled into a byte
     array. ``Context.state`` never leaves the SuperNode, so these bytes only ever come back to
     the same node (never unpickle anything a peer sent).
+
+    Parameters
+    ----------
+    kept : dict
+        What the client keeps (:func:`~manytask.boost.federated.protocol.respond`).
+
+    Returns
+    -------
+    ConfigRecord
+        The packed arrays under "arrays".
+
+    Examples
+    --------
+    >>> kept = {"state": ModelState().with_term(0, 1, 0.5, 1.0, 0.25), "scaled": np.ones(2)}
+    >>> restored = kept_from_record(kept_to_record(kept))
+    >>> restored["state"].steps.tolist(), restored["scaled"].tolist()
+    ([0.25], [1.0, 1.0])
     """
     values = {}
     for key, value in kept.items():
@@ -141,7 +268,23 @@ def kept_to_record(kept: dict) -> ConfigRecord:
 
 
 def kept_from_record(record) -> dict:
-    """Inverse of :func:`kept_to_record`."""
+    """Inverse of :func:`kept_to_record`.
+
+    Parameters
+    ----------
+    record : ConfigRecord
+        What :func:`kept_to_record` wrote, from this node's ``Context.state``.
+
+    Returns
+    -------
+    dict
+        What the client keeps.
+
+    Examples
+    --------
+    >>> kept_from_record(kept_to_record({"rows": (1, 2)}))
+    {'rows': (1, 2)}
+    """
     values = unpack_arrays(record["arrays"])
     kept = {}
     for key, value in values.items():
@@ -157,7 +300,28 @@ def kept_from_record(record) -> dict:
 def load_shard(path) -> ClientShard:
     """A client's shard from the .npz of :func:`~.runner.save_shard` (without Q(·|x) when Q
     is trained federated); read once per process while the file is unchanged (a Simulation
-    Runtime worker answers the messages of many clients)."""
+    Runtime worker answers the messages of many clients).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The shard's .npz file.
+
+    Returns
+    -------
+    ClientShard
+        The client's data.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = pathlib.Path(root) / "client-0.npz"
+    ...     np.savez(path, X=np.zeros((2, 1)), y=np.array([-1.0, 1.0]), domain=0)
+    ...     shard = load_shard(path)
+    >>> shard.X.shape, shard.domain, shard.domain_probabilities
+    ((2, 1), 0, None)
+    """
     stat = os.stat(path)
     stamp = (stat.st_mtime_ns, stat.st_size)
     cached = _SHARDS.get(os.fspath(path))
@@ -198,7 +362,27 @@ def client_query(message: Message, context: Context) -> Message:
 
     With secure sums, the hello makes the client's key pair (the public key goes to the
     server) and a request carrying :data:`MASK_FIELDS` gets its reply masked
-    (:func:`.secure.mask`)."""
+    (:func:`.secure.mask`).
+
+    Parameters
+    ----------
+    message : Message
+        The server's request.
+    context : Context
+        The SuperNode's context: node and run config, ``state``.
+
+    Returns
+    -------
+    Message
+        The reply, or an ``Error`` whose reason is the client's exception.
+
+    Examples
+    --------
+    Run by Flower's SuperNode for each message (see :func:`~.runner.run_local_federation`);
+    it needs a Flower ``Message`` and ``Context`` from a running federation:
+
+    >>> reply = client_query(message, context)  # doctest: +SKIP
+    """
     try:
         phase, payload = decode_request(message.content)
         shard = load_shard(shard_path(context))

@@ -64,7 +64,27 @@ def _require_flower() -> Path:
 
 
 def save_shard(path, shard) -> None:
-    """Write a client's :class:`~..client.ClientShard` for the ClientApp (``shard`` node config)."""
+    """Write a client's :class:`~..client.ClientShard` for the ClientApp (``shard`` node config).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The .npz file.
+    shard : ClientShard
+        The client's data; ``domain_probabilities`` None when Q is trained federated.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from manytask.boost.federated import ClientShard
+    >>> from manytask.boost.federated.flower.clientapp import load_shard
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = pathlib.Path(root) / "client-0.npz"
+    ...     save_shard(path, ClientShard(np.zeros((2, 1)), np.ones(2), 1, np.ones((2, 2))))
+    ...     shard = load_shard(path)
+    >>> shard.domain, shard.domain_probabilities.shape
+    (1, (2, 2))
+    """
     arrays = {"X": shard.X, "y": shard.y, "domain": np.array(shard.domain)}
     if shard.domain_probabilities is not None:  # None: Q is trained federated
         arrays["domain_probabilities"] = shard.domain_probabilities
@@ -125,6 +145,18 @@ def write_app(directory, runtime="deployment") -> Path:
     process the import of all of manytask; the run config :data:`~.apps.RUN_CONFIG` with its
     defaults) and that loader.
 
+    Parameters
+    ----------
+    directory : str or path-like
+        Where the project goes (created if missing).
+    runtime : {"deployment", "simulation"}, default="deployment"
+        The runtime; on "simulation" the ClientApp is :mod:`.clientapp` itself.
+
+    Returns
+    -------
+    Path
+        ``directory``.
+
     Examples
     --------
     >>> import tempfile
@@ -169,6 +201,18 @@ def write_connection(flwr_home, address) -> Path:
     """The Flower configuration (``FLWR_HOME/config.toml``) of the ``flwr`` CLI: one SuperLink
     connection, :data:`CONNECTION`, to ``address`` without TLS (loopback only).
 
+    Parameters
+    ----------
+    flwr_home : str or path-like
+        ``FLWR_HOME``.
+    address : str
+        The SuperLink's control API, host:port.
+
+    Returns
+    -------
+    Path
+        The configuration file.
+
     Examples
     --------
     >>> import tempfile
@@ -189,7 +233,32 @@ def write_connection(flwr_home, address) -> Path:
 
 
 def read_result(path):
-    """(state, run dict) from the ServerApp's result file; raises if the server failed."""
+    """(state, run dict) from the ServerApp's result file; raises if the server failed.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The result file (:func:`~.apps.write_result`).
+
+    Returns
+    -------
+    state : ModelState
+        The fitted terms.
+    run : dict
+        The run's record; each round's ``losses``, ``active`` and ``direction`` as arrays and
+        a tuple again.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from manytask.boost.federated.flower.apps import write_result
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = pathlib.Path(root) / "result.npz"
+    ...     write_result(path, ModelState(), {"history": [{"direction": [0, 1, 0.5, -1]}]})
+    ...     state, run = read_result(path)
+    >>> state.size, run["history"][0]["direction"]
+    (0, (0, 1, 0.5, -1))
+    """
     with np.load(path, allow_pickle=False) as data:
         run = json.loads(str(data["run"]))
         if run.get("error"):
@@ -308,10 +377,12 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
     Parameters
     ----------
     X, y, domains, clients_per_domain, r, s, n_rounds, random_state, thresholds, n_quantiles, \
-domain_classifier, line_search_batch, retries, mu : as in :func:`~manytask.boost.federated.simulate`
+domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.federated.simulate`
     timeout : None or float > 0
         Seconds the server waits for the replies of one request batch (also the TTL of its
         messages); None: wait for every reply.
+    mu : None or float > 0
+        As in :func:`~manytask.boost.federated.simulate`.
     secure : bool
         Pairwise-masked sums (:mod:`.secure`): the server sees each source's sums, no single
         client's values (needs ``retries=0``).
@@ -380,6 +451,24 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
     ``client_points``, ``q``, ``classes``, ``domain_labels``, ``n_features``, ``thresholds``,
     ``mu`` and the ServerApp's ``run_config`` (whose ``rng-state`` continues simulate's
     generator where the client split left it).
+
+    Parameters
+    ----------
+    X, y, domains, clients_per_domain, r, s, n_rounds, random_state, thresholds, n_quantiles, \
+domain_classifier, line_search_batch, retries, timeout, mu, secure
+        As in :func:`run_local_federation`.
+
+    Returns
+    -------
+    dict
+        The federation's inputs, keyed as above.
+
+    Examples
+    --------
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> federation = prepare_federation(X, [0, 1, 0, 1], [0, 0, 1, 1], 1, n_rounds=5)
+    >>> len(federation["shards"]), federation["run_config"]["n-rounds"], federation["q"]
+    (2, 5, None)
     """
     check_retries(retries)
     check_timeout(timeout)
@@ -409,7 +498,30 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
 
 def write_inputs(root, federation) -> list[Path]:
     """The shards (one .npz per client) and the server's thresholds under ``root``; sets the
-    ``thresholds`` and ``result`` paths of ``federation["run_config"]``; returns the shards."""
+    ``thresholds`` and ``result`` paths of ``federation["run_config"]``; returns the shards.
+
+    Parameters
+    ----------
+    root : str or path-like
+        The directory.
+    federation : dict
+        :func:`prepare_federation`'s result; its ``run_config`` is updated.
+
+    Returns
+    -------
+    list of Path
+        The shards' files, client by client.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> federation = prepare_federation(X, [0, 1, 0, 1], [0, 0, 1, 1], 1)
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     paths = write_inputs(root, federation)
+    >>> [path.name for path in paths], Path(federation["run_config"]["result"]).name
+    (['client-0.npz', 'client-1.npz'], 'result.npz')
+    """
     root = Path(root)
     (root / "shards").mkdir(parents=True, exist_ok=True)
     run_config = federation["run_config"]
@@ -429,7 +541,34 @@ def write_inputs(root, federation) -> list[Path]:
 
 
 def federation_estimator(federation, state, run):
-    """The fitted :class:`~manytask.boost.MultiBoostClassifier` from the server's result."""
+    """The fitted :class:`~manytask.boost.MultiBoostClassifier` from the server's result.
+
+    Parameters
+    ----------
+    federation : dict
+        :func:`prepare_federation`'s result.
+    state : ModelState
+        The fitted terms (:func:`read_result`).
+    run : dict
+        The run's record: ``setup``, ``history`` and, when the ServerApp trained Q,
+        ``domain_model``.
+
+    Returns
+    -------
+    MultiBoostClassifier
+        The fitted estimator.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [0.0], [1.0]])
+    >>> federation = prepare_federation(X, [0, 1, 0, 1], [0, 0, 1, 1], 1)
+    >>> model = {"coef": [[0.0]], "intercept": [0.0], "clip": 1e-6, "n_clipped": 0}
+    >>> run = {"setup": {}, "history": [{"direction": (0, 0, 0.5, 1), "step": 0.25}],
+    ...        "domain_model": model}
+    >>> state = ModelState().with_term(0, 0, 0.5, 1.0, 0.25)
+    >>> federation_estimator(federation, state, run).predict(X).tolist()
+    [0, 1, 0, 1]
+    """
     federated_run = FederatedRun(setup=run["setup"], history=run["history"],
                                  client_points=federation["client_points"])  # fmt: skip
     q = federation["q"]

@@ -50,7 +50,26 @@ _INT = "int:"  # prefix of the keys whose plain values are integers (n_points)
 
 def new_key_pair(seed: bytes | None = None) -> tuple[bytes, bytes]:
     """(private, public) X25519 key pair, raw 32 bytes each; ``seed``: 32 bytes for a
-    reproducible key (tests), None for a fresh one."""
+    reproducible key (tests), None for a fresh one.
+
+    Parameters
+    ----------
+    seed : bytes, optional
+        32 bytes, the private key; None draws a fresh one.
+
+    Returns
+    -------
+    private : bytes
+        The raw private key, 32 bytes.
+    public : bytes
+        The raw public key, 32 bytes.
+
+    Examples
+    --------
+    >>> private, public = new_key_pair(bytes(range(32)))
+    >>> len(private), len(public), new_key_pair(private)[1] == public
+    (32, 32, True)
+    """
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -70,7 +89,26 @@ def _private_bytes(key) -> bytes:
 
 
 def pair_seed(private: bytes, peer_public: bytes) -> bytes:
-    """The 32-byte seed two clients share: HKDF-SHA256 of their X25519 shared secret."""
+    """The 32-byte seed two clients share: HKDF-SHA256 of their X25519 shared secret.
+
+    Parameters
+    ----------
+    private : bytes
+        This client's raw private key.
+    peer_public : bytes
+        The peer's raw public key.
+
+    Returns
+    -------
+    bytes
+        The 32-byte seed; both clients of the pair get the same.
+
+    Examples
+    --------
+    >>> keys = [new_key_pair(bytes([c + 1]) * 32) for c in range(2)]
+    >>> pair_seed(keys[0][0], keys[1][1]) == pair_seed(keys[1][0], keys[0][1])
+    True
+    """
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric.x25519 import (
         X25519PrivateKey,
@@ -86,7 +124,28 @@ def pair_seed(private: bytes, peer_public: bytes) -> bytes:
 
 def prg(seed: bytes, nonce, n: int) -> np.ndarray:
     """``n`` pseudo-random uint64 from AES-256-CTR keyed by ``seed``, its counter block
-    derived from ``nonce`` (integers naming the request batch)."""
+    derived from ``nonce`` (integers naming the request batch).
+
+    Parameters
+    ----------
+    seed : bytes
+        The 32-byte AES key (:func:`pair_seed`).
+    nonce : array-like of int
+        Names the request batch.
+    n : int
+        How many words.
+
+    Returns
+    -------
+    ndarray of shape (n,), dtype uint64
+        The stream; the same for the same seed and nonce.
+
+    Examples
+    --------
+    >>> stream = prg(bytes(32), (1, 2), 3)
+    >>> stream.dtype, stream.shape, bool((stream == prg(bytes(32), (1, 2), 3)).all())
+    (dtype('uint64'), (3,), True)
+    """
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
     counter = hashlib.sha256(np.asarray(nonce, dtype=np.int64).tobytes()).digest()[:16]
@@ -96,7 +155,23 @@ def prg(seed: bytes, nonce, n: int) -> np.ndarray:
 
 
 def encode(value) -> np.ndarray:
-    """Fixed point: round(x·2³²) as uint64 (two's complement); ValueError if |x| ≥ 2³¹."""
+    """Fixed point: round(x·2³²) as uint64 (two's complement); ValueError if |x| ≥ 2³¹.
+
+    Parameters
+    ----------
+    value : float or array-like
+        Finite values, |x| < 2³¹.
+
+    Returns
+    -------
+    ndarray of uint64
+        The words, of ``value``'s shape.
+
+    Examples
+    --------
+    >>> encode([1.0, -0.5]).tolist() == [2**32, 2**64 - 2**31]
+    True
+    """
     x = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) >= 2.0 ** (63 - FRACTION_BITS)):
         raise ValueError(
@@ -106,14 +181,57 @@ def encode(value) -> np.ndarray:
 
 
 def decode(words) -> np.ndarray:
-    """Inverse of :func:`encode` (floats)."""
+    """Inverse of :func:`encode` (floats).
+
+    Parameters
+    ----------
+    words : array-like of uint64
+        Fixed-point words, e.g. a sum of encoded values mod 2⁶⁴.
+
+    Returns
+    -------
+    ndarray of float
+        The values, to 2⁻³².
+
+    Examples
+    --------
+    >>> decode(encode([1.0, -0.5]) + encode([0.25, 0.25])).tolist()
+    [1.25, -0.25]
+    """
     return np.asarray(words, dtype=np.uint64).view(np.int64) / _SCALE
 
 
 def mask(message: dict, me: int, private: bytes, peers: dict, nonce) -> dict:
     """``message`` (a client's reply: numbers and arrays) encoded and masked for the group
     of ``me`` and ``peers`` ({client id: public key}): {key: uint64 array}, the keys of
-    integer values marked (they are decoded back to integers)."""
+    integer values marked (they are decoded back to integers).
+
+    Parameters
+    ----------
+    message : dict
+        The reply: numbers and arrays, |x| < 2³¹.
+    me : int
+        This client's id in the group.
+    private : bytes
+        Its raw private key.
+    peers : dict
+        {client id: raw public key} of the group (``me`` may be among them).
+    nonce : array-like of int
+        Names the request batch.
+
+    Returns
+    -------
+    dict
+        {key: uint64 array}, integer keys prefixed; uniform on Z_{2⁶⁴} alone.
+
+    Examples
+    --------
+    >>> keys = [new_key_pair(bytes([c + 1]) * 32) for c in range(2)]
+    >>> peers = {c: public for c, (_, public) in enumerate(keys)}
+    >>> masked = mask({"loss_sum": 0.5}, 0, keys[0][0], peers, (1, 1))
+    >>> masked["loss_sum"].dtype, bool(masked["loss_sum"] == encode(0.5))
+    (dtype('uint64'), False)
+    """
     keys = sorted(message)
     words = [encode(message[key]) for key in keys]
     sizes = [w.size for w in words]
@@ -134,6 +252,16 @@ def mask(message: dict, me: int, private: bytes, peers: dict, nonce) -> dict:
 def unmask_sum(masked: list) -> dict:
     """Σ of a whole group's masked replies (:func:`mask`), decoded: the plain sum of each key
     (int for integer values).
+
+    Parameters
+    ----------
+    masked : list of dict
+        The masked replies of every client of the group.
+
+    Returns
+    -------
+    dict
+        The sum of each key: int, float or ndarray.
 
     Examples
     --------
