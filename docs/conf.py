@@ -78,14 +78,6 @@ NOT_YET_VALIDATED = [
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
-    r"^manytask\.itl\._estimator\b",
-    r"^manytask\.itl\.baselines\b",
-    r"^manytask\.itl\.conformal\b",  # new on itl-qr
-    r"^manytask\.itl\.kernel_quantile\b",
-    r"^manytask\.itl\.level_sets\b",
-    r"^manytask\.itl\.model\b",
-    r"^manytask\.itl\.quantile\b",
-    r"^manytask\.itl\.selection\b",
     r"^manytask\.experiments\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
