@@ -78,10 +78,9 @@ NOT_YET_VALIDATED = [
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
-    # experiments: the package, protocol and _tables are converted; the experiments not yet:
+    # experiments: the package, protocol, _tables and the itl experiments are converted:
     r"^manytask\.experiments\.(_boost_folds|bo_figure1|bo_figure1_runs|boost_table1)\b",
     r"^manytask\.experiments\.(boost_table1_runs|fedboost|fedboost_runs)\b",
-    r"^manytask\.experiments\.(itl_table1)\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
 ]
