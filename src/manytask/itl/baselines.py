@@ -102,7 +102,7 @@ class _FixedLevelsQuantileRegressor(KernelQuantileBase):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         quantiles : float or sequence of float, default=0.5
             Fitted level(s).

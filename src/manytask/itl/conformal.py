@@ -212,7 +212,7 @@ class ConformalIntervalsMixin:
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         coverage : float, default=0.9
             The coverage c in (0, 1); the calibration set needs ⌈c (n + 1)⌉ <= n.

@@ -230,7 +230,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Test inputs.
         y : array-like of shape (N,)
             Their targets.

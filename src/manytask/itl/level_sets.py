@@ -333,7 +333,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         theta : float or array-like of k floats in [ε, 1], default=0.1
             Level(s).
@@ -391,7 +391,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         theta : float or array-like of k floats in [ε, 1], default=0.1
             Level(s).
@@ -416,7 +416,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         theta : float or array-like of k floats in [ε, 1], default=0.1
             Level(s).
@@ -471,7 +471,7 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs (held out).
         y : None
             Ignored.

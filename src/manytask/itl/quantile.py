@@ -365,7 +365,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
 
         Parameters
         ----------
-        X : array-like of shape (N, n_features_in_)
+        X : array-like of shape (N, d)
             Inputs.
         quantiles : float or sequence of float in (0, 1), default=0.5
             Level(s) θ.
