@@ -80,7 +80,7 @@ NOT_YET_VALIDATED = [
     r"^manytask\.boost\b",
     # experiments: the package, protocol, _tables and the itl experiments are converted:
     r"^manytask\.experiments\.(boost_table1)\b",
-    r"^manytask\.experiments\.(boost_table1_runs|fedboost|fedboost_runs)\b",
+    r"^manytask\.experiments\.(fedboost|fedboost_runs)\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
 ]
