@@ -78,8 +78,7 @@ NOT_YET_VALIDATED = [
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
-    # experiments: the package, protocol, _tables and the itl experiments are converted:
-    r"^manytask\.experiments\.(boost_table1)\b",
+    # experiments: every module but the federated-boosting experiment is converted:
     r"^manytask\.experiments\.(fedboost|fedboost_runs)\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
