@@ -79,7 +79,7 @@ NOT_YET_VALIDATED = [
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
     # experiments: every module but the federated-boosting experiment is converted:
-    r"^manytask\.experiments\.(fedboost|fedboost_runs)\b",
+    r"^manytask\.experiments\.(fedboost)\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
 ]
