@@ -78,8 +78,6 @@ NOT_YET_VALIDATED = [
     # when that is merged:
     r"^manytask\.bo\.transforms\.standardize_outputs$",
     r"^manytask\.boost\b",
-    # experiments: every module but the federated-boosting experiment is converted:
-    r"^manytask\.experiments\.(fedboost)\b",
     r"^manytask\.cli\b",
     r"^manytask\._validation\b",
 ]
