@@ -9,7 +9,6 @@ build or view time: no MathJax, no web fonts, no version switcher.
 import importlib
 import inspect
 import re
-import warnings
 from pathlib import Path
 
 import manytask
@@ -50,8 +49,7 @@ numpydoc_class_members_toctree = False
 # Also), which must not fail a build:
 #   GL08 the object has a docstring;  SS01 it has a summary line;
 #   GL06 no unknown section ("Example" is one: numpydoc reads only "Examples", and drops
-#        an unknown section from the page; tests/test_docstrings.py catches it, since our
-#        _examples_heading hook renames it before numpydoc validates here);
+#        an unknown section from the page);
 #   GL07 sections in numpydoc's order;
 #   PR01 every parameter of the signature documented;  PR02 no parameter that is not in
 #        the signature;  PR03 documented in the signature's order;
@@ -60,26 +58,11 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {
     "GL06", "GL07", "GL08", "SS01", "PR01", "PR02", "PR03", "RT01", "YD01", "EX01"
 }  # fmt: skip
-# Modules whose docstrings are not converted yet (issue 22, item 5): the remaining work.
-# Patterns are matched (re.search) against the documented name, e.g. manytask.boost.AdaBoost.
-# Delete a line when its module passes; with the list empty, delete _examples_heading too.
-NOT_YET_VALIDATED = [
-    r"^manytask\.itl\._estimator\b",
-    r"^manytask\.itl\.baselines\b",
-    r"^manytask\.itl\.conformal\b",  # new on itl-qr
-    r"^manytask\.itl\.kernel_quantile\b",
-    r"^manytask\.itl\.level_sets\b",
-    r"^manytask\.itl\.model\b",
-    r"^manytask\.itl\.quantile\b",
-    r"^manytask\.itl\.selection\b",
-    r"^manytask\.experiments\b",
-]
-numpydoc_validation_exclude = set(NOT_YET_VALIDATED)
+# Every public module is validated (patterns here would be matched, with re.search, against
+# the documented name, e.g. manytask.boost.AdaBoost); constants are added below.
+numpydoc_validation_exclude = set()
 numpydoc_xref_param_type = False
 nitpicky = False
-# numpydoc parses each raw docstring once more for the signature, before our
-# autodoc-process-docstring handler has renamed "Example" (see _examples_heading).
-warnings.filterwarnings("ignore", message="Unknown section Example", category=UserWarning)
 
 # The committed results pages (docs/results/*.md) are GitHub Markdown: they link CSV files
 # beside them and may skip heading levels; neither is an error of the documentation.
@@ -151,19 +134,6 @@ numpydoc_validation_exclude |= {
     for name in _public_names(module_name)
     if not callable(getattr(importlib.import_module(module_name), name))
 }
-# The API pages document an object under the package that exports it (manytask.bo.MultiTaskBO),
-# NOT_YET_VALIDATED names the module that defines it (manytask.bo.optimizer): an exported
-# object of a module not yet converted is left out under its documented name too.
-_not_yet_validated = re.compile("|".join(NOT_YET_VALIDATED))
-numpydoc_validation_exclude |= {
-    rf"^{re.escape(module_name)}\.{name}(\.|$)"
-    for module_name, _ in API_MODULES
-    for name in _public_names(module_name)
-    for obj in [getattr(importlib.import_module(module_name), name)]
-    if _not_yet_validated.search(
-        f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', name)}"
-    )
-}
 
 
 def _write_api_pages(app, config):
@@ -193,21 +163,6 @@ def _write_api_pages(app, config):
         path = api / f"{module_name}.rst"
         if not path.exists() or path.read_text() != text:  # keep mtimes: incremental builds
             path.write_text(text)
-
-
-def _examples_heading(app, what, name, obj, options, lines):
-    """Read a docstring's ``Example`` section as numpydoc's ``Examples``.
-
-    numpydoc knows ``Examples`` only and silently drops a section it does not know; modules
-    not converted yet (``NOT_YET_VALIDATED``) still say ``Example``. Delete this hook, and
-    the warnings filter above, with the last of them.
-    """
-    for i in range(len(lines) - 1):
-        underline = lines[i + 1].strip()
-        if lines[i].strip() == "Example" and underline and set(underline) == {"-"}:
-            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-            lines[i] = indent + "Examples"
-            lines[i + 1] = indent + "-" * len("Examples")
 
 
 def _plain_text_pipes(app, what, name, obj, options, lines):
@@ -252,7 +207,6 @@ def _skip_metadata_requests(app, what, name, obj, skip, options):
 def setup(app):
     app.connect("config-inited", _write_api_pages)
     # Before numpydoc (priority 500) reads the docstring.
-    app.connect("autodoc-process-docstring", _examples_heading, priority=100)
     app.connect("autodoc-process-docstring", _plain_text_pipes, priority=100)
     app.connect("autodoc-process-docstring", _no_type_docstring, priority=100)
     app.connect("autodoc-skip-member", _skip_metadata_requests)

@@ -21,7 +21,20 @@ __all__ = ["EXPERIMENTS", "Entry", "load_experiment"]
 
 
 class Entry(NamedTuple):
-    """A registered experiment: its module and what one of its ``--repeats`` is."""
+    """A registered experiment: its module and what one of its ``--repeats`` is.
+
+    Parameters
+    ----------
+    module : str
+        The module defining ``EXPERIMENT``.
+    repeats : str
+        What one repeat is (seeds, splits, folds…), for the command line's help.
+
+    Examples
+    --------
+    >>> EXPERIMENTS["itl-figure1"].repeats
+    'draws of the sine toy data'
+    """
 
     module: str
     repeats: str
@@ -40,6 +53,17 @@ EXPERIMENTS: dict[str, Entry] = {
 
 def load_experiment(name: str):
     """The experiment class of ``name`` (one of :data:`EXPERIMENTS`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`EXPERIMENTS`; anything else is a ValueError listing them.
+
+    Returns
+    -------
+    type
+        The :class:`~manytask.experiments.protocol.Experiment` subclass, its module
+        imported now.
 
     Examples
     --------

@@ -33,7 +33,24 @@ __all__ = [
 class FoldSettings(protocol.Settings):
     """The folds of a boosting experiment: ``repeats`` of the ``n_folds`` folds of every
     source are test sets in turn (the first ones); ``max_per_domain`` caps the points of each
-    source (a random subsample drawn with ``random_state`` before the folds)."""
+    source (a random subsample drawn with ``random_state`` before the folds).
+
+    Parameters
+    ----------
+    n_folds : int, default=10
+        Folds of every source, >= 2.
+    repeats : int, default=10
+        Folds run as test sets, in [1, n_folds].
+    max_per_domain : int or None, default=None
+        Cap on the points of each source, >= 2 n_folds; None: all.
+    random_state : int, default=0
+        Seed of the subsample and of the folds.
+
+    Examples
+    --------
+    >>> FoldSettings(n_folds=5, repeats=2).run_folds
+    [0, 1]
+    """
 
     n_folds: int = 10
     repeats: int = 10
@@ -56,10 +73,28 @@ class FoldSettings(protocol.Settings):
 
     @property
     def run_folds(self) -> list[int]:
+        """The test folds run: 0 … ``repeats`` − 1.
+
+        Examples
+        --------
+        >>> FoldSettings(n_folds=4, repeats=3).run_folds
+        [0, 1, 2]
+        """
         return list(range(self.repeats))
 
     def source_cap(self) -> str:
-        """How many points of each source run, in words."""
+        """How many points of each source run, in words.
+
+        Returns
+        -------
+        str
+            The phrase, for ``results.md``.
+
+        Examples
+        --------
+        >>> FoldSettings(max_per_domain=40).source_cap()
+        'at most 40 points per source (random subsample)'
+        """
         if self.max_per_domain is None:
             return "all points of every source"
         return f"at most {self.max_per_domain} points per source (random subsample)"
@@ -72,6 +107,11 @@ class PrefittedClassifier:
     It has neither ``fit`` nor ``get_params``, so ``DomainClassifier(prefit=True)`` uses it as
     is and :func:`sklearn.base.clone` copies it instead of returning an unfitted copy: one
     Q(k|x) fit per fold serves DMSA and every MultiBoost run.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Fitted, with ``predict_proba``, ``classes_`` and ``n_features_in_``.
 
     Examples
     --------
@@ -87,7 +127,25 @@ class PrefittedClassifier:
         self.n_features_in_ = estimator.n_features_in_
 
     def predict_proba(self, X):
-        """The wrapped estimator's ``predict_proba(X)``."""
+        """The wrapped estimator's ``predict_proba(X)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (N, n_classes)
+            The class probabilities.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> fitted = LogisticRegression().fit([[0.0], [1.0]], [0, 1])
+        >>> PrefittedClassifier(fitted).predict_proba([[0.5]]).shape
+        (1, 2)
+        """
         return self.estimator.predict_proba(X)
 
 
@@ -96,6 +154,35 @@ def load_sources(name, *, max_per_domain=None, random_state=0, data_home=None):
 
     A thin adapter over :func:`manytask.datasets.load_boosting_sources` (which draws the
     ``max_per_domain`` subsample with ``random_state``).
+
+    Parameters
+    ----------
+    name : str
+        A data set of :func:`~manytask.datasets.load_boosting_sources`.
+    max_per_domain : int or None, default=None
+        Cap on the points of each source.
+    random_state : int, default=0
+        Seed of the subsample.
+    data_home : str, Path or None, default=None
+        Where the data is.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels.
+    domains : ndarray of shape (n,)
+        Source of each row.
+    domain_names : list of str
+        Names of the sources.
+    description : str
+        The data set's description.
+
+    Examples
+    --------
+    >>> # skipped: needs the boosting data (MANYTASK_DATA)
+    >>> X, y, domains, names, text = load_sources("cps1988")  # doctest: +SKIP
     """
     bunch = load_boosting_sources(
         name, data_home, random_state=random_state, max_per_domain=max_per_domain
@@ -107,6 +194,20 @@ def load_sources(name, *, max_per_domain=None, random_state=0, data_home=None):
 
 def source_folds(domains, n_folds: int, random_state=0) -> np.ndarray:
     """Fold index of every row: each source is split into ``n_folds`` shuffled folds (§6).
+
+    Parameters
+    ----------
+    domains : array-like of shape (n,)
+        Source of each row; each has at least ``n_folds`` rows.
+    n_folds : int
+        Folds per source.
+    random_state : int, default=0
+        Seed of the shuffles.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Fold of each row, in 0 … n_folds − 1.
 
     Examples
     --------
@@ -137,6 +238,17 @@ class FoldExperiment(Experiment):
     domain_names, description) replaces :func:`load_sources`; a data set whose loader raises
     ImportError or OSError is reported as not run.
 
+    Parameters
+    ----------
+    settings : FoldSettings or None, default=None
+        None means ``SETTINGS.full()``.
+    panels : str, sequence of str or None, default=None
+        Data sets among ``DATASETS``; None means all.
+    data_home : str, Path or None, default=None
+        Where the loader finds the data.
+    loader : callable or None, default=None
+        Replaces :func:`load_sources`.
+
     Attributes
     ----------
     rows : list of dict
@@ -147,6 +259,19 @@ class FoldExperiment(Experiment):
         Per data set not run: why.
     dataset_seconds : dict
         Wall time per data set.
+
+    Examples
+    --------
+    >>> class Demo(FoldExperiment):
+    ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+    ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+    ...         self.rows.append({"dataset": name, "fold": fold})
+    >>> def loader(name, **options):
+    ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+    ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+    >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+    >>> experiment.jobs()
+    [('toy', 0), ('toy', 1)]
     """
 
     DATASETS: ClassVar[dict]
@@ -169,12 +294,68 @@ class FoldExperiment(Experiment):
 
     @property
     def ran(self) -> list[str]:
+        """The data sets loaded by :meth:`jobs`, in the order of ``panels``.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> _ = experiment.jobs()
+        >>> experiment.ran
+        ['toy']
+        """
         return [name for name in self.panels if name in self.sources]
 
     def threads(self):
+        """BLAS held to one thread, so that every run rounds the same on any core count.
+
+        Returns
+        -------
+        threadpoolctl.threadpool_limits
+            The context.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> with experiment.threads():
+        ...     pass
+        """
         return threadpool_limits(limits=1, user_api="blas")  # the same numbers anywhere
 
     def jobs(self) -> list:
+        """Load every data set (a failing loader: not run) and its folds; (data set, fold) pairs.
+
+        Returns
+        -------
+        list of tuple of (str, int)
+            The jobs.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> experiment.jobs(), experiment.sources["toy"]["counts"]
+        ([('toy', 0), ('toy', 1)], [10, 10])
+        """
         self._loaded = {}
         for name in self.panels:
             try:
@@ -195,6 +376,27 @@ class FoldExperiment(Experiment):
         return [(name, fold) for name in self._loaded for fold in self.settings.run_folds]
 
     def run_job(self, job) -> None:
+        """Run :meth:`run_fold` on one (data set, fold) and add its time to the data set's.
+
+        Parameters
+        ----------
+        job : tuple of (str, int)
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> experiment.run_job(experiment.jobs()[0])
+        >>> experiment.rows
+        [{'dataset': 'toy', 'fold': 0}]
+        """
         name, fold = job
         start = time.perf_counter()
         self.run_fold(name, fold, *self._loaded[name])
@@ -202,26 +404,129 @@ class FoldExperiment(Experiment):
         self.dataset_seconds[name] = self.dataset_seconds.get(name, 0.0) + seconds
 
     def run_fold(self, name, fold, X, y, domains, fold_of) -> None:
-        """Train on every fold but ``fold`` of data set ``name``, test on it, record."""
+        """Train on every fold but ``fold`` of data set ``name``, test on it, record.
+
+        Parameters
+        ----------
+        name : str
+            The data set.
+        fold : int
+            The test fold.
+        X, y, domains : ndarray
+            The data set's inputs, labels and sources.
+        fold_of : ndarray of shape (n,)
+            Fold of each row (:func:`source_folds`).
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> X, y, domains, _, _ = loader("toy")
+        >>> experiment.run_fold("toy", 1, X, y, domains, source_folds(domains, 2))
+        >>> experiment.rows
+        [{'dataset': 'toy', 'fold': 1}]
+        """
         raise NotImplementedError
 
     @property
     def total_seconds(self) -> float:
+        """Wall time of every data set's folds.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> experiment.dataset_seconds = {"toy": 1.5, "other": 2.0}
+        >>> experiment.total_seconds
+        3.5
+        """
         return sum(self.dataset_seconds.values())
 
     def dataset_section(self, name) -> list[str]:
-        """Data set ``name``'s section of ``results.md``, as lines ending with a blank."""
+        """Data set ``name``'s section of ``results.md``, as lines ending with a blank.
+
+        Parameters
+        ----------
+        name : str
+            A data set run.
+
+        Returns
+        -------
+        list of str
+            The lines.
+
+        Examples
+        --------
+        >>> from manytask.experiments.boost_table1 import Table1
+        >>> issubclass(Table1, FoldExperiment)  # each experiment writes its own sections
+        True
+        """
         raise NotImplementedError
 
     def sections(self) -> str:
-        """The sections of ``results.md``: per data set its own, or why it did not run."""
+        """The sections of ``results.md``: per data set its own, or why it did not run.
+
+        Returns
+        -------
+        str
+            The sections, joined.
+
+        Examples
+        --------
+        >>> def missing(name, **options):
+        ...     raise OSError("no data here")
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=1), loader=missing)
+        >>> experiment.jobs()
+        []
+        >>> "OSError: no data here" in experiment.sections()
+        True
+        """
         lines = []
         for name in self.panels:
             lines += self.not_run(name) if name in self.skipped else self.dataset_section(name)
         return "\n".join(lines)
 
     def section_head(self, name) -> list[str]:
-        """The lines that open data set ``name``'s section of ``results.md``."""
+        """The lines that open data set ``name``'s section of ``results.md``.
+
+        Parameters
+        ----------
+        name : str
+            A data set run.
+
+        Returns
+        -------
+        list of str
+            Its title, sources, sizes and description.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> _ = experiment.jobs()
+        >>> any("Toy data" in line for line in experiment.section_head("toy"))
+        True
+        """
         info = self.sources[name]
         return render(
             "boost_dataset.md", title=self.DATASETS[name],
@@ -231,6 +536,31 @@ class FoldExperiment(Experiment):
         ).rstrip().split("\n")  # fmt: skip
 
     def not_run(self, name) -> list[str]:
-        """The section of a data set that could not be loaded."""
+        """The section of a data set that could not be loaded.
+
+        Parameters
+        ----------
+        name : str
+            A data set in ``skipped``.
+
+        Returns
+        -------
+        list of str
+            Its title and why, ending with a blank line.
+
+        Examples
+        --------
+        >>> class Demo(FoldExperiment):
+        ...     NAME, SETTINGS, DATASETS = "demo", FoldSettings, {"toy": "Toy data"}
+        ...     def run_fold(self, name, fold, X, y, domains, fold_of):
+        ...         self.rows.append({"dataset": name, "fold": fold})
+        >>> def loader(name, **options):
+        ...     X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+        ...     return X, y, np.repeat([0, 1], 10), ["a", "b"], "generated"
+        >>> experiment = Demo(FoldSettings(n_folds=2, repeats=2), loader=loader)
+        >>> experiment.skipped["toy"] = "OSError: no data here"
+        >>> experiment.not_run("toy")[-1]
+        ''
+        """
         text = render("boost_not_run.md", title=self.DATASETS[name], reason=self.skipped[name])
         return [*text.split("\n"), ""]

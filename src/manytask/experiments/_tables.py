@@ -24,6 +24,16 @@ def read_paper_table(name: str) -> list[dict]:
     """Rows (dicts of strings) of the paper table ``paper_tables/<name>.csv`` shipped with this
     package; lines starting with ``#`` are comments (where the numbers were transcribed from).
 
+    Parameters
+    ----------
+    name : str
+        The table's file name without ``.csv``.
+
+    Returns
+    -------
+    list of dict
+        One ``{column: text}`` per row.
+
     Examples
     --------
     >>> read_paper_table("itl_table1")[0]["dataset"]
@@ -36,6 +46,20 @@ def read_paper_table(name: str) -> list[dict]:
 def csv_bytes(columns, rows, significant: int | None = 6) -> bytes:
     """Rows (dicts) as UTF-8 CSV with header ``columns``; floats to ``significant`` digits
     (None: every digit, as ``repr``).
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The header; a row's missing column is an empty cell.
+    rows : iterable of dict
+        The rows, ``{column: value}``.
+    significant : int or None, default=6
+        Significant digits of float cells; None: every digit.
+
+    Returns
+    -------
+    bytes
+        The CSV text, lines ending in ``\\n``.
 
     Examples
     --------
@@ -61,6 +85,18 @@ def _cell(value, significant):
 def mean_std(values, digits: int = 3) -> str:
     """``"mean ± std"`` (population std, as the papers' tables) or "–" for no values.
 
+    Parameters
+    ----------
+    values : array-like of float
+        The values.
+    digits : int, default=3
+        Decimals of both numbers.
+
+    Returns
+    -------
+    str
+        The cell.
+
     Examples
     --------
     >>> mean_std([1.0, 2.0, 3.0], digits=2)
@@ -72,7 +108,26 @@ def mean_std(values, digits: int = 3) -> str:
 
 
 def png_bytes(figure, dpi: int = 100) -> bytes:
-    """A matplotlib figure as PNG bytes."""
+    """A matplotlib figure as PNG bytes.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    dpi : int, default=100
+        Resolution.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> png_bytes(Figure(figsize=(1, 1)))[:4]
+    b'\x89PNG'
+    """
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
@@ -80,7 +135,28 @@ def png_bytes(figure, dpi: int = 100) -> bytes:
 
 def write_outputs(folder, outputs: dict) -> list[Path]:
     """Write ``{filename: bytes}`` into ``folder`` (created if missing), each file atomically;
-    returns the paths written."""
+    returns the paths written.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The output folder.
+    outputs : dict of str to bytes
+        File names and contents.
+
+    Returns
+    -------
+    list of Path
+        ``folder / filename`` for each output, in order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = write_outputs(Path(folder) / "out", {"a.txt": b"1"})
+    ...     [path.name for path in paths], paths[0].read_bytes()
+    (['a.txt'], b'1')
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for filename, data in outputs.items():

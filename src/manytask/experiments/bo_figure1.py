@@ -79,7 +79,20 @@ CSV_COLUMNS = (
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
     """``repeats`` trials (seeds 0, …, repeats − 1) of T = ``horizon`` rounds (§5: 10
-    trials; the paper gives no T)."""
+    trials; the paper gives no T).
+
+    Parameters
+    ----------
+    repeats : int, default=10
+        Trials, seed s for trial s.
+    horizon : int, default=100
+        Rounds T of each run.
+
+    Examples
+    --------
+    >>> Settings.quick()
+    Settings(repeats=3, horizon=40)
+    """
 
     QUICK: ClassVar[dict] = {"repeats": 3, "horizon": 40}
 
@@ -219,6 +232,13 @@ class BOFigure1(Experiment):
     """``manytask reproduce bo-figure1``: every panel's runs, serially; writes one PNG per
     panel, ``curves.csv`` and ``results.md``.
 
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : str, sequence of str or None, default=None
+        Panel ids among :data:`PANELS`; None means all.
+
     Attributes
     ----------
     curves : dict
@@ -229,6 +249,11 @@ class BOFigure1(Experiment):
         seeds.
     verdicts : list of str
         One sentence per panel on the paper's claim.
+
+    Examples
+    --------
+    >>> BOFigure1(Settings.quick(), panels="d, b").panels  # in the order of PANELS
+    ('b', 'd')
     """
 
     NAME = "bo-figure1"
@@ -244,6 +269,18 @@ class BOFigure1(Experiment):
         self.verdicts: list = []
 
     def jobs(self) -> list:
+        """(problem key, algorithm, scalarization, seed) of every run the panels need, once.
+
+        Returns
+        -------
+        list of tuple
+            The runs.
+
+        Examples
+        --------
+        >>> BOFigure1(Settings(repeats=1), panels="b").jobs()[:2]
+        [('rkhs_n2', 'mt-kb', 'chebyshev', 0), ('rkhs_n2', 'mt-bkb', 'chebyshev', 0)]
+        """
         selected = [PANELS[key] for key in self.panels]
         configurations = dict.fromkeys(
             (problem, algorithm, panel.scalarization)
@@ -254,9 +291,39 @@ class BOFigure1(Experiment):
         return [(*configuration, seed) for configuration in configurations for seed in seeds]
 
     def run_job(self, job) -> None:
+        """Run :func:`run_curves` for one run and keep its curves.
+
+        Parameters
+        ----------
+        job : tuple
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> experiment = BOFigure1(Settings(repeats=1, horizon=3), panels="b")
+        >>> job = experiment.jobs()[0]
+        >>> experiment.run_job(job)
+        >>> experiment.curves[job]["time_average_regret"].shape
+        (3,)
+        """
         self.curves[job] = run_curves(*job, self.settings.horizon)
 
     def outputs(self) -> dict:
+        """One PNG per panel and ``curves.csv``; sets ``summary`` and ``verdicts``.
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> experiment = BOFigure1(Settings(repeats=1, horizon=3), panels="b")
+        >>> for job in experiment.jobs():  # 4 runs of 3 rounds
+        ...     experiment.run_job(job)
+        >>> sorted(experiment.outputs())
+        ['curves.csv', 'panel-b.png']
+        """
         selected = [PANELS[key] for key in self.panels]
         seeds, horizon = range(self.settings.repeats), self.settings.horizon
         for panel in selected:
@@ -277,6 +344,24 @@ class BOFigure1(Experiment):
         return outputs
 
     def results(self) -> str:
+        """``results.md``: final values per panel and line, the verdicts, the substitutes.
+
+        Needs :meth:`outputs` first (it computes the summary).
+
+        Returns
+        -------
+        str
+            The text, from ``templates/bo_figure1.md``.
+
+        Examples
+        --------
+        >>> experiment = BOFigure1(Settings(repeats=1, horizon=3), panels="b")
+        >>> for job in experiment.jobs():  # 4 runs of 3 rounds
+        ...     experiment.run_job(job)
+        >>> _ = experiment.outputs()
+        >>> "| 1 | b | rkhs_function(n_tasks=2, f drawn per seed) | MT-KB |" in experiment.results()
+        True
+        """
         panels = [PANELS[key] for key in self.panels]
         rows = []
         for panel in panels:

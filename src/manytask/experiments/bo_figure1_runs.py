@@ -92,7 +92,25 @@ DRAWN = frozenset(key for key in PROBLEMS if key.startswith("rkhs"))
 
 def build_problem(key: str, seed: int = 0) -> Problem:
     """The problem called ``key`` in :data:`PROBLEMS`; the RKHS functions (:data:`DRAWN`)
-    are drawn with ``seed``, the others ignore it (deterministic, so each is built once)."""
+    are drawn with ``seed``, the others ignore it (deterministic, so each is built once).
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`PROBLEMS`.
+    seed : int, default=0
+        Seed of a drawn RKHS function.
+
+    Returns
+    -------
+    Problem
+        The problem.
+
+    Examples
+    --------
+    >>> build_problem("perturbed_sine").name
+    'perturbed_sine(omega=0.4)'
+    """
     if key not in PROBLEMS:
         raise ValueError(f"problem must be one of {', '.join(PROBLEMS)}, got {key!r}")
     return _built(key, int(seed) if key in DRAWN else 0)
@@ -104,7 +122,23 @@ def _built(key: str, seed: int) -> Problem:
 
 
 def problem_label(key: str) -> str:
-    """The problem's name for tables: a drawn one says that each seed draws its own f."""
+    """The problem's name for tables: a drawn one says that each seed draws its own f.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`PROBLEMS`.
+
+    Returns
+    -------
+    str
+        The label.
+
+    Examples
+    --------
+    >>> problem_label("rkhs_n2")
+    'rkhs_function(n_tasks=2, f drawn per seed)'
+    """
     name = build_problem(key).name
     return name.replace("seed=0", "f drawn per seed") if key in DRAWN else name
 
@@ -114,8 +148,26 @@ def problem_label(key: str) -> str:
 class Panel:
     """One panel of a figure: which runs it shows, and with which metric.
 
-    ``lines`` are (problem key, algorithm) pairs; panel ``a`` draws one line per problem (ω),
-    the others one per algorithm.
+    Parameters
+    ----------
+    key : str
+        The panel's id (``a`` … ``f``, ``E2a`` …).
+    figure : str
+        The paper's figure: ``1``, ``E2`` or ``E3``.
+    title : str
+        The panel's title.
+    lines : tuple of (str, str)
+        (problem key, algorithm) pairs; panel ``a`` draws one line per problem (ω), the
+        others one per algorithm.
+    scalarization : str
+        ``chebyshev`` or ``linear``.
+    metric : str
+        ``time_average_regret`` or ``bayes_regret``.
+
+    Examples
+    --------
+    >>> PANELS["b"].lines[0], PANELS["b"].metric
+    (('rkhs_n2', 'mt-kb'), 'time_average_regret')
     """
 
     key: str
@@ -127,9 +179,35 @@ class Panel:
 
     @property
     def by_problem(self) -> bool:
+        """Whether the lines are problems (panel ``a``, one per ω) rather than algorithms.
+
+        Examples
+        --------
+        >>> PANELS["a"].by_problem, PANELS["b"].by_problem
+        (True, False)
+        """
         return len({problem for problem, _ in self.lines}) > 1
 
     def label(self, problem_key: str, algorithm: str) -> str:
+        """The legend of a line: its ω on panel ``a``, else its algorithm.
+
+        Parameters
+        ----------
+        problem_key : str
+            The line's problem.
+        algorithm : str
+            The line's algorithm.
+
+        Returns
+        -------
+        str
+            The legend.
+
+        Examples
+        --------
+        >>> PANELS["a"].label(*PANELS["a"].lines[1]), PANELS["b"].label("rkhs_n2", "mt-kb")
+        ('ω = 0.25', 'MT-KB')
+        """
         if self.by_problem:
             return f"ω = {problem_key.rsplit('_', 1)[1]}"
         return algorithm.upper()
@@ -198,6 +276,16 @@ def parse_panels(text) -> tuple[str, ...]:
     """Panel ids from ``"a,b,E2a"`` or a sequence (None, "" or "all": all), in the order of
     :data:`PANELS`.
 
+    Parameters
+    ----------
+    text : str, sequence of str or None
+        The panels asked for.
+
+    Returns
+    -------
+    tuple of str
+        The panel ids.
+
     Examples
     --------
     >>> parse_panels("d, b")
@@ -216,6 +304,24 @@ def run_curves(
 
     A pure function of its arguments: everything random is seeded by ``seed``, including
     the draw of an RKHS function (a new f for every trial).
+
+    Parameters
+    ----------
+    problem_key : str
+        A key of :data:`PROBLEMS`.
+    algorithm : str
+        MultiTaskBO's ``algorithm`` (``mt-kb``, ``it-bkb``, ``mobo`` …).
+    scalarization : str
+        ``chebyshev`` or ``linear``.
+    seed : int
+        The trial.
+    horizon : int
+        Rounds T.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (T,)
+        The two curves.
 
     Examples
     --------

@@ -302,10 +302,26 @@ class Table1(FoldExperiment):
     each data set; writes ``results.md``, ``folds.csv``, ``alpha_mass.csv``,
     ``training_losses.csv``, ``alpha-mass.png`` and ``training-losses.png``.
 
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : str, sequence of str or None, default=None
+        Data sets among :data:`DATASETS`; None means all.
+    data_home : str, Path or None, default=None
+        Where the data is.
+    loader : callable or None, default=None
+        Replaces :func:`~manytask.experiments._boost_folds.load_sources`.
+
     Attributes
     ----------
     diagnostics : dict
         ``diagnostics[(data set, fold)]``: :func:`run_fold`'s diagnostics.
+
+    Examples
+    --------
+    >>> Table1(Settings.quick(), "digits-4v9, cps1988").panels
+    ['digits-4v9', 'cps1988']
     """
 
     NAME = "boost-table1"
@@ -318,18 +334,87 @@ class Table1(FoldExperiment):
         self.diagnostics: dict = {}
 
     def values(self, dataset, method, column) -> np.ndarray:
-        """``column`` of every fold of (``dataset``, ``method``)."""
+        """``column`` of every fold of (``dataset``, ``method``).
+
+        Parameters
+        ----------
+        dataset : str
+            A data set.
+        method : str
+            A key of :func:`method_keys`.
+        column : str
+            A column of ``folds.csv``.
+
+        Returns
+        -------
+        ndarray of shape (folds run,)
+            The values.
+
+        Examples
+        --------
+        >>> experiment = Table1(Settings.quick(), "cps1988")
+        >>> experiment.rows = [dict(dataset="cps1988", method="dmsa", error_uniform=0.25)]
+        >>> experiment.values("cps1988", "dmsa", "error_uniform").tolist()
+        [0.25]
+        """
         return np.array(
             [r[column] for r in self.rows if r["dataset"] == dataset and r["method"] == method],
             dtype=float,
         )
 
     def run_fold(self, name, fold, X, y, domains, fold_of) -> None:
+        """Run every method on one fold (:func:`run_fold`); record its rows and diagnostics.
+
+        Parameters
+        ----------
+        name : str
+            The data set.
+        fold : int
+            The test fold.
+        X, y, domains : ndarray
+            The data set's inputs, labels and sources.
+        fold_of : ndarray of shape (n,)
+            Fold of each row.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> experiment = Table1(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every method, T = 2
+        ...     experiment.run_job(job)
+        >>> len(experiment.rows), experiment.rows[0]["fold"]  # 2 + 1 + 1 + 3 methods
+        (7, 1)
+        """
         rows, diagnostics = run_fold(X, y, domains, fold_of, fold, self.settings)
         self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
         self.diagnostics[(name, fold)] = diagnostics
 
     def outputs(self) -> dict:
+        """The CSV tables and, when a data set ran, the two figures.
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> experiment = Table1(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every method, T = 2
+        ...     experiment.run_job(job)
+        >>> sorted(experiment.outputs())  # doctest: +NORMALIZE_WHITESPACE
+        ['alpha-mass.png', 'alpha_mass.csv', 'folds.csv', 'training-losses.png',
+         'training_losses.csv']
+        """
         mass_rows, loss_rows = _diagnostic_rows(self)
         p = _max_domains(self)
         outputs = {
@@ -348,9 +433,54 @@ class Table1(FoldExperiment):
         return outputs
 
     def dataset_section(self, name) -> list[str]:
+        """Data set ``name``'s section of ``results.md``: its table beside the paper's.
+
+        Parameters
+        ----------
+        name : str
+            A data set run.
+
+        Returns
+        -------
+        list of str
+            The lines, ending with a blank.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> experiment = Table1(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every method, T = 2
+        ...     experiment.run_job(job)
+        >>> experiment.dataset_section("cps1988")[-1]
+        ''
+        """
         return _dataset_markdown(self, name)
 
     def results(self) -> str:
+        """``results.md``: the settings and every data set's section.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/boost_table1.md``.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> experiment = Table1(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every method, T = 2
+        ...     experiment.run_job(job)
+        >>> "1 of 2 folds per source" in experiment.results()
+        True
+        """
         return render("boost_table1.md", settings=self.settings.describe(),
                       sections=self.sections(),
                       seconds=f"{self.total_seconds:.0f}") + "\n"  # fmt: skip

@@ -26,9 +26,27 @@ class Settings(FoldSettings):
     """One run's protocol and budget; the defaults are the paper's (10 folds, all data,
     T = 100), ``--quick`` runs folds 1–3 on at most 1000 points per source.
 
-    ``repeats`` of the ``n_folds`` folds are run (the first ones); ``max_per_domain`` caps the
-    points of each source (a random subsample, before the folds are drawn); ``n_bins``
-    switches MultiBoost to the histogram-binned stump search (None: exact).
+    Parameters
+    ----------
+    n_folds : int, default=10
+        Folds of every source.
+    repeats : int, default=10
+        Folds run as test sets (the first ones).
+    max_per_domain : int or None, default=None
+        Cap on the points of each source (a random subsample, before the folds are drawn).
+    random_state : int, default=0
+        Seed of the subsample, the folds and DMSA.
+    n_estimators : int, default=100
+        Rounds T of every method.
+    n_bins : int or None, default=None
+        MultiBoost's histogram-binned stump search; None: exact.
+    mu : float, default=10.0
+        Soft-max μ of the ``multiboost-soft`` run.
+
+    Examples
+    --------
+    >>> Settings.quick().max_per_domain, Settings.quick().run_folds
+    (1000, [0, 1, 2])
     """
 
     QUICK: ClassVar[dict] = {"repeats": 3, "max_per_domain": 1000}
@@ -43,6 +61,18 @@ class Settings(FoldSettings):
             raise ValueError(f"n_estimators must be >= 1, got {self.n_estimators!r}")
 
     def describe(self) -> str:
+        """The protocol and budget in one sentence, for ``results.md``.
+
+        Returns
+        -------
+        str
+            The description.
+
+        Examples
+        --------
+        >>> Settings(n_folds=4, repeats=2).describe()[:50]
+        '2 of 4 folds per source, all points of every sourc'
+        """
         cap = self.source_cap()
         search = "exact stump search" if self.n_bins is None else f"{self.n_bins}-bin stumps"
         return (
@@ -53,7 +83,23 @@ class Settings(FoldSettings):
 
 
 def method_keys(n_domains: int) -> dict:
-    """Method key → label, in table order, for ``n_domains`` sources."""
+    """Method key → label, in table order, for ``n_domains`` sources.
+
+    Parameters
+    ----------
+    n_domains : int
+        Number p of sources.
+
+    Returns
+    -------
+    dict of str to str
+        AdaBoost per source, AdaBoost on all, DMSA and the MultiBoost variants.
+
+    Examples
+    --------
+    >>> list(method_keys(2))[:4]
+    ['adaboost-1', 'adaboost-2', 'adaboost-all', 'dmsa']
+    """
     methods = {f"adaboost-{k + 1}": f"AdaBoost-{k + 1}" for k in range(n_domains)}
     methods["adaboost-all"] = "AdaBoost-all"
     methods["dmsa"] = "DMSA"
@@ -67,7 +113,28 @@ def method_keys(n_domains: int) -> dict:
 
 
 def alpha_mass(model, n_domains: int) -> np.ndarray:
-    """Σ_t α_t over the rounds whose chosen domain k_t is k, for every k (Appendix I's α-mass)."""
+    """Σ_t α_t over the rounds whose chosen domain k_t is k, for every k (Appendix I's α-mass).
+
+    Parameters
+    ----------
+    model : MultiBoostClassifier
+        Fitted: ``estimators_`` as (k_t, stump) pairs and ``estimator_weights_`` α_t.
+    n_domains : int
+        Number p of sources.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        The α-mass of each source.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(estimators_=[(0, None), (1, None), (0, None)],
+    ...                         estimator_weights_=[0.5, 1.0, 0.25])
+    >>> alpha_mass(model, 3).tolist()
+    [0.75, 1.0, 0.0]
+    """
     chosen = np.array([k for k, _ in model.estimators_], dtype=int)
     weights = np.asarray(model.estimator_weights_, dtype=float)
     return np.bincount(chosen, weights=weights, minlength=n_domains)[:n_domains]
@@ -75,6 +142,21 @@ def alpha_mass(model, n_domains: int) -> np.ndarray:
 
 def run_fold(X, y, domains, fold_of, fold, settings: Settings):
     """Every method on fold ``fold``: train on the other folds, test on it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels.
+    domains : ndarray of shape (n,)
+        Source of each row.
+    fold_of : ndarray of shape (n,)
+        Fold of each row (:func:`~manytask.experiments._boost_folds.source_folds`).
+    fold : int
+        The test fold.
+    settings : Settings
+        Rounds, binning, μ and seed.
 
     Returns
     -------
@@ -85,6 +167,17 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings):
         ``diagnostics[method]`` for the MultiBoost runs: ``alpha_mass`` (p,), ``losses``
         (rounds, p) training F_k before each round, ``stop`` (reason or None); plus
         ``q_seconds``, the fit time of the shared Q(k|x).
+
+    Examples
+    --------
+    >>> from manytask.experiments._boost_folds import source_folds
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> domains = np.repeat([0, 1], 20)
+    >>> rows, diagnostics = run_fold(X, y, domains, source_folds(domains, 2), 0,
+    ...                              Settings(n_folds=2, repeats=1, n_estimators=2))
+    >>> [row["method"] for row in rows][:4], rows[0]["n_test"]
+    (['adaboost-1', 'adaboost-2', 'adaboost-all', 'dmsa'], 20)
     """
     test = fold_of == fold
     train = ~test

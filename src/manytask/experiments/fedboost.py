@@ -309,6 +309,17 @@ class FedBoost(FoldExperiment):
     ``settings.repeats`` folds of each data set; writes ``results.md``, ``results.csv``,
     ``curves.csv``, ``error-vs-rounds.png`` and ``error-vs-communication.png``.
 
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : str, sequence of str or None, default=None
+        Data sets among :data:`DATASETS`; None means all.
+    data_home : str, Path or None, default=None
+        Where the data is.
+    loader : callable or None, default=None
+        Replaces :func:`~manytask.experiments._boost_folds.load_sources`.
+
     Attributes
     ----------
     runs : list of RunSpec
@@ -325,8 +336,10 @@ class FedBoost(FoldExperiment):
     ...     X, y, d = make_three_sources((40, 40, 40), random_state=0)
     ...     return X, y, d, ["a", "b", "c"], "toy."
     >>> small = Settings(n_folds=4, n_rounds=2, clients_per_domain=2, budgets=((None, None),))
-    >>> table = FedBoost(small, "cps1988", loader=toy).run(tempfile.mkdtemp(), progress=False)
-    >>> sorted(path.name for path in table.files)[:2]
+    >>> # skipped: runs the experiment (one fold of every run: about a second)
+    >>> folder = tempfile.mkdtemp()  # doctest: +SKIP
+    >>> table = FedBoost(small, "cps1988", loader=toy).run(folder, progress=False)  # doctest: +SKIP
+    >>> sorted(path.name for path in table.files)[:2]  # doctest: +SKIP
     ['curves.csv', 'error-vs-communication.png']
     """
 
@@ -341,14 +354,65 @@ class FedBoost(FoldExperiment):
         self.curves: dict = {}
 
     def values(self, dataset, run, column) -> np.ndarray:
-        """``column`` of every fold of (``dataset``, ``run``), blanks left out."""
+        """``column`` of every fold of (``dataset``, ``run``), blanks left out.
+
+        Parameters
+        ----------
+        dataset : str
+            A data set.
+        run : str
+            A run's key (:func:`plan_runs`).
+        column : str
+            A column of ``results.csv``.
+
+        Returns
+        -------
+        ndarray of shape (folds run,)
+            The values.
+
+        Examples
+        --------
+        >>> experiment = FedBoost(Settings.quick(), "cps1988")
+        >>> experiment.rows = [dict(dataset="cps1988", run="central-hard", rounds=20),
+        ...                    dict(dataset="cps1988", run="central-hard", rounds="")]
+        >>> experiment.values("cps1988", "central-hard", "rounds").tolist()
+        [20.0]
+        """
         return np.array(
             [r[column] for r in self.rows if r["dataset"] == dataset and r["run"] == run
              and r[column] != ""], dtype=float,
         )  # fmt: skip
 
     def mean_curve(self, dataset, run):
-        """(rounds, numbers, uniform, agnostic) averaged over folds, on the common rounds."""
+        """(rounds, numbers, uniform, agnostic) averaged over folds, on the common rounds.
+
+        Parameters
+        ----------
+        dataset : str
+            A data set run.
+        run : str
+            A run's key.
+
+        Returns
+        -------
+        tuple of ndarray
+            The four curves, as long as the shortest fold's.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 30), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+        ...                     budgets=((None, None),))
+        >>> experiment = FedBoost(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every run, T = 2
+        ...     experiment.run_job(job)
+        >>> rounds, numbers, uniform, agnostic = experiment.mean_curve("cps1988", "central-hard")
+        >>> rounds.tolist()
+        [0.0, 1.0, 2.0]
+        """
         curves = [c for (ds, _, key), c in self.curves.items() if ds == dataset and key == run]
         length = min(len(c) for c in curves)
         columns = ("round", "numbers_cumulative", "error_uniform", "error_agnostic")
@@ -358,12 +422,60 @@ class FedBoost(FoldExperiment):
         )
 
     def run_fold(self, name, fold, X, y, domains, fold_of) -> None:
+        """Every run on one fold (:func:`run_fold`); record its rows and curves.
+
+        Parameters
+        ----------
+        name : str
+            The data set.
+        fold : int
+            The test fold.
+        X, y, domains : ndarray
+            The data set's inputs, labels and sources.
+        fold_of : ndarray of shape (n,)
+            Fold of each row.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 30), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+        ...                     budgets=((None, None),))
+        >>> experiment = FedBoost(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every run, T = 2
+        ...     experiment.run_job(job)
+        >>> len(experiment.rows) == len(experiment.runs), experiment.rows[0]["fold"]
+        (True, 1)
+        """
         rows, curves = run_fold(X, y, domains, fold_of, fold, self.settings, self.runs)
         self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
         for key, curve in curves.items():
             self.curves[(name, fold + 1, key)] = curve
 
     def outputs(self) -> dict:
+        """``results.csv``, ``curves.csv`` and, when a data set ran, the two figures.
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 30), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+        ...                     budgets=((None, None),))
+        >>> experiment = FedBoost(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every run, T = 2
+        ...     experiment.run_job(job)
+        >>> sorted(experiment.outputs())[:2]
+        ['curves.csv', 'error-vs-communication.png']
+        """
         p = max([len(info["names"]) for info in self.sources.values()] or [3])
         errors = tuple(f"error_{k + 1}" for k in range(p))
         columns = RESULT_COLUMNS[:13] + errors + RESULT_COLUMNS[13:]
@@ -383,9 +495,56 @@ class FedBoost(FoldExperiment):
         return outputs
 
     def dataset_section(self, name) -> list[str]:
+        """Data set ``name``'s section of ``results.md``: the runs' errors and communication.
+
+        Parameters
+        ----------
+        name : str
+            A data set run.
+
+        Returns
+        -------
+        list of str
+            The lines, ending with a blank.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 30), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+        ...                     budgets=((None, None),))
+        >>> experiment = FedBoost(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every run, T = 2
+        ...     experiment.run_job(job)
+        >>> experiment.dataset_section("cps1988")[-1]
+        ''
+        """
         return _dataset_markdown(self, name)
 
     def results(self) -> str:
+        """``results.md``: the settings and every data set's section.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/fedboost.md``.
+
+        Examples
+        --------
+        >>> def loader(name, **options):
+        ...     rng = np.random.default_rng(0)
+        ...     X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+        ...     return X, y, np.repeat([0, 1], 30), ["a", "b"], "generated"
+        >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+        ...                     budgets=((None, None),))
+        >>> experiment = FedBoost(settings, "cps1988", loader=loader)
+        >>> for job in experiment.jobs():  # one fold, every run, T = 2
+        ...     experiment.run_job(job)
+        >>> "1 of 2 folds per source as test set" in experiment.results()
+        True
+        """
         return render("fedboost.md", settings=self.settings.describe(),
                       mu=f"{self.settings.mu:g}", sections=self.sections(),
                       seconds=f"{self.total_seconds:.0f}") + "\n"  # fmt: skip

@@ -33,10 +33,36 @@ class Settings(FoldSettings):
     T = 100, (r, s) ∈ {(all, all), (5, 50), (3, 10)}), ``--quick`` runs T = 20 on at most
     1000 points per source with (all, all) and (3, 10).
 
-    ``repeats`` of the ``n_folds`` folds are run (the first ones); ``max_per_domain`` caps the
-    points of each source (random subsample); ``budgets`` lists the (r, s) of the federated
-    runs, None meaning all clients / all candidates; ``candidates`` is "quantiles" (merged
-    from the clients' reports, the protocol's set-up) or "exact" (see the module notes).
+    Parameters
+    ----------
+    n_folds : int, default=10
+        Folds of every source.
+    repeats : int, default=1
+        Folds run as test sets (the first ones).
+    max_per_domain : int or None, default=None
+        Cap on the points of each source (random subsample).
+    random_state : int, default=0
+        Seed of the subsample, the folds, the clients and the federated runs.
+    n_rounds : int, default=100
+        Rounds T of every run.
+    clients_per_domain : int, default=10
+        Clients each source is split into.
+    budgets : tuple of (int or None, int or None), default=((None, None), (5, 50), (3, 10))
+        (r, s) of the federated runs: clients and candidates per round, None meaning all.
+    n_quantiles : int, default=16
+        Levels of each client's quantile report.
+    line_search_batch : int, default=15
+        Steps tried per exchange of the line search.
+    candidates : {"quantiles", "exact"}, default="quantiles"
+        Candidate stumps merged from the clients' reports (the protocol's set-up), or every
+        midpoint of the training values (see the module notes).
+    mu : float, default=10.0
+        Soft-max μ of the ``soft`` runs.
+
+    Examples
+    --------
+    >>> Settings.quick().budgets
+    ((None, None), (3, 10))
     """
 
     QUICK: ClassVar[dict] = {
@@ -73,6 +99,18 @@ class Settings(FoldSettings):
             raise ValueError(f"mu must be > 0, got {self.mu!r}")
 
     def describe(self) -> str:
+        """The protocol and budget in one sentence, for ``results.md``.
+
+        Returns
+        -------
+        str
+            The description.
+
+        Examples
+        --------
+        >>> Settings(n_folds=4).describe()[:50]
+        '1 of 4 folds per source as test set, all points of'
+        """
         cap = self.source_cap()
         budgets = ", ".join(f"({_budget_text(r)}, {_budget_text(s)})" for r, s in self.budgets)
         candidates = (
@@ -97,7 +135,28 @@ def _budget_text(value) -> str:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run of a fold: ``kind`` is "federated", "pooled" or "centralised"."""
+    """One run of a fold: ``kind`` is "federated", "pooled" or "centralised".
+
+    Parameters
+    ----------
+    key : str
+        The run's key in the tables.
+    label : str
+        Its label.
+    kind : {"federated", "pooled", "centralised"}
+        FedMultiBoost, federated AdaBoost on the pooled objective, or MultiBoost.
+    r, s : int or None, default=None
+        Clients and candidates per round (None: all).
+    mu : float or None, default=None
+        Soft-max μ; None: the hard max.
+    q : {"federated", "central"}, default="federated"
+        The federated runs' Q(k|x).
+
+    Examples
+    --------
+    >>> plan_runs(Settings.quick())[-1]  # doctest: +ELLIPSIS
+    RunSpec(key='central-soft', label='MultiBoost centralised, soft-max μ=10 (ours)', ...)
+    """
 
     key: str
     label: str
@@ -110,6 +169,17 @@ class RunSpec:
 
 def plan_runs(settings: Settings) -> list[RunSpec]:
     """The runs of every fold, in table order.
+
+    Parameters
+    ----------
+    settings : Settings
+        Its ``budgets`` and ``mu``.
+
+    Returns
+    -------
+    list of RunSpec
+        Per budget a hard and a soft FedMultiBoost run, both again with the central Q on
+        the first budget, per budget a pooled run, and the two centralised runs.
 
     Examples
     --------
@@ -152,6 +222,34 @@ def staged_errors(model, X, y, domains) -> np.ndarray:
     """(T' + 1, p) test errors per source of the ensemble after 0, 1, …, T' terms.
 
     Row 0 is the empty ensemble f ≡ 0, which predicts ``classes_[0]`` everywhere.
+
+    Parameters
+    ----------
+    model : classifier
+        Fitted, with ``classes_`` and ``staged_decision_function``.
+    X : ndarray of shape (n, d)
+        Test inputs.
+    y : ndarray of shape (n,)
+        Their labels.
+    domains : ndarray of shape (n,)
+        Their sources.
+
+    Returns
+    -------
+    ndarray of shape (T' + 1, p)
+        The errors.
+
+    Examples
+    --------
+    >>> from manytask.boost import MultiBoostClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> domains = np.repeat([0, 1], 20)
+    >>> model = MultiBoostClassifier(n_estimators=3).fit(X, y, domains=domains)
+    >>> errors = staged_errors(model, X, y, domains)
+    >>> # row 0 predicts class 0 everywhere: its errors are each source's share of 1s
+    >>> errors.shape[1], np.allclose(errors[0], [y[:20].mean(), y[20:].mean()])
+    (2, True)
     """
     decisions = [np.zeros(len(X))] + list(model.staged_decision_function(X))
     rows = []
@@ -198,8 +296,24 @@ def _federated(run: RunSpec, data, settings: Settings, shared_q, federated_q):
 def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, models=None):
     """Every run of :func:`plan_runs` on fold ``fold``: train on the other folds, test on it.
 
-    ``runs`` defaults to :func:`plan_runs`; a dict ``models`` receives the fitted model of
-    each run under its key.
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels.
+    domains : ndarray of shape (n,)
+        Source of each row.
+    fold_of : ndarray of shape (n,)
+        Fold of each row (:func:`~manytask.experiments._boost_folds.source_folds`).
+    fold : int
+        The test fold.
+    settings : Settings
+        Rounds, clients, budgets and seed.
+    runs : list of RunSpec or None, default=None
+        The runs; None: :func:`plan_runs`.
+    models : dict or None, default=None
+        Receives the fitted model of each run under its key.
 
     Returns
     -------
@@ -209,6 +323,18 @@ def run_fold(X, y, domains, fold_of, fold, settings: Settings, runs=None, models
     curves : dict
         ``curves[run key]``: list of dicts (round, numbers_cumulative, error_uniform,
         error_agnostic), round 0 being the empty ensemble.
+
+    Examples
+    --------
+    >>> from manytask.experiments._boost_folds import source_folds
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> domains = np.repeat([0, 1], 30)
+    >>> settings = Settings(n_folds=2, n_rounds=2, clients_per_domain=2,
+    ...                     budgets=((None, None),))
+    >>> rows, curves = run_fold(X, y, domains, source_folds(domains, 2), 0, settings)
+    >>> [row["run"] for row in rows][-2:], len(curves["central-hard"])  # rounds 0, 1, 2
+    (['central-hard', 'central-soft'], 3)
     """
     runs = plan_runs(settings) if runs is None else runs
     test = fold_of == fold

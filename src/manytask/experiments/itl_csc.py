@@ -65,7 +65,20 @@ CSV_COLUMNS = ("dataset", "split", "method", "theta", "sensitivity", "specificit
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
     """``repeats`` random splits (seed s for split s), L-BFGS-B capped at ``max_iter``
-    iterations."""
+    iterations.
+
+    Parameters
+    ----------
+    repeats : int, default=10
+        Random stratified 70/30 splits.
+    max_iter : int, default=2000
+        L-BFGS-B iterations of every ∞-CSC fit.
+
+    Examples
+    --------
+    >>> Settings.quick()
+    Settings(repeats=3, max_iter=500)
+    """
 
     QUICK: ClassVar[dict] = {"repeats": 3, "max_iter": 500}
 
@@ -75,6 +88,20 @@ class Settings(protocol.Settings):
 
 def load_csc_dataset(name, seed=0):
     """X and y ∈ {0, 1} (1 = positive class) of data set ``name`` (draw ``seed`` if generated).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`.
+    seed : int, default=0
+        Seed of the generated data sets (two-moons, circles).
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        Inputs.
+    y : ndarray of shape (n,)
+        Labels, 1 for the positive class.
 
     Examples
     --------
@@ -100,6 +127,18 @@ def load_csc_dataset(name, seed=0):
 def sensitivity_specificity(y_true, y_pred) -> tuple[float, float]:
     """(true-positive rate, true-negative rate) of 0/1 labels; 1 is the positive class.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels, both classes present.
+    y_pred : array-like of shape (n,)
+        Predicted labels.
+
+    Returns
+    -------
+    sensitivity, specificity : float
+        The two rates.
+
     Examples
     --------
     >>> sensitivity_specificity([1, 1, 0, 0], [1, 0, 0, 0])
@@ -113,7 +152,36 @@ def sensitivity_specificity(y_true, y_pred) -> tuple[float, float]:
 
 
 def run_split(name, split, thetas=THETAS, max_iter=2000):
-    """∞-CSC and IND-CSC on split ``split`` of ``name``: CSV rows and the ∞-CSC θ-curve."""
+    """∞-CSC and IND-CSC on split ``split`` of ``name``: CSV rows and the ∞-CSC θ-curve.
+
+    ∞-CSC is one fit for every θ (the cost-sensitive loss of eq. 4); IND-CSC one weighted
+    SVM per θ with the same kernel and λ.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`.
+    split : int
+        Seed of the split (and of the generated data).
+    thetas : sequence of float in [-1, 1], default=(-0.9, 0.0, 0.9)
+        Levels of the rows.
+    max_iter : int, default=2000
+        L-BFGS-B iterations of the ∞-CSC fit.
+
+    Returns
+    -------
+    rows : list of dict
+        One per (method, θ), the columns of :data:`CSV_COLUMNS`.
+    curve : ndarray of shape (len(CURVE_THETAS), 2)
+        ∞-CSC's test (sensitivity, specificity) on the θ grid.
+
+    Examples
+    --------
+    >>> # skipped: fits ∞-CSC on 105 points and three SVMs (about a second)
+    >>> rows, curve = run_split("iris", 0, max_iter=50)  # doctest: +SKIP
+    >>> len(rows), curve.shape  # doctest: +SKIP
+    (6, (41, 2))
+    """
     X, y = load_csc_dataset(name, seed=split)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, stratify=y, random_state=split
@@ -186,6 +254,13 @@ class CSC(Experiment):
     """``manytask reproduce itl-csc``: ∞-CSC and IND-CSC on ``settings.repeats`` splits of
     each data set; writes ``results.md``, ``splits.csv`` and ``csc.png``.
 
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : str, sequence of str or None, default=None
+        Data sets among :data:`DATASETS`; None means all.
+
     Attributes
     ----------
     rows : list of dict
@@ -196,9 +271,10 @@ class CSC(Experiment):
     Examples
     --------
     >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
+    >>> # skipped: runs the experiment on iris (about a second)
+    >>> with tempfile.TemporaryDirectory() as folder:  # doctest: +SKIP
     ...     result = CSC(Settings(repeats=1, max_iter=50), "iris").run(folder, progress=False)
-    >>> len(result.rows)  # 3 levels × 2 methods
+    >>> len(result.rows)  # 3 levels × 2 methods  # doctest: +SKIP
     6
     """
 
@@ -213,26 +289,104 @@ class CSC(Experiment):
         self.curves: dict = {}
 
     def values(self, dataset, method, theta, column) -> np.ndarray:
-        """``column`` of every split of (``dataset``, ``method``, ``theta``)."""
+        """``column`` of every split of (``dataset``, ``method``, ``theta``).
+
+        Parameters
+        ----------
+        dataset : str
+            A data set.
+        method : {"itl", "ind"}
+            ∞-CSC or IND-CSC.
+        theta : float
+            One of :data:`THETAS`.
+        column : str
+            One of :data:`CSV_COLUMNS`.
+
+        Returns
+        -------
+        ndarray of shape (splits run,)
+            The values.
+
+        Examples
+        --------
+        >>> experiment = CSC(Settings(repeats=1), "iris")
+        >>> experiment.rows = [dict(dataset="iris", method="itl", theta=0.0, sensitivity=0.9)]
+        >>> experiment.values("iris", "itl", 0.0, "sensitivity").tolist()
+        [0.9]
+        """
         return np.array([r[column] for r in self.rows if r["dataset"] == dataset
                          and r["method"] == method and r["theta"] == theta])  # fmt: skip
 
     def jobs(self) -> list:
+        """(data set, split) pairs, data set by data set.
+
+        Returns
+        -------
+        list of tuple
+            The jobs.
+
+        Examples
+        --------
+        >>> CSC(Settings(repeats=2), "iris, circles").jobs()
+        [('iris', 0), ('iris', 1), ('circles', 0), ('circles', 1)]
+        """
         return [(name, split) for name in self.panels for split in range(self.settings.repeats)]
 
     def run_job(self, job) -> None:
+        """Run :func:`run_split` on one (data set, split) and record its rows and curve.
+
+        Parameters
+        ----------
+        job : tuple of (str, int)
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> experiment = CSC(Settings(repeats=1, max_iter=50), "iris")
+        >>> # skipped: one ∞-CSC fit and three SVMs (about a second)
+        >>> experiment.run_job(("iris", 0))  # doctest: +SKIP
+        >>> len(experiment.rows)  # doctest: +SKIP
+        6
+        """
         name, split = job
         rows, curve = run_split(name, split, max_iter=self.settings.max_iter)
         self.rows += rows
         self.curves.setdefault(name, []).append(curve)
 
     def outputs(self) -> dict:
+        """``csc.png`` (∞-CSC's rates against θ) and ``splits.csv`` (every row).
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> experiment = CSC(Settings(repeats=1), "iris")
+        >>> experiment.curves = {"iris": [np.full((len(CURVE_THETAS), 2), 0.5)]}
+        >>> sorted(experiment.outputs())
+        ['csc.png', 'splits.csv']
+        """
         return {
             "csc.png": png_bytes(plot_curves(self)),
             "splits.csv": csv_bytes(CSV_COLUMNS, self.rows),
         }
 
     def results(self) -> str:
+        """``results.md``: mean ± std of sensitivity and specificity per method and θ.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/itl_csc.md``.
+
+        Examples
+        --------
+        >>> experiment = CSC(Settings(repeats=1), "iris")
+        >>> "| iris | ∞-CSC | -0.9 | – | – |" in experiment.results()  # nothing run yet
+        True
+        """
         rows = []
         for name in self.panels:
             for method, label in METHODS.items():

@@ -45,7 +45,24 @@ CSV_COLUMNS = ("dataset", "run", "theta", "inliers_train", "inliers_test", "fit_
 class Settings(protocol.Settings):
     """``repeats`` runs, each on a random subset of ``n_train`` training points (None: 70 %)
     and up to ``n_test`` test points (None: the rest); ``--quick`` one run on 400 training
-    and 1000 test points. L-BFGS-B capped at ``max_iter`` iterations."""
+    and 1000 test points. L-BFGS-B capped at ``max_iter`` iterations.
+
+    Parameters
+    ----------
+    repeats : int, default=3
+        Runs, run r on the subset drawn with seed r.
+    n_train : int or None, default=None
+        Training points, >= 2; None: 70 % of the data.
+    n_test : int or None, default=None
+        Test points; None: the rest.
+    max_iter : int, default=10000
+        L-BFGS-B iterations of every fit.
+
+    Examples
+    --------
+    >>> Settings.quick()
+    Settings(repeats=1, n_train=400, n_test=1000, max_iter=10000)
+    """
 
     QUICK: ClassVar[dict] = {"repeats": 1, "n_train": 400, "n_test": 1000}
 
@@ -62,6 +79,20 @@ class Settings(protocol.Settings):
 
 def load_dlse_data(data_home=None):
     """(name, X, note): Spambase's 4601 × 57 inputs, or breast cancer when spam.rda is absent.
+
+    Parameters
+    ----------
+    data_home : str, Path or None, default=None
+        Where to look for Spambase (see :func:`~manytask.datasets.load_spambase`).
+
+    Returns
+    -------
+    name : str
+        The data set used.
+    X : ndarray of shape (n, d)
+        Its inputs (labels unused).
+    note : str
+        Where the data came from, for ``results.md``.
 
     Examples
     --------
@@ -94,7 +125,33 @@ def _sizes(n, n_train, n_test):
 def run_once(X, run, n_train=None, n_test=None, max_iter=10000):
     """Fit ∞-DLSE on a random subset; fractions of inliers on train and test per θ.
 
-    Returns (train fractions, test fractions) on :data:`CURVE_THETAS`, and the fit seconds.
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    run : int
+        Seed of the subset and of the estimator.
+    n_train, n_test : int or None, default=None
+        Training and test sizes (None: 70 % and the rest).
+    max_iter : int, default=10000
+        L-BFGS-B iterations.
+
+    Returns
+    -------
+    inliers_train, inliers_test : ndarray of shape (len(CURVE_THETAS),)
+        Fractions of inliers per θ of :data:`CURVE_THETAS`.
+    seconds : float
+        Wall time of the fit.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     train, test, seconds = run_once(X, 0, n_train=12, max_iter=50)
+    >>> train.shape == test.shape == CURVE_THETAS.shape
+    True
     """
     order = np.random.default_rng(run).permutation(len(X))
     n_train, n_test = _sizes(len(X), n_train, n_test)
@@ -146,7 +203,16 @@ class DLSE(Experiment):
     """``manytask reproduce itl-dlse``: ∞-DLSE fitted ``settings.repeats`` times; writes
     ``figure2.png``, ``results.md`` and ``levels.csv``.
 
-    ``data`` = (name, X, note) overrides :func:`load_dlse_data` (read from ``data_home``).
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : None
+        Nothing to choose; anything but None, "" or "all" is an error.
+    data_home : str, Path or None, default=None
+        Where :func:`load_dlse_data` looks for Spambase.
+    data : tuple or None, default=None
+        (name, X, note) used instead of :func:`load_dlse_data`.
 
     Attributes
     ----------
@@ -157,10 +223,11 @@ class DLSE(Experiment):
     --------
     >>> import tempfile
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
-    >>> with tempfile.TemporaryDirectory() as folder:
+    >>> # skipped: runs the experiment (one ∞-DLSE fit: seconds)
+    >>> with tempfile.TemporaryDirectory() as folder:  # doctest: +SKIP
     ...     result = DLSE(Settings(repeats=1, n_train=30), data=("gauss", X, "generated"))
     ...     result = result.run(folder, progress=False)
-    >>> len(result.train[0]) == len(CURVE_THETAS)
+    >>> len(result.train[0]) == len(CURVE_THETAS)  # doctest: +SKIP
     True
     """
 
@@ -173,6 +240,20 @@ class DLSE(Experiment):
         self.train, self.test, self.fit_seconds = [], [], []
 
     def jobs(self) -> list:
+        """Load the data (or take ``data``); the runs 0 … ``repeats`` − 1.
+
+        Returns
+        -------
+        list of int
+            The runs' seeds.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> experiment = DLSE(Settings(repeats=2, n_train=12), data=("gauss", X, "generated"))
+        >>> experiment.jobs(), experiment.n_train, experiment.n_test
+        ([0, 1], 12, 8)
+        """
         self.dataset, self.X, self.note = (
             self.data if self.data is not None else load_dlse_data(self.data_home)
         )
@@ -181,6 +262,23 @@ class DLSE(Experiment):
         return list(range(self.settings.repeats))
 
     def run_job(self, run) -> None:
+        """Fit ∞-DLSE for run ``run`` (:func:`run_once`) and record its curves.
+
+        Parameters
+        ----------
+        run : int
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> experiment = DLSE(Settings(repeats=2, n_train=12), data=("gauss", X, "generated"))
+        >>> _ = experiment.jobs()
+        >>> # skipped: one ∞-DLSE fit (seconds)
+        >>> experiment.run_job(0)  # doctest: +SKIP
+        >>> len(experiment.train)  # doctest: +SKIP
+        1
+        """
         settings = self.settings
         train, test, seconds = run_once(self.X, run, settings.n_train, settings.n_test,
                                         max_iter=settings.max_iter)  # fmt: skip
@@ -189,17 +287,68 @@ class DLSE(Experiment):
         self.fit_seconds.append(seconds)
 
     def at(self, which, theta) -> np.ndarray:
-        """Fractions of inliers over runs at the curve level closest to ``theta``."""
+        """Fractions of inliers over runs at the curve level closest to ``theta``.
+
+        Parameters
+        ----------
+        which : {"train", "test"}
+            The points.
+        theta : float
+            The level.
+
+        Returns
+        -------
+        ndarray of shape (runs,)
+            The fractions.
+
+        Examples
+        --------
+        >>> experiment = DLSE(Settings(repeats=1))
+        >>> experiment.train = [1.0 - CURVE_THETAS]
+        >>> experiment.at("train", 0.3).round(3).tolist()
+        [0.7]
+        """
         column = int(np.argmin(np.abs(CURVE_THETAS - theta)))
         return np.array(getattr(self, which))[:, column]
 
     def outputs(self) -> dict:
+        """``figure2.png`` (inliers against θ) and ``levels.csv`` (every run and level).
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> experiment = DLSE(Settings(repeats=1))
+        >>> experiment.dataset, experiment.fit_seconds = "oracle", [0.0]
+        >>> experiment.train = experiment.test = [1.0 - CURVE_THETAS]
+        >>> sorted(experiment.outputs())
+        ['figure2.png', 'levels.csv']
+        """
         return {
             "figure2.png": png_bytes(plot_figure2(self)),
             "levels.csv": csv_bytes(CSV_COLUMNS, _level_rows(self)),
         }
 
     def results(self) -> str:
+        """``results.md``: inliers on train and test against 1 − θ at :data:`TABLE_THETAS`.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/itl_dlse.md``.
+
+        Examples
+        --------
+        >>> experiment = DLSE(Settings(repeats=1))
+        >>> experiment.note, experiment.n_train, experiment.n_test = "oracle", 10, 10
+        >>> experiment.fit_seconds = [0.0]
+        >>> experiment.train = experiment.test = [1.0 - CURVE_THETAS]
+        >>> "| 0.3 | 0.70 | 0.700 ± 0.000 | 0.700 ± 0.000 |" in experiment.results()
+        True
+        """
         rows, gaps = [], []
         for theta in TABLE_THETAS:
             train, test = self.at("train", theta), self.at("test", theta)

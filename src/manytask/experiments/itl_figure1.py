@@ -49,7 +49,22 @@ N_TEST = 2000
 @dataclass(frozen=True)
 class Settings(protocol.Settings):
     """``repeats`` draws (seed s for draw s), each scored on ``n_test`` test points; L-BFGS-B
-    capped at ``max_iter`` iterations."""
+    capped at ``max_iter`` iterations.
+
+    Parameters
+    ----------
+    repeats : int, default=10
+        Draws of the sine toy data.
+    n_test : int, default=2000
+        Test points per draw.
+    max_iter : int, default=2000
+        L-BFGS-B iterations of every fit.
+
+    Examples
+    --------
+    >>> Settings.quick()
+    Settings(repeats=2, n_test=500, max_iter=2000)
+    """
 
     QUICK: ClassVar[dict] = {"repeats": 2, "n_test": 500}
 
@@ -87,7 +102,32 @@ def _estimator(lambda_nc, seed, max_iter):
 def fit_pair(seed, n_train=N_TRAIN, n_test=N_TEST, max_iter=2000):
     """Fit ∞-QR with each λ_nc of :data:`LAMBDAS_NC` on draw ``seed``.
 
-    Returns (rows, models, (X, y)): one metrics row per λ_nc, the fitted models and the data.
+    Parameters
+    ----------
+    seed : int
+        The draw: training data from ``seed``, test data from 10000 + ``seed``.
+    n_train, n_test : int
+        Training and test points.
+    max_iter : int, default=2000
+        L-BFGS-B iterations of each fit.
+
+    Returns
+    -------
+    rows : list of dict
+        One metrics row per λ_nc (the columns of :data:`CSV_COLUMNS`).
+    models : list of InfiniteQuantileRegressor
+        The fitted models, in the order of :data:`LAMBDAS_NC`.
+    data : tuple of ndarray
+        The training (X, y).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     rows, models, (X, y) = fit_pair(0, n_train=10, n_test=20, max_iter=20)
+    >>> [row["lambda_nc"] for row in rows], X.shape
+    ([10.0, 0.0], (10, 1))
     """
     X, y = make_sine_toy(n_train, random_state=seed)
     X_test, y_test = make_sine_toy(n_test, random_state=10_000 + seed)
@@ -147,6 +187,13 @@ class Figure1(Experiment):
     """``manytask reproduce itl-figure1``: both panels on ``settings.repeats`` draws of the
     sine toy data; writes ``figure1.png``, ``results.md``, ``draws.csv``.
 
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : None
+        Figure 1 has no panels to choose; anything but None, "" or "all" is an error.
+
     Attributes
     ----------
     rows : list of dict
@@ -155,9 +202,10 @@ class Figure1(Experiment):
     Examples
     --------
     >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
+    >>> # skipped: runs the experiment (one draw, two fits: about a second)
+    >>> with tempfile.TemporaryDirectory() as folder:  # doctest: +SKIP
     ...     result = Figure1(Settings(repeats=1, n_test=50, max_iter=50)).run(folder, False)
-    >>> len(result.rows)
+    >>> len(result.rows)  # doctest: +SKIP
     2
     """
 
@@ -170,13 +218,60 @@ class Figure1(Experiment):
         self._first = None  # draw 0's models and data, for the figure
 
     def values(self, lambda_nc, column) -> np.ndarray:
-        """``column`` of every draw with penalty ``lambda_nc``."""
+        """``column`` of every draw with penalty ``lambda_nc``.
+
+        Parameters
+        ----------
+        lambda_nc : float
+            One of :data:`LAMBDAS_NC`.
+        column : str
+            One of :data:`CSV_COLUMNS`.
+
+        Returns
+        -------
+        ndarray of shape (draws run,)
+            The values.
+
+        Examples
+        --------
+        >>> experiment = Figure1(Settings(repeats=1))
+        >>> experiment.rows = [{"lambda_nc": 10.0, "pinball": 0.5}]
+        >>> experiment.values(10.0, "pinball").tolist()
+        [0.5]
+        """
         return np.array([r[column] for r in self.rows if r["lambda_nc"] == lambda_nc])
 
     def jobs(self) -> list:
+        """The draws 0 … ``repeats`` − 1.
+
+        Returns
+        -------
+        list of int
+            The seeds.
+
+        Examples
+        --------
+        >>> Figure1(Settings(repeats=3)).jobs()
+        [0, 1, 2]
+        """
         return list(range(self.settings.repeats))
 
     def run_job(self, seed) -> None:
+        """Fit both panels on draw ``seed`` (:func:`fit_pair`); keeps draw 0's for the figure.
+
+        Parameters
+        ----------
+        seed : int
+            The draw.
+
+        Examples
+        --------
+        >>> experiment = Figure1(Settings(repeats=1, n_test=50, max_iter=50))
+        >>> # skipped: fits ∞-QR twice (about a second)
+        >>> experiment.run_job(0)  # doctest: +SKIP
+        >>> len(experiment.rows)  # doctest: +SKIP
+        2
+        """
         rows, models, data = fit_pair(seed, n_test=self.settings.n_test,
                                       max_iter=self.settings.max_iter)  # fmt: skip
         self.rows += rows
@@ -184,12 +279,40 @@ class Figure1(Experiment):
             self._first = (models, data)
 
     def outputs(self) -> dict:
+        """``figure1.png`` (draw 0's panels) and ``draws.csv`` (every row).
+
+        Returns
+        -------
+        dict of str to bytes
+            The files.
+
+        Examples
+        --------
+        >>> experiment = Figure1(Settings(repeats=1, n_test=50, max_iter=50))
+        >>> # skipped: needs the draws fitted (about a second)
+        >>> experiment.run_job(0)  # doctest: +SKIP
+        >>> sorted(experiment.outputs())  # doctest: +SKIP
+        ['draws.csv', 'figure1.png']
+        """
         return {
             "figure1.png": png_bytes(plot_figure1(*self._first)),
             "draws.csv": csv_bytes(CSV_COLUMNS, self.rows),
         }
 
     def results(self) -> str:
+        """``results.md``: mean ± std over the draws of each metric, per λ_nc.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/itl_figure1.md``.
+
+        Examples
+        --------
+        >>> experiment = Figure1(Settings(repeats=1))
+        >>> "| 10 | – |" in experiment.results()  # no draw run yet: empty cells
+        True
+        """
         rows = []
         for lambda_nc in LAMBDAS_NC:
             cells = [mean_std(self.values(lambda_nc, column), 3) for column in CSV_COLUMNS[2:8]]

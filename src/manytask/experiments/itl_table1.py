@@ -89,7 +89,32 @@ class Settings(protocol.Settings):
     JQR), ``--quick`` 3 splits, a 2 × 2 grid, 3-fold CV, m = 20 anchors and at most 300
     L-BFGS-B iterations.
 
-    ``bandwidth_factors`` multiply the median heuristic of the standardised training inputs.
+    Parameters
+    ----------
+    repeats : int, default=20
+        Random 70/30 splits.
+    bandwidth_factors : tuple of float, default=(0.3, 1.0, 3.0, 10.0)
+        Input bandwidths searched, as multiples of the median heuristic of the standardised
+        training inputs.
+    theta_bandwidths : tuple of float, default=(0.1, 0.3)
+        θ bandwidths searched (∞-QR and JQR).
+    lambdas : tuple of float, default=(1e-5, 1e-4, 1e-3, 1e-2)
+        λ searched.
+    n_anchors : int, default=100
+        Gauss–Legendre anchors of ∞-QR.
+    lambda_nc : float, default=1.0
+        ∞-QR's non-crossing weight (eq. 14).
+    cv_folds : int, default=5
+        Folds of the grid search.
+    max_iter : int, default=2000
+        L-BFGS-B iterations of every fit.
+    tol : float, default=1e-8
+        L-BFGS-B ``ftol``.
+
+    Examples
+    --------
+    >>> Settings.quick().lambdas
+    (0.0001, 0.001)
     """
 
     QUICK: ClassVar[dict] = {
@@ -114,6 +139,18 @@ class Settings(protocol.Settings):
     tol: float = 1e-8
 
     def describe(self) -> str:
+        """The grid and fit settings in one line, for ``results.md``.
+
+        Returns
+        -------
+        str
+            The description.
+
+        Examples
+        --------
+        >>> Settings.quick().describe()[:56]
+        'grid: input bandwidth ∈ [0.3, 1.0] × median heuristic, θ'
+        """
         return (
             f"grid: input bandwidth ∈ {list(self.bandwidth_factors)} × median heuristic, "
             f"θ bandwidth ∈ {list(self.theta_bandwidths)} (∞-QR, JQR), "
@@ -152,7 +189,38 @@ def _grid(method, settings, X_train):
 
 def run_split(X, y, split, method, settings, n_jobs=1) -> dict:
     """One method on split ``split`` of standardised (X, y): CV on the training part, refit,
-    test metrics. Returns a row of :data:`CSV_COLUMNS` (without ``dataset``)."""
+    test metrics.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Standardised inputs (:func:`standardised`).
+    y : ndarray of shape (n,)
+        Standardised targets.
+    split : int
+        Seed of the 70/30 split, of the CV folds and of the estimator.
+    method : {"itl", "jqr", "ind"}
+        A key of :data:`METHODS`.
+    settings : Settings
+        The grid and fit settings; a grid of one point is fitted without CV.
+    n_jobs : int, default=1
+        Parallel CV fits (joblib).
+
+    Returns
+    -------
+    dict
+        A row of :data:`CSV_COLUMNS` without ``dataset``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
+    >>> one = Settings(bandwidth_factors=(1.0,), theta_bandwidths=(0.2,), lambdas=(1e-3,),
+    ...                n_anchors=5, max_iter=50)
+    >>> row = run_split(X, y, 0, "ind", one)
+    >>> row["n_train"], row["n_test"], row["lambda"]
+    (21, 9, 0.001)
+    """
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=split)
     start = time.perf_counter()
     estimator = _estimator(method, settings, random_state=split)
@@ -192,7 +260,28 @@ def run_split(X, y, split, method, settings, n_jobs=1) -> dict:
 
 def standardised(dataset):
     """(X, y) of a :func:`~manytask.datasets.load_quantile_benchmark` set, standardised on
-    the whole data as in the paper (constant columns left at scale 1)."""
+    the whole data as in the paper (constant columns left at scale 1).
+
+    Parameters
+    ----------
+    dataset : object
+        With arrays ``X`` (n, d) and ``y`` (n,).
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        Columns of mean 0 and standard deviation 1 (or 0 when constant).
+    y : ndarray of shape (n,)
+        Mean 0, standard deviation 1.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> data = SimpleNamespace(X=np.array([[1.0, 5.0], [3.0, 5.0]]), y=np.array([0.0, 2.0]))
+    >>> X, y = standardised(data)
+    >>> X.tolist(), y.tolist()
+    ([[-1.0, 0.0], [1.0, 0.0]], [-1.0, 1.0])
+    """
     X, y = dataset.X, dataset.y
     x_scale = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
     return (X - X.mean(axis=0)) / x_scale, (y - y.mean()) / y.std()
@@ -210,7 +299,18 @@ def _require_data(data_home):
 
 def paper_table() -> dict:
     """The paper's Table 1: rows (column name → cell as printed) by data set name, in the
-    paper's order, which is that of :data:`~manytask.datasets.QUANTILE_DATASETS`."""
+    paper's order, which is that of :data:`~manytask.datasets.QUANTILE_DATASETS`.
+
+    Returns
+    -------
+    dict of str to dict
+        The rows, read from the package's ``paper_tables/itl_table1.csv``.
+
+    Examples
+    --------
+    >>> list(paper_table())[:3]
+    ['CobarOre', 'engel', 'BostonHousing']
+    """
     return {row["dataset"]: row for row in read_paper_table("itl_table1")}
 
 
@@ -237,8 +337,16 @@ class Table1(Experiment):
     """``manytask reproduce itl-table1``: every method on ``settings.repeats`` splits of each
     data set; writes ``results.md`` and ``splits.csv``.
 
-    ``data_home`` is the folder holding ``quantile/manifest.json`` (None: ``$MANYTASK_DATA``);
-    ``n_jobs`` parallel CV fits (joblib) inside each grid search.
+    Parameters
+    ----------
+    settings : Settings or None, default=None
+        None means :meth:`Settings.full`.
+    panels : str, sequence of str or None, default=None
+        Data sets among :data:`~manytask.datasets.QUANTILE_DATASETS`; None means all.
+    data_home : str, Path or None, default=None
+        The folder holding ``quantile/manifest.json``; None: ``$MANYTASK_DATA``.
+    n_jobs : int, default=1
+        Parallel CV fits (joblib) inside each grid search.
 
     Attributes
     ----------
@@ -246,6 +354,12 @@ class Table1(Experiment):
         One per (data set, split, method), the columns of :data:`CSV_COLUMNS`.
     paper : dict
         The paper's Table 1 (:func:`paper_table`).
+
+    Examples
+    --------
+    >>> experiment = Table1(Settings.quick(), "engel")
+    >>> len(experiment.settings.lambdas), experiment.panels
+    (2, ['engel'])
     """
 
     NAME = "itl-table1"
@@ -261,15 +375,57 @@ class Table1(Experiment):
         self.paper = paper_table()
 
     def values(self, dataset, method, column) -> np.ndarray:
-        """``column`` of every split of (``dataset``, ``method``)."""
+        """``column`` of every split of (``dataset``, ``method``).
+
+        Parameters
+        ----------
+        dataset : str
+            A data set.
+        method : str
+            A key of :data:`METHODS`.
+        column : str
+            One of :data:`CSV_COLUMNS`.
+
+        Returns
+        -------
+        ndarray of shape (splits run,)
+            The values.
+
+        Examples
+        --------
+        >>> experiment = Table1(Settings(repeats=1), "engel")
+        >>> experiment.rows = [dict(dataset="engel", method="itl", pinball_x100=12.0)]
+        >>> experiment.values("engel", "itl", "pinball_x100").tolist()
+        [12.0]
+        """
         return np.array(
             [r[column] for r in self.rows if r["dataset"] == dataset and r["method"] == method]
         )
 
     def check(self) -> None:
+        """A FileNotFoundError saying what to set unless the quantile benchmark data is found.
+
+        Examples
+        --------
+        >>> # skipped: its answer depends on MANYTASK_DATA
+        >>> Table1(Settings(repeats=1), "engel").check()  # doctest: +SKIP
+        """
         _require_data(self.data_home)
 
     def jobs(self) -> list:
+        """Load and standardise each data set; (data set, split, method) triples.
+
+        Returns
+        -------
+        list of tuple
+            The jobs, data set by data set, split by split.
+
+        Examples
+        --------
+        >>> # skipped: needs the quantile benchmark data (MANYTASK_DATA)
+        >>> Table1(Settings(repeats=1), "engel").jobs()  # doctest: +SKIP
+        [('engel', 0, 'itl'), ('engel', 0, 'jqr'), ('engel', 0, 'ind')]
+        """
         self._loaded = {name: standardised(load_quantile_benchmark(name, self.data_home))
                         for name in self.panels}  # fmt: skip
         splits = range(self.settings.repeats)
@@ -277,15 +433,56 @@ class Table1(Experiment):
                 for method in METHODS]  # fmt: skip
 
     def run_job(self, job) -> None:
+        """Run :func:`run_split` for one (data set, split, method) and record its row.
+
+        Parameters
+        ----------
+        job : tuple of (str, int, str)
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> experiment = Table1(Settings.quick(), "engel")
+        >>> # skipped: needs the data (MANYTASK_DATA) and runs a grid search (seconds)
+        >>> experiment.run_job(experiment.jobs()[0])  # doctest: +SKIP
+        """
         name, split, method = job
         X, y = self._loaded[name]
         row = run_split(X, y, split, method, self.settings, self.n_jobs)
         self.rows.append({"dataset": name, **row})
 
     def outputs(self) -> dict:
+        """``splits.csv``: every row.
+
+        Returns
+        -------
+        dict of str to bytes
+            The file.
+
+        Examples
+        --------
+        >>> experiment = Table1(Settings(repeats=1), "engel")
+        >>> experiment.outputs()["splits.csv"].decode().split(",")[:3]
+        ['dataset', 'split', 'method']
+        """
         return {"splits.csv": csv_bytes(CSV_COLUMNS, self.rows)}
 
     def results(self) -> str:
+        """``results.md``: the table beside the paper's, with Mann–Whitney p-values.
+
+        Returns
+        -------
+        str
+            The text, from ``templates/itl_table1.md``.
+
+        Examples
+        --------
+        >>> experiment = Table1(Settings(repeats=1), "engel")
+        >>> experiment.rows = [dict(dataset="engel", method=method, pinball_x100=10.0,
+        ...                         crossing_x100=0.0) for method in METHODS]
+        >>> "| engel | ∞-QR | 10 ± 0 |" in experiment.results()
+        True
+        """
         rows, within, crossing_ok = [], 0, 0
         fewer_crossings = dict.fromkeys(PAPER_FEWER_CROSSINGS, 0)
         for name in self.panels:

@@ -82,6 +82,18 @@ def render(template: str, **fields) -> str:
     """The package-data template ``templates/<template>`` with its ``$name`` fields filled
     (:class:`string.Template`; a field missing is a KeyError, ``$$`` is a dollar sign).
 
+    Parameters
+    ----------
+    template : str
+        File name under ``templates/``.
+    **fields
+        The values of its ``$name`` fields.
+
+    Returns
+    -------
+    str
+        The filled text, without its final newline.
+
     Examples
     --------
     >>> text = render("itl_figure1.md", n_train=40, n_anchors=20, repeats=2, n_test=500,
@@ -109,6 +121,26 @@ def parse_panels(
     and "all" choose every one of ``choices``. An unknown name raises a ValueError naming
     ``parameter`` and the value (``notes[name]``, if given, says why a name is missing); with
     no ``choices``, any name is an error saying that ``experiment`` has none to choose.
+
+    Parameters
+    ----------
+    value : str, sequence of str or None
+        The names asked for.
+    choices : sequence of str
+        The names allowed, in their default order.
+    parameter : str, default="panels"
+        The option named by an error.
+    kind : str, default="panel"
+        What one name is, for an error.
+    experiment : str, default="this experiment"
+        The experiment named by an error.
+    notes : mapping of str to str or None, default=None
+        Why a name is missing, by name.
+
+    Returns
+    -------
+    list of str
+        The chosen names.
 
     Examples
     --------
@@ -157,6 +189,13 @@ class Experiment:
         The files :meth:`run` wrote.
     seconds : float
         Wall time of the jobs.
+
+    Examples
+    --------
+    >>> from manytask.experiments import load_experiment
+    >>> experiment = load_experiment("itl-figure1").from_cli(quick=True, repeats=3)
+    >>> isinstance(experiment, Experiment), experiment.jobs()
+    (True, [0, 1, 2])
     """
 
     #: ``manytask reproduce NAME``; ``DEFAULT_OUT`` follows from it.
@@ -200,31 +239,128 @@ class Experiment:
         return cls(cls.SETTINGS.from_cli(quick, **given), panels, **cls.CLI_OPTIONS)
 
     def check(self) -> None:
-        """Raise a clear error, before any work, when something the run needs is missing."""
+        """Raise a clear error, before any work, when something the run needs is missing.
+
+        Nothing by default; an experiment needing data checks for it here.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> experiment.check() is None
+        True
+        """
 
     def threads(self):
-        """A context for the jobs (e.g. BLAS held to one thread); none by default."""
+        """A context for the jobs (e.g. BLAS held to one thread); none by default.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            Entered around the loop of :meth:`run`.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> with experiment.threads():
+        ...     pass
+        """
         return contextlib.nullcontext()
 
     def jobs(self) -> list:
-        """The units of work, in order (one progress-bar step each)."""
+        """The units of work, in order (one progress-bar step each).
+
+        Returns
+        -------
+        list
+            The jobs, each passed to :meth:`run_job`.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> experiment.jobs()  # the quick run's two draws
+        [0, 1]
+        """
         raise NotImplementedError
 
     def run_job(self, job) -> None:
-        """Compute one job and record it on ``self``."""
+        """Compute one job and record it on ``self``.
+
+        Parameters
+        ----------
+        job : object
+            One of :meth:`jobs`.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> # skipped: fits ∞-QR twice: seconds
+        >>> experiment.run_job(0)  # doctest: +SKIP
+        """
         raise NotImplementedError
 
     def outputs(self) -> dict[str, bytes]:
-        """The tables (CSV) and figures (PNG) to write, by file name."""
+        """The tables (CSV) and figures (PNG) to write, by file name.
+
+        Returns
+        -------
+        dict of str to bytes
+            File name to contents; called after every job has run.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> # skipped: needs the jobs run: seconds
+        >>> sorted(experiment.outputs())  # doctest: +SKIP
+        ['draws.csv', 'figure1.png']
+        """
         raise NotImplementedError
 
     def results(self) -> str:
-        """The text of ``results.md``."""
+        """The text of ``results.md``.
+
+        Returns
+        -------
+        str
+            Markdown, from the experiment's template (:func:`render`).
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> # skipped: needs the jobs run: seconds
+        >>> experiment.results()[:1]  # doctest: +SKIP
+        '#'
+        """
         raise NotImplementedError
 
     def run(self, out, progress: bool = True):
         """Run every job, then write the tables, figures and ``results.md`` into ``out``
-        (created if missing); returns ``self``."""
+        (created if missing); returns ``self``.
+
+        Parameters
+        ----------
+        out : str or Path
+            The output folder.
+        progress : bool, default=True
+            Show a progress bar over the jobs.
+
+        Returns
+        -------
+        self
+            With ``files`` and ``seconds`` set.
+
+        Examples
+        --------
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> # skipped: the quick run: minutes
+        >>> experiment.run("out", progress=False)  # doctest: +SKIP
+        """
         self.check()
         jobs = self.jobs()
         start = time.perf_counter()
@@ -239,6 +375,27 @@ class Experiment:
 
     def summary(self, out) -> str:
         """What ``manytask reproduce`` prints: ``results.md``, then how many files were
-        written where."""
+        written where.
+
+        Parameters
+        ----------
+        out : str or Path
+            The folder :meth:`run` wrote into.
+
+        Returns
+        -------
+        str
+            The text.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from manytask.experiments import load_experiment
+        >>> experiment = load_experiment("itl-figure1").from_cli(quick=True)
+        >>> with tempfile.TemporaryDirectory() as out:
+        ...     _ = (Path(out) / "results.md").write_text("# Results\\n")
+        ...     experiment.summary(out).splitlines()[0]
+        '# Results'
+        """
         text = (Path(out) / "results.md").read_text()
         return f"{text}\nWrote {len(self.files)} files into {Path(out)}"

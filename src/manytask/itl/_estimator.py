@@ -65,6 +65,13 @@ class Dirac(Kernel):
 
     Its θ-derivatives are taken as zero: the kernel is only ever evaluated on the finite set of
     levels it was fitted on, where a level-to-level slope has no meaning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> levels = np.array([[0.1], [0.5], [0.9]])
+    >>> Dirac()(levels, levels[:2]).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
     """
 
     def __repr__(self):
@@ -86,8 +93,29 @@ class Dirac(Kernel):
 def ridge_penalty(lambda_, lambda_b=None):
     """Penalty λ/2 ‖f‖²_{H_K} + λ_b/2 ‖b‖²_{H_kb} of eq. (11) and §3 "Models with bias".
 
-    ``lambda_b=None`` means λ_b = λ. Returns a callable ``(model, alpha, beta, bias) ->
-    (value, grad_alpha, grad_beta, grad_bias)`` for :func:`penalised_objective`.
+    Parameters
+    ----------
+    lambda_ : float
+        λ > 0.
+    lambda_b : float or None, default=None
+        λ_b >= 0; None means λ_b = λ.
+
+    Returns
+    -------
+    callable
+        ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)`` for
+        :func:`penalised_objective`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.zeros((1, 1)), np.array([0.5]))
+    >>> penalty = ridge_penalty(2.0, lambda_b=4.0)
+    >>> float(penalty(model, np.ones((1, 1)), np.zeros((1, 1)), np.ones(1))[0])  # 1 + 2
+    3.0
     """
     lambda_b = lambda_ if lambda_b is None else lambda_b
 
@@ -115,8 +143,22 @@ def level_set_penalty(weights, lambda_, ridge=0.0):
     is a :class:`~manytask.itl.model.DecomposableModel` or a
     :class:`~manytask.itl.whitening.WhitenedModel` (both have ``level_norm2``).
 
-    Example
+    Parameters
+    ----------
+    weights : array-like of shape (m,)
+        Quadrature weights w_j of the anchors.
+    lambda_ : float
+        λ > 0, weight of the offset's norm.
+    ridge : float, default=0.0
+        ρ >= 0.
+
+    Returns
     -------
+    callable
+        ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from manytask.itl import DecomposableModel
     >>> from manytask.kernels import RBF
@@ -156,6 +198,9 @@ def _add(first, second):
 def penalised_objective(params, model, data_term, penalty):
     """(value, gradient) of data term + penalty at the packed parameters (for L-BFGS-B).
 
+    ``model`` may also be a :class:`~manytask.itl.whitening.WhitenedModel`, whose packed
+    parameters are [vec V, v] and whose ``beta`` is ``None``.
+
     Parameters
     ----------
     params : array of shape (model.n_params,)
@@ -171,8 +216,26 @@ def penalised_objective(params, model, data_term, penalty):
         ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``, e.g.
         :func:`ridge_penalty` or :func:`level_set_penalty`.
 
-    ``model`` may also be a :class:`~manytask.itl.whitening.WhitenedModel`, whose packed
-    parameters are [vec V, v] and whose ``beta`` is ``None``.
+    Returns
+    -------
+    value : float
+        Data term + penalty.
+    gradient : ndarray of shape (model.n_params,)
+        Its gradient, packed like ``params``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.itl.kernel_quantile import quantile_risk
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.zeros((2, 1)), np.array([0.25, 0.75]))
+    >>> term = quantile_risk([1.0, -1.0], model.anchors_, [0.5, 0.5])
+    >>> value, gradient = penalised_objective(
+    ...     np.zeros(model.n_params), model, term, ridge_penalty(1.0))
+    >>> value, gradient.shape  # the pinball risk of h = 0, no penalty
+    (0.5, (10,))
     """
     alpha, beta, bias = model.unpack(params)
     value, grad_values, grad_slopes, grad_bias_direct = data_term(model, alpha, beta, bias)
@@ -187,7 +250,38 @@ def penalised_objective(params, model, data_term, penalty):
 def minimise(problem, data_term, penalty, max_iter, tol, start=None):
     """L-BFGS-B on :func:`penalised_objective` from ``start`` (zeros by default).
 
-    ``ftol`` = ``tol``, ``gtol`` = ``tol``/100; returns SciPy's ``OptimizeResult``.
+    ``ftol`` = ``tol``, ``gtol`` = ``tol``/100, BLAS held to one thread.
+
+    Parameters
+    ----------
+    problem : DecomposableModel or WhitenedModel
+        Precomputed model whose packed parameters are optimised.
+    data_term, penalty : callable
+        As in :func:`penalised_objective`.
+    max_iter : int
+        L-BFGS-B ``maxiter``.
+    tol : float
+        L-BFGS-B ``ftol``.
+    start : ndarray of shape (problem.n_params,) or None, default=None
+        Starting point; None means zeros.
+
+    Returns
+    -------
+    scipy.optimize.OptimizeResult
+        SciPy's result: ``x`` the packed minimiser, ``fun`` its value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.itl.kernel_quantile import quantile_risk
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.array([[0.0], [1.0]]), np.array([0.25, 0.75]))
+    >>> term = quantile_risk([1.0, -1.0], model.anchors_, [0.5, 0.5], kappa=1e-2)
+    >>> result = minimise(model, term, ridge_penalty(1e-2), 500, 1e-10)
+    >>> bool(result.fun < 0.5)  # below the risk of h = 0
+    True
     """
     start = np.zeros(problem.n_params) if start is None else start
     # SciPy's L-BFGS-B calls BLAS on short vectors at every step, where threads cost more
@@ -257,6 +351,14 @@ class ITLEstimatorMixin:
     Subclasses keep their constructor arguments unchanged and call, inside ``fit``:
     :meth:`_validate_training_data`, :meth:`_standardise_X` (and :meth:`_standardise_y`),
     :meth:`_input_kernel`, :meth:`_default_anchors` and :meth:`_fit_model`.
+
+    Examples
+    --------
+    >>> from manytask.itl import InfiniteLevelSetEstimator, InfiniteQuantileRegressor
+    >>> issubclass(InfiniteQuantileRegressor, ITLEstimatorMixin)
+    True
+    >>> issubclass(InfiniteLevelSetEstimator, ITLEstimatorMixin)
+    True
     """
 
     def __sklearn_is_fitted__(self):

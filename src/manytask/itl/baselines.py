@@ -60,7 +60,29 @@ class _FixedLevelsQuantileRegressor(KernelQuantileBase):
 
     @unchanged_on_error
     def fit(self, X, y):
-        """Fit the k levels of ``quantiles`` on (X, y); returns ``self``."""
+        """Fit the k levels of ``quantiles`` on (X, y); returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs, n >= 2.
+        y : array-like of shape (n,)
+            Training targets.
+
+        Returns
+        -------
+        self
+            Fitted, with ``quantiles_`` the levels as an array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.itl import IndependentQuantileRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+        >>> IndependentQuantileRegressor(quantiles=[0.2, 0.8]).fit(X, y).quantiles_.tolist()
+        [0.2, 0.8]
+        """
         self._check_common_params()
         levels = check_quantiles(self.quantiles)
         if np.unique(levels).size != levels.size:
@@ -77,6 +99,28 @@ class _FixedLevelsQuantileRegressor(KernelQuantileBase):
         of k levels gives (N, k), column l for ``quantiles[l]`` (all of them:
         ``quantiles=model.quantiles_``). Every level must be one of the fitted ``quantiles_``:
         the model is defined at those levels only.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        quantiles : float or sequence of float, default=0.5
+            Fitted level(s).
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, k)
+            The conditional quantiles, in the units of y.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.itl import IndependentQuantileRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+        >>> model = IndependentQuantileRegressor(quantiles=[0.2, 0.8]).fit(X, y)
+        >>> model.predict(X[:3], quantiles=0.8).shape, model.predict(X[:3], [0.2, 0.8]).shape
+        ((3,), (3, 2))
         """
         levels = check_quantiles(quantiles)
         check_is_fitted(self, "quantiles_")
@@ -104,13 +148,15 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
         Ridge weight λ > 0 (standardised data).
     lambda_b : float, default=0.0
         Ridge weight λ_b >= 0 of the intercepts; 0 leaves them free, as in JQR.
+    input_kernel, input_bandwidth
+        As in :class:`~manytask.itl.InfiniteQuantileRegressor`.
     theta_bandwidth : float, default=0.2
         Bandwidth of the Gaussian k_Θ on the levels.
-    input_kernel, input_bandwidth, kappa, max_iter, tol, random_state
+    kappa, max_iter, tol, random_state
         As in :class:`~manytask.itl.InfiniteQuantileRegressor`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
@@ -152,10 +198,19 @@ class JointQuantileRegressor(_FixedLevelsQuantileRegressor):
 class IndependentQuantileRegressor(_FixedLevelsQuantileRegressor):
     """IND-QR: one kernel quantile regression per level, with no coupling (k_Θ = 1{τ = τ'}).
 
-    Parameters are those of :class:`JointQuantileRegressor` without ``theta_bandwidth``.
+    Parameters
+    ----------
+    quantiles : sequence of float in (0, 1), default=(0.1, 0.3, 0.5, 0.7, 0.9)
+        The fixed levels τ_l, also the anchors (equal weights).
+    lambda_ : float, default=1e-3
+        Ridge weight λ > 0 (standardised data); level l is a separate fit with λ·k.
+    lambda_b : float, default=0.0
+        Ridge weight λ_b >= 0 of the intercepts; 0 leaves them free.
+    input_kernel, input_bandwidth, kappa, max_iter, tol, random_state
+        As in :class:`~manytask.itl.InfiniteQuantileRegressor`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)

@@ -47,7 +47,27 @@ LOWER_LEVELS = np.arange(1, 201) / 400.0
 
 
 def check_coverage(coverage):
-    """``coverage`` as a float in the open interval (0, 1), else a ValueError naming it."""
+    """``coverage`` as a float in the open interval (0, 1), else a ValueError naming it.
+
+    Parameters
+    ----------
+    coverage : float
+        The coverage c asked of an interval.
+
+    Returns
+    -------
+    float
+        ``coverage``, checked.
+
+    Examples
+    --------
+    >>> check_coverage(0.9)
+    0.9
+    >>> check_coverage(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: coverage must be a real number in (0, 1), got 1
+    """
     if (
         not isinstance(coverage, numbers.Real)
         or isinstance(coverage, bool)
@@ -61,6 +81,23 @@ def conformal_rank(coverage, n):
     """k = ⌈c (n + 1)⌉, the rank of the conformal quantile among n scores; k ≤ n is needed.
 
     A product within 1e-9 of an integer counts as that integer (c = 0.9, n = 199: k = 180).
+
+    Parameters
+    ----------
+    coverage : float
+        The coverage c in (0, 1).
+    n : int
+        Number of calibration scores.
+
+    Returns
+    -------
+    int
+        k; a ValueError saying how many points c needs when k > n.
+
+    Examples
+    --------
+    >>> conformal_rank(0.9, 199), conformal_rank(0.5, 10)
+    (180, 6)
     """
     k = math.ceil(coverage * (n + 1) - 1e-9)
     if k > n:
@@ -91,7 +128,17 @@ def _scores(model, X, y):
 
 class ConformalIntervalsMixin:
     """``calibrate`` and ``predict_interval`` for a quantile regressor whose
-    ``predict(X, levels)`` answers any levels (∞-QR); see the module docstring."""
+    ``predict(X, levels)`` answers any levels (∞-QR); see the module docstring.
+
+    Split CQR (Romano et al. 2019) or CV+ (Barber et al. 2021) on the conformity scores of
+    every lower level of :data:`LOWER_LEVELS`, so one calibration serves every coverage.
+
+    Examples
+    --------
+    >>> from manytask.itl import InfiniteQuantileRegressor
+    >>> issubclass(InfiniteQuantileRegressor, ConformalIntervalsMixin)
+    True
+    """
 
     def calibrate(self, X_cal, y_cal, cv=None):
         """Store the conformity scores of every grid level on (X_cal, y_cal); returns self.
@@ -120,10 +167,11 @@ class ConformalIntervalsMixin:
         >>> import numpy as np
         >>> from manytask.itl import InfiniteQuantileRegressor
         >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(size=(120, 1)); y = X[:, 0] + 0.1 * rng.normal(size=120)
-        >>> model = InfiniteQuantileRegressor(n_anchors=10).fit(X[:60], y[:60])
-        >>> model.calibrate(X[60:], y[60:]).predict_interval(X[:2], coverage=0.8).shape
-        (2, 2)
+        >>> X = rng.uniform(size=(40, 1)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+        >>> model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5, random_state=0)
+        >>> model = model.fit(X[:20], y[:20]).calibrate(X[20:], y[20:])
+        >>> model.conformity_scores_.shape
+        (200, 20)
         """
         check_is_fitted(self)
         folds = check_int(cv, "cv", minimum=2, allow_none=True)
@@ -161,6 +209,30 @@ class ConformalIntervalsMixin:
 
         Needs :meth:`calibrate` first. Split CQR: marginal coverage in [c, c + 1/(n + 1))
         over exchangeable calibration and test points; CV+: see the module docstring.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        coverage : float, default=0.9
+            The coverage c in (0, 1); the calibration set needs ⌈c (n + 1)⌉ <= n.
+
+        Returns
+        -------
+        ndarray of shape (N, 2)
+            Lower and upper ends of the intervals.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.itl import InfiniteQuantileRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(40, 1)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+        >>> model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5, random_state=0)
+        >>> model = model.fit(X[:20], y[:20]).calibrate(X[20:], y[20:])
+        >>> bounds = model.predict_interval(X[:3], coverage=0.8)
+        >>> bounds.shape, bool(np.all(bounds[:, 0] <= bounds[:, 1]))
+        ((3, 2), True)
         """
         coverage = check_coverage(coverage)
         if not hasattr(self, "conformity_scores_"):

@@ -38,8 +38,40 @@ def quantile_risk(
     H_ij = h(x_i)(θ_j) and S_ij = ∂_θh(x_i)(θ_j). With ``n_extra_points`` = e > 0 the model
     has n + e rows, the last e (inputs without a y) seen by the non-crossing mean only. With
     ``monotone_bias`` it adds λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the same penalty on the bias alone,
-    which is h(x)(θ) at an x far from every training input. Returns a ``data_term`` callable
-    for :func:`~manytask.itl._estimator.penalised_objective`.
+    which is h(x)(θ) at an x far from every training input.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Standardised targets.
+    anchors, weights : array-like of shape (m,)
+        Quadrature of the levels: θ_j and w_j.
+    lambda_nc : float, default=0.0
+        Weight λ_nc >= 0 of the non-crossing penalty (eq. 14); 0 leaves it out.
+    kappa : float, default=0.0
+        Huber smoothing κ >= 0 of the pinball loss and of the positive part.
+    monotone_bias : bool, default=False
+        Also penalise a decreasing bias b(θ).
+    n_extra_points : int, default=0
+        Number e of extra model rows (inputs without a y) seen by the non-crossing term only.
+
+    Returns
+    -------
+    callable
+        ``data_term(model, alpha, beta, bias) -> (risk, grad_values, grad_slopes,
+        grad_bias)`` for :func:`~manytask.itl._estimator.penalised_objective`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3)).precompute(
+    ...     np.zeros((2, 1)), np.array([0.25, 0.75]))
+    >>> term = quantile_risk([1.0, -1.0], model.anchors_, [0.5, 0.5])
+    >>> zeros = np.zeros((2, 2))
+    >>> float(term(model, zeros, zeros, None)[0])  # mean pinball loss of h = 0: ½ (½ + ½)
+    0.5
     """
     y = np.asarray(y, dtype=float)[:, None]
     theta = np.asarray(anchors, dtype=float)[None, :]
@@ -74,6 +106,30 @@ def smoothed_inputs(X, input_kernel, n_points, random_state):
     i uniform, ε ~ N(0, I_d), ℓ the lengthscale of ``input_kernel`` (1 if it has none): the
     extra inputs on which ``extra_crossing_points`` evaluates the non-crossing penalty, so
     that its mean over P_X (eq. 13) sees inputs near, not only at, the training points.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Standardised training inputs.
+    input_kernel : Kernel
+        k_X; its ``lengthscale`` (mean of, if several) sets the noise scale.
+    n_points : int
+        Number of draws, >= 0.
+    random_state : None, int or Generator
+        Draws the rows and the noise.
+
+    Returns
+    -------
+    ndarray of shape (n_points, d)
+        The smoothed inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.kernels import RBF
+    >>> X = np.zeros((5, 2))
+    >>> smoothed_inputs(X, RBF(1.0), 3, random_state=0).shape
+    (3, 2)
     """
     if n_points == 0:
         return X[:0]
@@ -85,7 +141,19 @@ def smoothed_inputs(X, input_kernel, n_points, random_state):
 
 
 class KernelQuantileBase(RegressorMixin, ITLEstimator):
-    """Kernel quantile regression on given anchors: the shared core of ∞-QR, JQR and IND-QR."""
+    """Kernel quantile regression on given anchors: the shared core of ∞-QR, JQR and IND-QR.
+
+    Minimises the data term of :func:`quantile_risk` (eqs. 8–9, 14) plus the ridge penalty
+    of eq. (11) on standardised data. The constructor parameters are the subclasses'.
+
+    Examples
+    --------
+    >>> from manytask.itl import InfiniteQuantileRegressor, JointQuantileRegressor
+    >>> issubclass(InfiniteQuantileRegressor, KernelQuantileBase)
+    True
+    >>> issubclass(JointQuantileRegressor, KernelQuantileBase)
+    True
+    """
 
     def _check_common_params(self, allow_none_lambda=False):
         check_positive(self.lambda_, "lambda_", allow_none=allow_none_lambda)
@@ -159,6 +227,28 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
 
         The levels are (0.1, 0.3, 0.5, 0.7, 0.9) for ∞-QR and the fitted levels for the
         baselines.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Test inputs.
+        y : array-like of shape (N,)
+            Their targets.
+
+        Returns
+        -------
+        float
+            −(1/k) Σ_l mean_i ℓ_τl(y_i − q_τl(x_i)), at most 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.itl import IndependentQuantileRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+        >>> model = IndependentQuantileRegressor(quantiles=[0.5], random_state=0).fit(X, y)
+        >>> model.score(X, y) <= 0
+        True
         """
         predictions, levels = self._score_predictions(X)
         return -pinball_loss(y, predictions, levels) / levels.size

@@ -71,6 +71,30 @@ def one_class_risk(anchors, weights, kappa=0.0):
     :func:`~manytask.itl._estimator.penalised_objective`: its gradient in H is ∂ℓ/∂f and its
     direct bias gradient carries the t-dependence at fixed H, −K_bᵀ Σ_i (∂ℓ/∂f + ∂ℓ/∂t)
     (through ``model.bias_backward``).
+
+    Parameters
+    ----------
+    anchors, weights : array-like of shape (m,)
+        Quadrature of the levels: θ_j in (0, 1] and w_j.
+    kappa : float, default=0.0
+        Huber smoothing κ >= 0 of the positive part.
+
+    Returns
+    -------
+    callable
+        ``data_term(model, alpha, beta, bias) -> (risk, grad_values, None, grad_bias)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.zeros((2, 1)), np.array([0.5]))
+    >>> term = one_class_risk(model.anchors_, [1.0])
+    >>> zeros = np.zeros((2, 1))
+    >>> float(term(model, zeros, zeros, np.zeros(1))[0])  # h = t = 0: no loss
+    0.0
     """
     theta = np.asarray(anchors, dtype=float)[None, :]
     weights = np.asarray(weights, dtype=float)[None, :]
@@ -112,6 +136,24 @@ def level_set_objective(params, model, weights, lambda_, kappa=0.0):
         Weight λ > 0 of ‖t‖²_{H_kb}.
     kappa : float
         Huber smoothing κ >= 0 of the positive part.
+
+    Returns
+    -------
+    value : float
+        The objective.
+    gradient : ndarray of shape (n m + m,)
+        Its gradient in [vec(A), c].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.kernels import RBF
+    >>> model = DecomposableModel(RBF(1.0), RBF(0.3), RBF(0.3)).precompute(
+    ...     np.zeros((2, 1)), np.array([0.5]))
+    >>> value, gradient = level_set_objective(np.zeros(3), model, np.array([1.0]), 1e-2)
+    >>> value, gradient.shape
+    (0.0, (3,))
     """
     n, m = model.n_samples, model.n_anchors
     params = np.asarray(params, dtype=float)
@@ -183,11 +225,11 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
     n_components_ : int
         Rank r of the input features the fit used; ``params_`` the packed [vec A, 0, −c].
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
-    >>> X = np.random.default_rng(0).normal(size=(60, 2))
-    >>> model = InfiniteLevelSetEstimator().fit(X)
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
     >>> model.predict(X[:4], theta=0.5).shape
     (4,)
     """
@@ -227,7 +269,28 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
     @unchanged_on_error
     def fit(self, X, y=None):
-        """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored."""
+        """Fit the level sets of every θ ∈ [ε, 1] at once on X; ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs, n >= 2.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            Fitted.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> model.anchors_.round(3).tolist()  # Gauss–Lobatto on [ε, 1]: both ends
+        [0.05, 0.313, 0.737, 1.0]
+        """
         lambda_ = check_positive(self.lambda_, "lambda_")
         kappa = check_positive(self.kappa, "kappa", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
@@ -266,7 +329,28 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         return check_range(theta, "theta", self._check_epsilon(), 1.0)
 
     def score_samples(self, X, theta=DEFAULT_THETA):
-        """h(x)(θ): larger inside the level sets (shapes as in :meth:`decision_function`)."""
+        """h(x)(θ): larger inside the level sets (shapes as in :meth:`decision_function`).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        theta : float or array-like of k floats in [ε, 1], default=0.1
+            Level(s).
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, k)
+            h(x)(θ).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> model.score_samples(X[:3], theta=[0.1, 0.5]).shape
+        (3, 2)
+        """
         levels = self._check_levels(theta)
         X = self._transform_X(self._validate_test_data(X))
         no_beta, no_bias = np.zeros_like(self.alpha_), np.zeros_like(self.offset_coef_)
@@ -274,7 +358,26 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         return values[:, 0] if levels.ndim == 0 else values
 
     def offset(self, theta=DEFAULT_THETA):
-        """t(θ), the offset of level θ: decision_function = score_samples − offset."""
+        """t(θ), the offset of level θ: decision_function = score_samples − offset.
+
+        Parameters
+        ----------
+        theta : float or array-like of k floats in [ε, 1], default=0.1
+            Level(s).
+
+        Returns
+        -------
+        float or ndarray of shape (k,)
+            t(θ) = Σ_j c_j k_b(θ, θ_j).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> model.offset() == model.offset_, model.offset([0.2, 0.4]).shape
+        (True, (2,))
+        """
         check_is_fitted(self)
         levels = self._check_levels(theta)
         flat = levels.reshape(-1)
@@ -285,15 +388,79 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
         """h(x)(θ) − t(θ): negative for outliers of level θ ∈ [ε, 1] (default 0.1).
 
         A scalar ``theta`` gives shape (N,); an array of k levels gives (N, k).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        theta : float or array-like of k floats in [ε, 1], default=0.1
+            Level(s).
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, k)
+            h(x)(θ) − t(θ).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> np.allclose(model.decision_function(X), model.score_samples(X) - model.offset_)
+        True
         """
         return self.score_samples(X, theta) - self.offset(theta)
 
     def predict(self, X, theta=DEFAULT_THETA):
-        """+1 for inliers, −1 for outliers of level θ (shapes as in :meth:`decision_function`)."""
+        """+1 for inliers, −1 for outliers of level θ (shapes as in :meth:`decision_function`).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        theta : float or array-like of k floats in [ε, 1], default=0.1
+            Level(s).
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, k)
+            The labels, +1 or −1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> sorted(set(model.predict(X, theta=0.5).tolist()))
+        [-1, 1]
+        """
         return np.where(self.decision_function(X, theta) < 0, -1, 1)
 
     def fit_predict(self, X, y=None, theta=DEFAULT_THETA):
-        """Fit on X, then +1/−1 labels of X at level(s) θ; ``y`` is ignored."""
+        """Fit on X, then +1/−1 labels of X at level(s) θ; ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs.
+        y : None
+            Ignored.
+        theta : float or array-like of k floats in [ε, 1], default=0.1
+            Level(s).
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, k)
+            The labels of X, +1 or −1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0)
+        >>> model.fit_predict(X, theta=[0.2, 0.8]).shape
+        (20, 2)
+        """
         return self.fit(X).predict(X, theta)
 
     def score(self, X, y=None):
@@ -301,6 +468,26 @@ class InfiniteLevelSetEstimator(OutlierMixin, ITLEstimator):
 
         The θ-property on (held-out) data: 0 is perfectly calibrated level sets, so
         ``GridSearchCV`` can tune the bandwidths and λ on it. ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs (held out).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+            At most 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> model = InfiniteLevelSetEstimator(n_anchors=4, random_state=0).fit(X)
+        >>> -1 <= model.score(X) <= 0
+        True
         """
         levels = np.asarray(SCORE_LEVELS)
         epsilon = self._check_epsilon()

@@ -138,16 +138,6 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         (:func:`~manytask.itl.kernel_quantile.smoothed_inputs`); they carry no y, and reach
         test inputs between the training points. Costs (1 + e) × the rows of the exact
         model. 0 is eq. (14).
-    cv : int or None, default=None
-        None: the hold-out choice of ``lambda_=None``, or the given ``lambda_``. An integer
-        K >= 2: choose λ from :data:`~manytask.itl.selection.LAMBDA_PATH` (``lambda_`` is
-        then ignored) and, unless ``input_kernel`` or ``input_bandwidth`` is given, the
-        bandwidth from :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median
-        heuristic, by K-fold cross-validation of the integrated pinball risk, then refit on
-        all the data (the paper chose them by 5-fold CV, §5;
-        :func:`~manytask.itl.selection.cross_validate_quantiles`). Folds drawn with
-        ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
-        2K points the selection is skipped.
     rearrange : bool, default=True
         Ours, not the paper's: :meth:`predict` returns the monotone rearrangement of
         h(x)(·) on [θ_1, θ_m] (Chernozhukov, Fernández-Val & Galichon 2010, Econometrica 78:
@@ -158,6 +148,16 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         summed over the grid (at every y: the rearrangement inequality). It changes
         :meth:`predict` only, not the fit. False: the paper's model h(x)(θ) as fitted (what
         the reproductions of Table 1 and Figure 1 report).
+    cv : int or None, default=None
+        None: the hold-out choice of ``lambda_=None``, or the given ``lambda_``. An integer
+        K >= 2: choose λ from :data:`~manytask.itl.selection.LAMBDA_PATH` (``lambda_`` is
+        then ignored) and, unless ``input_kernel`` or ``input_bandwidth`` is given, the
+        bandwidth from :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median
+        heuristic, by K-fold cross-validation of the integrated pinball risk, then refit on
+        all the data (the paper chose them by 5-fold CV, §5;
+        :func:`~manytask.itl.selection.cross_validate_quantiles`). Folds drawn with
+        ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
+        2K points the selection is skipped.
 
     Attributes
     ----------
@@ -204,8 +204,8 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(size=(40, 1)); y = X[:, 0] + 0.1 * rng.normal(size=40)
-    >>> model = InfiniteQuantileRegressor().fit(X, y)
+    >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+    >>> model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5, random_state=0).fit(X, y)
     >>> model.predict(X[:3], quantiles=[0.05, 0.5, 0.95]).shape
     (3, 3)
     """
@@ -252,7 +252,33 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
 
     @unchanged_on_error
     def fit(self, X, y):
-        """Fit every quantile at once on (X, y); returns ``self``."""
+        """Fit every quantile at once on (X, y); returns ``self``.
+
+        Minimises the ITL objective of eqs. (8)–(15) (pinball risk integrated over the
+        anchors, non-crossing penalty, ridge), after choosing λ (and the input bandwidth)
+        on held-out data when ``lambda_`` is None or ``cv`` is set.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs, n >= 2.
+        y : array-like of shape (n,)
+            Training targets.
+
+        Returns
+        -------
+        self
+            Fitted.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+        >>> model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5, random_state=0)
+        >>> model.fit(X, y).anchors_.shape
+        (5,)
+        """
         self._check_common_params(allow_none_lambda=True)
         lambda_nc = check_positive(self.lambda_nc, "lambda_nc", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
@@ -336,6 +362,28 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         in the level, row by row, for any levels; ``rearrange=False`` gives the paper's
         model h(x)(θ). Levels outside the outer anchors get the monotone extension of the
         Notes.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Inputs.
+        quantiles : float or sequence of float in (0, 1), default=0.5
+            Level(s) θ.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, k)
+            The conditional quantiles, in the units of y.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(20, 1)); y = X[:, 0] + 0.1 * rng.normal(size=20)
+        >>> model = InfiniteQuantileRegressor(lambda_=1e-3, n_anchors=5, random_state=0)
+        >>> quantiles = model.fit(X, y).predict(X[:4], [0.1, 0.5, 0.9])
+        >>> quantiles.shape, bool(np.all(np.diff(quantiles, axis=1) >= 0))
+        ((4, 3), True)
         """
         levels = check_quantiles(quantiles)
         X = self._transform_X(self._validate_test_data(X))
