@@ -2,12 +2,15 @@
 
 The reference is :func:`~manytask.boost.federated.simulate` with the same arguments: the
 Flower apps run the same driver over a different transport, so every α, stump and count of
-numbers on the wire must be equal. ``test_loopback_grid_*`` run the ServerApp and ClientApp
-functions over an in-process stand-in for Flower's Grid (no processes, fast); the last tests
-run the Flower App with Flower's own commands on 127.0.0.1: on the Deployment Runtime
-(SuperLink + one SuperNode per client + ``flwr run``, one SuperNode killed mid-run) and on the
-Simulation Runtime (``flower-superlink --simulation``; skipped without Ray, Flower's
-``simulation`` extra).
+numbers on the wire must be equal. ``test_loopback_*`` run the ServerApp's work
+(``apps.run_server``) and the ClientApp's (``clientapp.answer``) on Flower's records
+(``RecordDict``, ``ConfigRecord``, ``Context``) in one process, the transport's
+``GridLink`` replaced by an in-process loopback (no processes, fast; a Flower ``Message`` is
+only built inside Flower's runtimes). The last tests run the Flower App with Flower's own
+commands on 127.0.0.1, which covers the Message path (``GridLink``, ``client_query``): on the
+Deployment Runtime (SuperLink + one SuperNode per client + ``flwr run``, one SuperNode killed
+mid-run) and on the Simulation Runtime (``flower-superlink --simulation``; skipped without
+Ray, Flower's ``simulation`` extra).
 """
 
 import importlib.util
@@ -25,24 +28,15 @@ import pytest
 
 flwr = pytest.importorskip("flwr", reason="FEDMULTIBOOST on Flower needs manytask[fed]")
 
-from flwr.app import Context, Message, RecordDict  # noqa: E402
+from flwr.app import Context, Error, RecordDict  # noqa: E402
 
 from manytask.boost.federated import ClientShard, ModelState, respond, simulate  # noqa: E402
-from manytask.boost.federated.flower import apps, clientapp, runner  # noqa: E402
+from manytask.boost.federated.flower import apps, clientapp, runner, transport  # noqa: E402
 from manytask.boost.federated.protocol import ClientFailure, state_to_payload  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def inside_a_flower_task():
-    """Flower ≥ 1.42 stamps a new Message with the run, node and task of the process it runs
-    in (set by Flower's runtime when it starts a ServerApp or ClientApp); the in-process tests
-    below run the apps' functions without a runtime, so they stand in for it."""
-    from flwr.supercore.task_identity import TaskIdentity  # the runtime's, not the apps'
-
-    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+# Flower's code of an Error for a ClientApp's exception: ErrorCode.CLIENT_APP_RAISED_EXCEPTION
+# in Flower 1.42's flwr/common/constant.py (the codes are not exported publicly)
+CLIENT_APP_RAISED_EXCEPTION = 2
 
 
 def three_domains(n_per_domain=60, seed=0):
@@ -60,10 +54,11 @@ def public_thresholds(X, n=5):
     return [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
 
 
-class LoopbackGrid:
-    """Flower's Grid in one process: a pushed Message is answered by the ClientApp function
-    of its node (own Context, so ``kept`` goes through Context.state) when pulled; the nodes
-    in ``silent`` answer the hello, then nothing."""
+class LoopbackLink:
+    """What ``transport.GridLink`` does over Flower's Grid, in one process: a pushed request
+    content is answered by ``clientapp.answer`` on its node's Context (its own ``state``, so
+    ``kept`` goes through Context.state) when pulled; the nodes in ``silent`` answer the hello,
+    then nothing."""
 
     def __init__(self, shard_paths, silent=()):
         self.contexts = {
@@ -75,34 +70,32 @@ class LoopbackGrid:
         self.reply_bytes = {}  # phase → sizes of the ClientApps' reply records (bytes)
         self.replies = {}  # phase → the ClientApps' replies as (key, dtype, shape) of each array
 
-    def get_node_ids(self):
+    def node_ids(self):
         return list(self.contexts)
 
-    def push_messages(self, messages):
+    def push(self, requests, group_id="", ttl=None):
         ids = []
-        for message in messages:
+        for node, content in requests:
             self.pushed += 1
-            message.metadata.__dict__["_message_id"] = f"message-{self.pushed}"
-            phase = clientapp.decode_request(message.content)[0]
-            if message.metadata.dst_node_id not in self.silent or phase == clientapp.HELLO:
-                self.inbox[message.metadata.message_id] = message
-            ids.append(message.metadata.message_id)
+            phase = clientapp.decode_request(content)[0]
+            if node not in self.silent or phase == clientapp.HELLO:
+                self.inbox[f"message-{self.pushed}"] = (node, phase, content)
+            ids.append(f"message-{self.pushed}")
         return ids
 
-    def pull_messages(self, message_ids):
+    def pull(self, message_ids):
         replies = []
         for message_id in message_ids:
-            message = self.inbox.pop(message_id, None)
-            if message is not None:
-                context = self.contexts[message.metadata.dst_node_id]
-                replies.append(clientapp.client_query(message, context))
-                if not replies[-1].has_error():
-                    phase = clientapp.decode_request(message.content)[0]
-                    size = len(replies[-1].content["reply"]["message"])
-                    self.reply_bytes.setdefault(phase, set()).add(size)
-                    packed = replies[-1].content["reply"]["message"]
-                    header = json.loads(packed[4 : 4 + int.from_bytes(packed[:4], "little")])
-                    self.replies.setdefault(phase, []).append(header)
+            if message_id not in self.inbox:
+                continue
+            node, phase, content = self.inbox.pop(message_id)
+            reply = clientapp.answer(content, self.contexts[node])
+            replies.append((message_id, reply))
+            if not isinstance(reply, Error):
+                packed = reply["reply"]["message"]
+                self.reply_bytes.setdefault(phase, set()).add(len(packed))
+                header = json.loads(packed[4 : 4 + int.from_bytes(packed[:4], "little")])
+                self.replies.setdefault(phase, []).append(header)
         return replies
 
 
@@ -162,11 +155,9 @@ def test_every_phase_round_trips_through_flower_records_unchanged(tmp_path):
             assert np.asarray(decoded[key]).dtype == np.asarray(value).dtype
             np.testing.assert_array_equal(decoded[key], value)
         expected, kept = respond(phase, shard, payload, kept)
-        reply = clientapp.client_query(
-            Message(clientapp.encode_request(phase, payload), 5, "query"), context
-        )
-        assert not reply.has_error(), reply.error.reason if reply.has_error() else ""
-        message = clientapp.decode_reply(reply.content)
+        reply = clientapp.answer(clientapp.encode_request(phase, payload), context)
+        assert isinstance(reply, RecordDict), reply
+        message = clientapp.decode_reply(reply)
         assert message.keys() == expected.keys()
         for key, value in expected.items():
             assert type(message[key]) is type(value) or np.asarray(value).ndim > 0
@@ -196,27 +187,26 @@ def test_packed_arrays_are_exact_and_refuse_objects_and_stray_bytes():
 def test_client_error_reply_names_the_exception(tmp_path):
     context = Context(run_id=1, node_id=5, node_config={"shard": str(tmp_path / "missing.npz")},
                       state=RecordDict(), run_config={})  # fmt: skip
-    request = Message(clientapp.encode_request("losses", state_to_payload(ModelState())), 5,
-                      "query")  # fmt: skip
-    reply = clientapp.client_query(request, context)
-    assert reply.has_error() and "missing.npz" in reply.error.reason
+    request = clientapp.encode_request("losses", state_to_payload(ModelState()))
+    reply = clientapp.answer(request, context)
+    assert isinstance(reply, Error) and reply.code == CLIENT_APP_RAISED_EXCEPTION
+    assert reply.reason.startswith("FileNotFoundError: ") and "missing.npz" in reply.reason
 
 
-def _loopback_run(tmp_path, silent=(), n_per_domain=40, grid_out=None, **kwargs):
+def _loopback_run(tmp_path, silent=(), n_per_domain=40, link_out=None, **kwargs):
     X, y, domains = three_domains(n_per_domain)
     federation = runner.prepare_federation(X, y, domains, **kwargs)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation), silent)
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation), silent)
     config = {**federation["run_config"], "wait": 0.0}
-    apps.server_main(grid, Context(run_id=1, node_id=0, node_config={}, state=RecordDict(),
-                                   run_config=config))  # fmt: skip
+    apps.run_server(link, config)
     state, run = runner.read_result(config["result"])
-    if grid_out is not None:
-        grid_out.append(grid)
+    if link_out is not None:
+        link_out.append(link)
     return runner.federation_estimator(federation, state, run), (X, y, domains)
 
 
 @pytest.mark.parametrize("mu", [None, 10.0])
-def test_loopback_grid_server_app_equals_simulate(tmp_path, mu):
+def test_loopback_server_app_equals_simulate(tmp_path, mu):
     kwargs = dict(clients_per_domain=2, r=1, s=3, n_rounds=4, random_state=3, n_quantiles=4,
                   mu=mu)  # fmt: skip
     clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
@@ -224,7 +214,7 @@ def test_loopback_grid_server_app_equals_simulate(tmp_path, mu):
     assert_same_run(clf, reference, X)
 
 
-def test_loopback_grid_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
+def test_loopback_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
     kwargs = dict(clients_per_domain=2, n_rounds=3, random_state=5, n_quantiles=4)
     clf, (X, y, domains) = _loopback_run(tmp_path / "federated", **kwargs)
     reference = simulate(X, y, domains, **kwargs)  # the federated Q by default
@@ -248,10 +238,10 @@ def test_flower_replies_carry_no_per_example_values(tmp_path):
     20 or 200 points per domain: sums, never rows (Q's training included)."""
     sizes = {}
     for n_per_domain in (20, 200):
-        grids = []
-        _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, grid_out=grids,
+        links = []
+        _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, link_out=links,
                       clients_per_domain=2, n_rounds=3, random_state=0, n_quantiles=4)  # fmt: skip
-        sizes[n_per_domain] = grids[0].reply_bytes
+        sizes[n_per_domain] = links[0].reply_bytes
     phases = {"hello", "domain_moments", "domain_loss", "domain_model", "setup", "candidates",
               "round"}  # fmt: skip
     assert set(sizes[20]) == phases
@@ -260,7 +250,7 @@ def test_flower_replies_carry_no_per_example_values(tmp_path):
     assert max(max(s) for s in sizes[20].values()) < 400
 
 
-def test_loopback_grid_silent_client_times_out_and_is_dropped(tmp_path):
+def test_loopback_silent_client_times_out_and_is_dropped(tmp_path):
     kwargs = dict(clients_per_domain=2, n_rounds=2, random_state=0, n_quantiles=4,
                   timeout=3.0)  # fmt: skip
     clf, _ = _loopback_run(tmp_path, silent={100}, **kwargs)  # client 0 never answers
@@ -279,11 +269,11 @@ def test_secure_sums_give_the_plain_model_and_the_server_sees_only_masked_replie
     reply a client sends holds only uint64 words."""
     kwargs = dict(clients_per_domain=3, n_rounds=4, random_state=3, n_quantiles=4,
                   domain_classifier="central")  # fmt: skip
-    grids = []
-    clf, (X, y, domains) = _loopback_run(tmp_path, grid_out=grids, secure=True, **kwargs)
+    links = []
+    clf, (X, y, domains) = _loopback_run(tmp_path, link_out=links, secure=True, **kwargs)
     reference = simulate(X, y, domains, **kwargs)
     assert_same_run(clf, reference, X, rtol=1e-7)
-    masked = grids[0].replies["round"]
+    masked = links[0].replies["round"]
     assert len(masked) == 4 * 9  # 4 rounds × 9 clients
     for header in masked:  # what the wire carries: names, dtypes, shapes of the arrays
         assert {key for key, _, _ in header} == {"int:n_points", "loss_sum", "edge_sums"}
@@ -323,18 +313,17 @@ def test_one_masked_reply_is_uniform_whatever_its_value():
 def test_server_app_failure_is_reported_in_the_result(tmp_path):
     X, y, domains = three_domains(20)
     federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation))
     config = {**federation["run_config"], "n-clients": 5, "wait": 0.0}  # only 3 nodes
-    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
     with pytest.raises(RuntimeError, match="3 SuperNodes connected"):
-        apps.server_main(grid, context)
+        apps.run_server(link, config)
     with pytest.raises(RuntimeError, match="the Flower ServerApp failed"):
         runner.read_result(config["result"])
 
 
 def test_flower_transport_rejects_bad_timeout():
     with pytest.raises(ValueError, match="timeout must be None or > 0, got -1"):
-        apps.FlowerTransport(LoopbackGrid([]), {}, timeout=-1)
+        transport.FlowerTransport(LoopbackLink([]), {}, timeout=-1)
 
 
 def test_run_local_federation_rejects_bad_arguments():
@@ -350,23 +339,22 @@ def test_run_local_federation_rejects_bad_arguments():
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):
     X, y, domains = three_domains(10)
     federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation))
     config = {**federation["run_config"], "domain-classifier": "pooled", "wait": 0.0}
-    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
     with pytest.raises(ValueError, match="domain-classifier must be 'federated' or 'central'"):
-        apps.server_main(grid, context)
+        apps.run_server(link, config)
     with pytest.raises(RuntimeError, match="domain-classifier must be"):
         runner.read_result(config["result"])
 
 
 def test_client_failure_after_retries_names_client(tmp_path):
-    grid = LoopbackGrid([tmp_path / "missing.npz"])
-    transport = apps.FlowerTransport(grid, {0: 100}, retries=1)
+    link = LoopbackLink([tmp_path / "missing.npz"])
+    flower = transport.FlowerTransport(link, {0: 100}, retries=1)
     with pytest.raises(ClientFailure, match="client 0 failed in phase 'losses'"):
-        transport.request("losses", {0: state_to_payload(ModelState())})
-    assert [failure["attempt"] for failure in transport.failures] == [0, 1]
-    # Flower's error code by name (flwr.common.constant.ErrorCode), then the ClientApp's reason
-    for failure in transport.failures:
+        flower.request("losses", {0: state_to_payload(ModelState())})
+    assert [failure["attempt"] for failure in flower.failures] == [0, 1]
+    # Flower's error code by name (CLIENT_APP_RAISED_EXCEPTION above), then the reason
+    for failure in flower.failures:
         assert re.match(r"ClientAppError\(['\"]CLIENT_APP_RAISED_EXCEPTION: .*missing\.npz",
                         failure["error"]), failure["error"]  # fmt: skip
 
