@@ -6,11 +6,12 @@ numbers on the wire must be equal. ``test_loopback_*`` run the ServerApp's work
 (``apps.run_server``) and the ClientApp's (``clientapp.answer``) on Flower's records
 (``RecordDict``, ``ConfigRecord``, ``Context``) in one process, the transport's
 ``GridLink`` replaced by an in-process loopback (no processes, fast; a Flower ``Message`` is
-only built inside Flower's runtimes). The last tests run the Flower App with Flower's own
+only built inside Flower's runtimes). The runtime tests run the Flower App with Flower's own
 commands on 127.0.0.1, which covers the Message path (``GridLink``, ``client_query``): on the
 Deployment Runtime (SuperLink + one SuperNode per client + ``flwr run``, one SuperNode killed
-mid-run) and on the Simulation Runtime (``flower-superlink --simulation``; skipped without
-Ray, Flower's ``simulation`` extra).
+mid-run; started by the module's first test, in the background while the others run, and
+checked by its last) and on the Simulation Runtime (``flower-superlink --simulation``;
+skipped without Ray, Flower's ``simulation`` extra).
 """
 
 import importlib.util
@@ -126,6 +127,152 @@ def assert_same_run(flower_clf, reference, X, rtol=1e-9):
             assert record[key] == record_ref[key], key
         assert record["seconds"] > 0
         np.testing.assert_allclose(record["losses"], record_ref["losses"], rtol=rtol)
+
+
+# ------------------------------------------------------------------ Flower's runtimes, processes
+
+
+def _processes(predicate):
+    """{id: command line parts} of the processes whose (command line parts, environment)
+    satisfy ``predicate``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and predicate(command, environment):
+            found[int(entry.name)] = command
+    return found
+
+
+def _kill_marked(marker):
+    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
+    for pid in _processes(lambda command, environment: marker in environment):
+        if pid != os.getpid():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture
+def flower_processes(monkeypatch):
+    """Every process a test's federation starts inherits a marker in its environment; after
+    the test, pass or fail, any of them still alive is killed (the runner stops them itself
+    when it returns; this covers a test that fails while its federation runs)."""
+    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}"
+    monkeypatch.setenv(*marker.split("=", 1))
+    yield
+    _kill_marked(marker.encode())
+
+
+def two_domains(n_per_domain=50, seed=2):
+    """Two features, two domains; the label depends on both features and the domain."""
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1], n_per_domain)
+    X = rng.normal(size=(2 * n_per_domain, 2))
+    X[:, 1] += domains
+    y = X[:, 0] - 0.8 * (domains - 0.5) * X[:, 1] + 0.5 * rng.normal(size=domains.size) > 0
+    return X, y.astype(int), domains
+
+
+def _supernode_pid(shard):
+    """The id of the ``flower-supernode`` process started with ``shard`` in its node config."""
+
+    def supernode(command, environment):
+        return any(b"flower-supernode" in part for part in command) and any(
+            str(shard).encode() in part for part in command
+        )
+
+    pids = list(_processes(supernode))
+    return pids[0] if pids else None
+
+
+@pytest.fixture(scope="module")
+def deployment_run(tmp_path_factory):
+    """The federation of the Deployment Runtime tests, started once for the module in the
+    background (it spends most of its ~2 minutes waiting: for processes to start, for Flower's
+    heartbeat to give up on the killed SuperNode), so the other tests of the module run
+    meanwhile; the first test that asks for it starts it, the last one waits for its result.
+
+    SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public thresholds,
+    central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has received
+    its first round's message (before or after it answered: the kill lands wherever it
+    lands). Every process carries a marker in its environment and is killed at the end of the
+    module if still alive."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("finds the SuperNode process in /proc")
+    root = tmp_path_factory.mktemp("deployment")
+    X, y, domains = two_domains()
+    run = {
+        "X": X, "y": y, "domains": domains, "root": root,
+        # the round timeout: far above a healthy batch (a ClientApp process per message:
+        # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
+        "victim": 1, "timeout": 60.0,
+        "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
+                       domain_classifier="central"),
+    }  # fmt: skip
+    setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
+
+    def federation():
+        try:
+            run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
+                                                     timeout=run["timeout"],
+                                                     **run["kwargs"])  # fmt: skip
+        except BaseException as error:  # reported by the test
+            run["error"] = error
+
+    def kill_the_victim():
+        log = root / "logs" / f"supernode-{run['victim']}.log"
+        while worker.is_alive():
+            if (log.exists() and log.read_text(errors="replace").count(
+                    "Receiving: query message") > setup_messages):  # fmt: skip
+                run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
+                if run["killed"] is not None:
+                    os.kill(run["killed"], signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(*marker.split("=", 1))
+        worker = threading.Thread(target=federation, daemon=True)
+        killer = threading.Thread(target=kill_the_victim, daemon=True)
+        worker.start()
+        killer.start()
+        run["threads"] = (worker, killer)
+        yield run
+        _kill_marked(marker.encode())  # whatever is left if a test failed mid-run
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the processes in /proc")
+def test_deployment_runtime_runs_flowers_own_commands(deployment_run):
+    """Starts the module's Deployment Runtime federation (checked at the end of the module) and
+    checks that its processes are Flower's own commands: ``flower-superlink``, one
+    ``flower-supernode`` per client with its shard and client id as node config, ``flwr run``
+    on the app directory."""
+    root, worker = deployment_run["root"], deployment_run["threads"][0]
+
+    def ours(command, environment):  # FLWR_HOME of each process is under the run's directory
+        return any(part.startswith(b"FLWR_HOME=" + bytes(root)) for part in environment)
+
+    deadline = time.monotonic() + 600  # a generous bound: processes start slowly under load
+    commands = {}
+    while worker.is_alive() and time.monotonic() < deadline:
+        # the scripts run by their Python: [python, script, arguments...]
+        commands = {pid: [Path(os.fsdecode(part)).name for part in command[1:3]]
+                    for pid, command in _processes(ours).items() if len(command) > 2}  # fmt: skip
+        names = [name for name, _ in commands.values()]
+        if names.count("flower-supernode") == 4 and "flwr" in names:
+            break
+        time.sleep(0.1)
+    names = [name for name, _ in commands.values()]
+    assert names.count("flower-superlink") == 1 and names.count("flower-supernode") == 4, names
+    assert ["flwr", "run"] in commands.values(), commands
+    for client in range(4):  # node config: the shard and the client id
+        assert _supernode_pid(root / "shards" / f"client-{client}.npz") is not None
 
 
 def test_every_phase_round_trips_through_flower_records_unchanged(tmp_path):
@@ -377,100 +524,22 @@ def test_simulation_runtime_equals_simulate(tmp_path, flower_processes):
     assert logs == ["flwr-run.log", "superlink.log"]  # no SuperNode processes
 
 
-def two_domains(n_per_domain=50, seed=2):
-    """Two features, two domains; the label depends on both features and the domain."""
-    rng = np.random.default_rng(seed)
-    domains = np.repeat([0, 1], n_per_domain)
-    X = rng.normal(size=(2 * n_per_domain, 2))
-    X[:, 1] += domains
-    y = X[:, 0] - 0.8 * (domains - 0.5) * X[:, 1] + 0.5 * rng.normal(size=domains.size) > 0
-    return X, y.astype(int), domains
-
-
-def _processes(predicate):
-    """Ids of the processes whose (command line parts, environment) satisfy ``predicate``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-            environment = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if entry.name.isdigit() and predicate(command, environment):
-            found.append(int(entry.name))
-    return found
-
-
-@pytest.fixture
-def flower_processes(monkeypatch):
-    """Every process a test's federation starts inherits a marker in its environment; after
-    the test, pass or fail, any of them still alive is killed (the runner stops them itself
-    when it returns; this covers a test that fails while its federation runs)."""
-    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}".encode()
-    monkeypatch.setenv(*marker.decode().split("=", 1))
-    yield
-    for pid in _processes(lambda command, environment: marker in environment):
-        if pid != os.getpid():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
-def _supernode_pid(shard):
-    """The id of the ``flower-supernode`` process started with ``shard`` in its node config."""
-
-    def supernode(command, environment):
-        return any(b"flower-supernode" in part for part in command) and any(
-            str(shard).encode() in part for part in command
-        )
-
-    pids = _processes(supernode)
-    return pids[0] if pids else None
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the process in /proc")
-def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(
-    tmp_path, flower_processes
-):
-    """Flower's Deployment Runtime: SuperLink + 4 SuperNodes + ``flwr run`` as processes on
-    127.0.0.1, public thresholds. One SuperNode is SIGKILLed once it has received its first
-    round's message (before or after it answered: the kill lands wherever it lands); the
-    server gets no reply from it within the round timeout (or Flower's NODE_UNAVAILABLE /
-    expired-message error first), drops the client and restarts the round; later rounds go
-    on without it. The model equals the in-process run in which the same client fails from
-    the same round (so no round committed half of an update), and the run's failures name
-    that client and only it."""
-    X, y, domains = two_domains()
-    # the round timeout: far above a healthy batch (a ClientApp process per message: ~12 s
-    # per batch at load 16 on 2 cores), or healthy clients would be dropped too
-    victim, timeout = 1, 60.0
-    kwargs = dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
-                  domain_classifier="central")  # fmt: skip
-    outcome = {}
-    setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
-
-    def federation():
-        try:
-            outcome["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=tmp_path,
-                                                         timeout=timeout, **kwargs)  # fmt: skip
-        except BaseException as error:  # reported by the main thread
-            outcome["error"] = error
-
-    worker = threading.Thread(target=federation, daemon=True)
-    worker.start()
-    log = tmp_path / "logs" / f"supernode-{victim}.log"
-    while worker.is_alive() and not (
-        log.exists()
-        and log.read_text(errors="replace").count("Receiving: query message") > setup_messages
-    ):
-        time.sleep(0.05)
-    pid = _supernode_pid(tmp_path / "shards" / f"client-{victim}.npz")
-    assert pid is not None, f"the run ended before the kill: {outcome}"
-    os.kill(pid, signal.SIGKILL)
+def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run):
+    """The module's Deployment Runtime federation (:func:`deployment_run`), one SuperNode
+    SIGKILLed in the first round: the server gets no reply from it within the round timeout
+    (or Flower's NODE_UNAVAILABLE / expired-message error first), drops the client and
+    restarts the round; later rounds go on without it. The model equals the in-process run in
+    which the same client fails from the same round (so no round committed half of an
+    update), and the run's failures name that client and only it."""
+    worker, killer = deployment_run["threads"]
     worker.join(900)  # a generous bound: a hung run fails here, not a slow one
-    assert not worker.is_alive() and "error" not in outcome, outcome.get("error")
-    clf = outcome["clf"]
+    killer.join(10)
+    assert not worker.is_alive() and "error" not in deployment_run, deployment_run.get("error")
+    assert deployment_run.get("killed") is not None, "the run ended before the kill"
+    X, y, domains = deployment_run["X"], deployment_run["y"], deployment_run["domains"]
+    victim, timeout, kwargs = (deployment_run[key] for key in ("victim", "timeout", "kwargs"))
+    clf = deployment_run["clf"]
     history = clf.federated_run_.history
     failures = [failure for record in history for failure in record["failures"]]
     assert failures and {failure["client"] for failure in failures} == {victim}

@@ -237,6 +237,7 @@ def run_server(link, run_config) -> None:
         server.min_probabilities = setup["min_probabilities"]
         setup["seconds"] = time.perf_counter() - start  # Q's training and the candidates
         setup["batch_seconds"] = [seconds for _, seconds in transport.batch_seconds]
+        setup["batch_started"] = [started for _, started in transport.batch_started]
         history = run_rounds(server, transport, clients_by_domain, int(config["n-rounds"]),
                              int(config["line-search-batch"]))  # fmt: skip
     except Exception:
@@ -244,6 +245,7 @@ def run_server(link, run_config) -> None:
         raise
     for record in history:
         record["batch_seconds"] = [s for r, s in transport.batch_seconds if r == record["round"]]
+        record["batch_started"] = [t for r, t in transport.batch_started if r == record["round"]]
     run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
            "nodes": {str(c): node for c, node in client_nodes.items()},
            "domain_model": domain_model}  # fmt: skip

@@ -397,8 +397,8 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
     MultiBoostClassifier
         As :func:`~manytask.boost.federated.simulate`'s; ``federated_run_.history`` holds the
         per-round ``seconds`` measured by the ServerApp (Flower's round trips included) and
-        ``batch_seconds`` (each request batch, push to last reply);
-        ``federated_run_.messages`` is empty (not recorded).
+        ``batch_seconds`` (each request batch, push to last reply) and ``batch_started``
+        (their starts, ``time.time()``); ``federated_run_.messages`` is empty (not recorded).
 
     Examples
     --------

@@ -154,7 +154,8 @@ class FlowerTransport(Transport):
     SuperLink's ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, ...; a reply
     missing at the deadline becomes ``TimeoutError``, whatever the client was doing. The base
     class retries and counts. ``batch_seconds``: (round, wall seconds from push to the last
-    reply) of every request batch.
+    reply) of every request batch; ``batch_started``: (round, its start as ``time.time()``, to
+    match with other processes' logs).
 
     ``secure=True`` (needs ``retries=0`` and the clients' public keys, which :func:`hello`
     collects): in :data:`SECURE_PHASES` each source's clients mask their replies pairwise
@@ -199,10 +200,11 @@ class FlowerTransport(Transport):
         if not poll > 0:
             raise ValueError(f"poll must be > 0, got {poll!r}")
         self.link, self.nodes, self.timeout, self.poll = link, dict(nodes), timeout, poll
-        self.batch_seconds = []
+        self.batch_seconds, self.batch_started = [], []
 
     def _send(self, phase, payloads):
         start = time.perf_counter()
+        self.batch_started.append((self.round, time.time()))
         clients = list(payloads)
         groups = None
         if self.secure and phase in SECURE_PHASES:
