@@ -61,11 +61,16 @@ class LoopbackLink:
     ``kept`` goes through Context.state) when pulled; the nodes in ``silent`` answer the hello,
     then nothing."""
 
-    def __init__(self, shard_paths, silent=()):
+    def __init__(self, shard_paths, silent=(), client_ids=True):
+        # without client ids, node ids in the reverse order of the clients: the server numbers
+        # the nodes by (domain, node id) itself
+        n = len(shard_paths)
         self.contexts = {
-            100 + c: Context(run_id=1, node_id=100 + c, state=RecordDict(), run_config={},
-                             node_config={"shard": str(path), "client-id": c})
+            node: Context(run_id=1, node_id=node, state=RecordDict(), run_config={},
+                          node_config={"shard": str(path),
+                                       **({"client-id": c} if client_ids else {})})
             for c, path in enumerate(shard_paths)
+            for node in [100 + c if client_ids else 100 + n - 1 - c]
         }  # fmt: skip
         self.silent, self.inbox, self.pushed = set(silent), {}, 0
         self.reply_bytes = {}  # phase → sizes of the ClientApps' reply records (bytes)
@@ -340,15 +345,16 @@ def test_client_error_reply_names_the_exception(tmp_path):
     assert reply.reason.startswith("FileNotFoundError: ") and "missing.npz" in reply.reason
 
 
-def _loopback_run(tmp_path, silent=(), n_per_domain=40, link_out=None, **kwargs):
+def _loopback_run(tmp_path, silent=(), n_per_domain=40, link_out=None, client_ids=True,
+                  **kwargs):  # fmt: skip
     X, y, domains = three_domains(n_per_domain)
     federation = runner.prepare_federation(X, y, domains, **kwargs)
-    link = LoopbackLink(runner.write_inputs(tmp_path, federation), silent)
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation), silent, client_ids)
     config = {**federation["run_config"], "wait": 0.0}
     apps.run_server(link, config)
     state, run = runner.read_result(config["result"])
     if link_out is not None:
-        link_out.append(link)
+        link_out.append((link, run))
     return runner.federation_estimator(federation, state, run), (X, y, domains)
 
 
@@ -359,6 +365,21 @@ def test_loopback_server_app_equals_simulate(tmp_path, mu):
     clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
     reference = simulate(X, y, domains, **kwargs)
     assert_same_run(clf, reference, X)
+
+
+def test_loopback_server_numbers_supernodes_without_client_ids_by_domain_and_node_id(tmp_path):
+    """SuperNodes started without a ``client-id`` node config (as a user may): the server
+    numbers them by (domain, node id); the node ids here run against the clients' order, so
+    the numbering differs from the runner's, and with every client in every round (r = None)
+    the model is still simulate's (each client id maps to a node of the right domain)."""
+    kwargs = dict(clients_per_domain=2, n_rounds=3, random_state=3, n_quantiles=4,
+                  domain_classifier="central")  # fmt: skip
+    links = []
+    clf, (X, y, domains) = _loopback_run(tmp_path, client_ids=False, link_out=links, **kwargs)
+    nodes = {int(c): node for c, node in links[0][1]["nodes"].items()}
+    # client c of domain c // 2 holds shard c, on node 105 - c; by (domain, node id):
+    assert nodes == {0: 104, 1: 105, 2: 102, 3: 103, 4: 100, 5: 101}
+    assert_same_run(clf, simulate(X, y, domains, **kwargs), X)
 
 
 def test_loopback_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
@@ -388,7 +409,7 @@ def test_flower_replies_carry_no_per_example_values(tmp_path):
         links = []
         _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, link_out=links,
                       clients_per_domain=2, n_rounds=3, random_state=0, n_quantiles=4)  # fmt: skip
-        sizes[n_per_domain] = links[0].reply_bytes
+        sizes[n_per_domain] = links[0][0].reply_bytes
     phases = {"hello", "domain_moments", "domain_loss", "domain_model", "setup", "candidates",
               "round"}  # fmt: skip
     assert set(sizes[20]) == phases
@@ -420,7 +441,7 @@ def test_secure_sums_give_the_plain_model_and_the_server_sees_only_masked_replie
     clf, (X, y, domains) = _loopback_run(tmp_path, link_out=links, secure=True, **kwargs)
     reference = simulate(X, y, domains, **kwargs)
     assert_same_run(clf, reference, X, rtol=1e-7)
-    masked = links[0].replies["round"]
+    masked = links[0][0].replies["round"]
     assert len(masked) == 4 * 9  # 4 rounds × 9 clients
     for header in masked:  # what the wire carries: names, dtypes, shapes of the arrays
         assert {key for key, _, _ in header} == {"int:n_points", "loss_sum", "edge_sums"}
