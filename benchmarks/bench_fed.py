@@ -45,6 +45,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -373,9 +374,60 @@ def section_dask(m, n_rounds):
     return "\n".join(lines)
 
 
+class SuperNodeLogWatcher:
+    """Timestamps (``time.time()``, every 20 ms) the lines of the SuperNodes' logs saying they
+    fetched a message ("Receiving: query message") and sent its reply ("Sending: ..."): Flower
+    prints no time, and the ServerApp's batch starts are ``time.time()`` too."""
+
+    def __init__(self, logs: Path):
+        import threading
+
+        self.logs, self.events, self.stop = logs, {}, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self):
+        seen = {}
+        while not self.stop.is_set():
+            now = time.time()
+            for path in self.logs.glob("supernode-*.log"):
+                text = path.read_text(errors="replace")
+                for line in text[seen.get(path, 0) :].splitlines():
+                    for kind in ("Receiving", "Sending"):
+                        if f"{kind}: query message" in line:
+                            self.events.setdefault(path.stem, {}).setdefault(kind, []).append(now)
+                seen[path] = text.rfind("\n") + 1
+            time.sleep(0.02)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def deployment_breakdown(starts, ends, events) -> dict:
+    """Per message (every SuperNode gets one per batch, in order): seconds from the push to
+    the SuperNode's fetch, and from the fetch to the reply sent (the ClientApp process); per
+    batch: from the last reply sent to the batch's end (the ServerApp holding every reply)."""
+    nodes = [
+        (node.get("Receiving", [])[1:], node.get("Sending", [])[1:]) for node in events.values()
+    ]  # the first message is the hello (not a timed batch)
+    fetch, clientapp, back = [], [], []
+    for i, (start, end) in enumerate(zip(starts, ends)):
+        sent = []
+        for got_times, sent_times in nodes:
+            if i < min(len(got_times), len(sent_times)):
+                fetch.append(got_times[i] - start)
+                clientapp.append(sent_times[i] - got_times[i])
+                sent.append(sent_times[i])
+        if sent:
+            back.append(end - max(sent))
+    return {"fetch": fetch, "clientapp": clientapp, "back": back}
+
+
 def flower_case(n_clients, n_rounds, runtime, secure=False) -> dict:
     """In a child process: Flower on ``runtime`` and ``simulate`` with the same arguments,
-    round times (``n_clients`` of one source: Q ≡ 1); ``secure``: masked sums."""
+    round times (``n_clients`` of one source: Q ≡ 1); ``secure``: masked sums. On the
+    Deployment Runtime, where each message's time goes (:func:`deployment_breakdown`)."""
     from manytask.boost.federated import simulate
     from manytask.boost.federated.flower import run_local_federation
 
@@ -383,15 +435,23 @@ def flower_case(n_clients, n_rounds, runtime, secure=False) -> dict:
     levels = np.linspace(0, 1, 10)[1:-1]
     thresholds = [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
     kwargs = dict(n_rounds=n_rounds, random_state=0, thresholds=thresholds)
-    start = time.perf_counter()
-    # a round timeout far above any batch here: a loaded machine must not drop healthy clients
-    flower = run_local_federation(X, y, domains, n_clients, runtime=runtime, secure=secure,
-                                  timeout=300.0, **kwargs)  # fmt: skip
-    flower_total = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="bench-fed-") as workdir:
+        (Path(workdir) / "logs").mkdir()
+        watcher = SuperNodeLogWatcher(Path(workdir) / "logs")
+        start = time.perf_counter()
+        # a round timeout far above any batch here: a loaded machine must not drop healthy
+        # clients
+        flower = run_local_federation(X, y, domains, n_clients, runtime=runtime, secure=secure,
+                                      timeout=300.0, workdir=workdir, **kwargs)  # fmt: skip
+        flower_total = time.perf_counter() - start
+        watcher.close()
     local = simulate(X, y, domains, n_clients, **kwargs)
-    history = flower.federated_run_.history
+    history, setup = flower.federated_run_.history, flower.federated_run_.setup
+    starts = setup["batch_started"] + [t for r in history for t in r["batch_started"]]
+    seconds = setup["batch_seconds"] + [s for r in history for s in r["batch_seconds"]]
+    ends = [start + s for start, s in zip(starts, seconds)]
     return {
-        "setup_batches": flower.federated_run_.setup["batch_seconds"],
+        "setup_batches": setup["batch_seconds"],
         "flower_rounds": [r["seconds"] for r in history],
         "local_rounds": [r["seconds"] for r in local.federated_run_.history],
         "batches": [len(r["batch_seconds"]) for r in history],
@@ -404,20 +464,27 @@ def flower_case(n_clients, n_rounds, runtime, secure=False) -> dict:
                 flower.estimator_weights_, local.estimator_weights_, rtol=1e-7 if secure else 1e-9
             )
         ),
+        "breakdown": deployment_breakdown(starts, ends, watcher.events),
     }
 
 
-def clientapp_import_seconds() -> float:
-    """Wall seconds of a fresh Python importing what a Deployment Runtime ClientApp process
-    imports: Flower's ClientApp runtime and the app's loader (``runner.CLIENT_SOURCE``)."""
+def clientapp_start_seconds() -> tuple[float, float]:
+    """Wall seconds of what a Deployment Runtime ClientApp process does before it answers:
+    Flower's own ``flwr-clientapp`` command starting (``--help``: Python and Flower's imports),
+    and a fresh Python loading the app's ClientApp (``runner.CLIENT_SOURCE``)."""
     from manytask.boost.federated.flower import runner
 
+    bin_dir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as directory:
         runner.write_app(directory)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import flwr.supernode.runtime.run_clientapp, "
-                        f"{runner.CLIENT_MODULE}"], cwd=directory, check=True)  # fmt: skip
-        return time.perf_counter() - start
+        subprocess.run([str(bin_dir / "flwr-clientapp"), "--help"], check=True,
+                       stdout=subprocess.DEVNULL)  # fmt: skip
+        flower = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {runner.CLIENT_MODULE}"], cwd=directory,
+                       check=True)  # fmt: skip
+        return flower, time.perf_counter() - start
 
 
 _MARKER = "MANYTASK_BENCH_FED_CHILD"  # set in the Flower child's environment, inherited
@@ -481,6 +548,7 @@ def section_flower(n_rounds, timeout, client_counts):
     rows = []
     cases = [(runtime, n, False) for runtime in ("simulation", "deployment") for n in client_counts]
     cases.append(("simulation", client_counts[-1], True))
+    breakdowns = {}
     for runtime, n_clients, secure in cases:
         load = os.getloadavg()[0]
         case = _run_flower_child(n_clients, n_rounds, timeout, runtime, secure)
@@ -498,15 +566,27 @@ def section_flower(n_rounds, timeout, client_counts):
             f"{np.median(case['local_rounds']) * 1e3:.1f}", case["same"],
             f"{load:.0f} → {os.getloadavg()[0]:.0f}",
         ])  # fmt: skip
+        if runtime == "deployment":
+            breakdowns[n_clients] = case["breakdown"]
         print(f"flower {runtime} {n_clients} clients: {flower_round * 1e3:.0f} ms/round",
               flush=True)  # fmt: skip
     load = os.getloadavg()[0]
-    imports = clientapp_import_seconds()
+    flower_start, app_start = clientapp_start_seconds()
     mask_ms, unmask_ms = masking_seconds(client_counts[-1])
     header = ["runtime", "clients", "start-up, set-up, stop (s)", "Flower per round (ms)",
               "request batches per round", "per request batch (ms)", "100 rounds (min)",
               "simulate per round (ms)", "same α as simulate (1e-9; secure 1e-7)",
               "load average"]  # fmt: skip
+    parts = [("fetch", "push → the SuperNode fetches it"),
+             ("clientapp", "fetched → reply sent (the ClientApp process)"),
+             ("back", "last reply sent → the ServerApp has them all (per batch)")]  # fmt: skip
+    breakdown_rows = [
+        [n, len(times["fetch"]), *(f"{np.median(times[key]):.2f} ({np.max(times[key]):.2f})"
+                                   for key, _ in parts)]
+        for n, times in breakdowns.items() if times["fetch"]
+    ]  # fmt: skip
+    breakdown_header = ["deployment, clients", "messages",
+                        *(f"{label}: median (max) s" for _, label in parts)]  # fmt: skip
     return "\n".join([
         title,
         "",
@@ -527,18 +607,25 @@ def section_flower(n_rounds, timeout, client_counts):
         "",
         markdown_table(header, rows),
         "",
-        "Where a Deployment Runtime batch goes: each SuperNode asks the SuperLink for a "
-        "message, and when there is none waits 3 s before asking again (Flower's fixed pause, "
-        "`flwr.supernode.start_client_internal`), so a request waits 0–3 s to be fetched; "
-        "then Flower's SuperExec (polling every 0.05 s here, through its "
-        "`FLWR_SUPEREXEC_TASK_POLL_INTERVAL`; 1 s by default) starts a `flwr-clientapp` "
-        "process, whose imports alone take "
-        f"{imports:.1f} s (a fresh Python importing Flower's ClientApp runtime and the app's "
-        f"loader, load {load:.0f}); the ClientApp's own work is under a millisecond. The "
-        "batch ends with the slowest of the clients, so it grows with their number on 2 "
-        "shared cores. On the Simulation Runtime the ClientApps stay loaded in the Ray "
-        "workers and a batch is Flower's message routing (the SuperLink hands messages to "
-        "the workers every 0.1 s).",
+        "Where a Deployment Runtime message's time goes (every message of the set-up and the "
+        "rounds after the hello; the SuperNodes' log lines timestamped every 20 ms against the "
+        "ServerApp's batch starts and ends):",
+        "",
+        markdown_table(breakdown_header, breakdown_rows),
+        "",
+        "*Push → fetch*: a SuperNode that finds no message waits 3 s before asking the "
+        "SuperLink again (a fixed pause in Flower's SuperNode loop, no option), so a request "
+        "waits 0–3 s to be fetched. *Fetched → sent*: Flower's SuperExec (polling every "
+        "0.05 s here through its `FLWR_SUPEREXEC_TASK_POLL_INTERVAL` environment variable; "
+        "1 s by default) starts a ClientApp process for the message; Flower's "
+        f"`flwr-clientapp` command alone takes {flower_start:.1f} s to start (`--help`) and a "
+        f"fresh Python loading the app's ClientApp {app_start:.1f} s (load {load:.0f}); the "
+        "answer itself is under a millisecond, and the SuperNode checks for the reply every "
+        "0.5 s. *Sent → ServerApp*: the SuperLink's routing and the ServerApp's pulls. A batch "
+        "ends with the slowest of its clients, all of them starting processes on 2 shared "
+        "cores. On the Simulation Runtime the ClientApps stay loaded in the Ray workers and a "
+        "batch is Flower's message routing (the SuperLink hands messages to the workers every "
+        "0.1 s).",
         "",
         f"Secure sums (`secure=True`, `flower.secure`): per round a client masks its "
         f"reply ({N_SECURE} numbers) against its {client_counts[-1] - 1} peers in "

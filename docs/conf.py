@@ -102,6 +102,7 @@ API_MODULES = [
     ("manytask.boost", "Multi-source boosting"),
     ("manytask.boost.federated", "Federated boosting"),
     ("manytask.boost.federated.dask", "Federated boosting on Dask"),
+    ("manytask.boost.federated.flower", "Federated boosting on Flower"),
     ("manytask.itl", "Infinite task learning"),
     ("manytask.datasets", "Data sets"),
 ]

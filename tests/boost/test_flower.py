@@ -2,12 +2,16 @@
 
 The reference is :func:`~manytask.boost.federated.simulate` with the same arguments: the
 Flower apps run the same driver over a different transport, so every α, stump and count of
-numbers on the wire must be equal. ``test_loopback_grid_*`` run the ServerApp and ClientApp
-functions over an in-process stand-in for Flower's Grid (no processes, fast); the last tests
-run the Flower App with Flower's own commands on 127.0.0.1: on the Deployment Runtime
-(SuperLink + one SuperNode per client + ``flwr run``, one SuperNode killed mid-run) and on the
-Simulation Runtime (``flower-superlink --simulation``; skipped without Ray, Flower's
-``simulation`` extra).
+numbers on the wire must be equal. ``test_loopback_*`` run the ServerApp's work
+(``apps.run_server``) and the ClientApp's (``clientapp.answer``) on Flower's records
+(``RecordDict``, ``ConfigRecord``, ``Context``) in one process, the transport's
+``GridLink`` replaced by an in-process loopback (no processes, fast; a Flower ``Message`` is
+only built inside Flower's runtimes). The runtime tests run the Flower App with Flower's own
+commands on 127.0.0.1, which covers the Message path (``GridLink``, ``client_query``): on the
+Deployment Runtime (SuperLink + one SuperNode per client + ``flwr run``, one SuperNode killed
+mid-run; started by the module's first test, in the background while the others run, and
+checked by its last) and on the Simulation Runtime (``flower-superlink --simulation``;
+skipped without Ray, Flower's ``simulation`` extra).
 """
 
 import importlib.util
@@ -25,24 +29,15 @@ import pytest
 
 flwr = pytest.importorskip("flwr", reason="FEDMULTIBOOST on Flower needs manytask[fed]")
 
-from flwr.app import Context, Message, RecordDict  # noqa: E402
+from flwr.app import Context, Error, RecordDict  # noqa: E402
 
 from manytask.boost.federated import ClientShard, ModelState, respond, simulate  # noqa: E402
-from manytask.boost.federated.flower import apps, clientapp, runner  # noqa: E402
+from manytask.boost.federated.flower import apps, clientapp, runner, transport  # noqa: E402
 from manytask.boost.federated.protocol import ClientFailure, state_to_payload  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def inside_a_flower_task():
-    """Flower ≥ 1.42 stamps a new Message with the run, node and task of the process it runs
-    in (set by Flower's runtime when it starts a ServerApp or ClientApp); the in-process tests
-    below run the apps' functions without a runtime, so they stand in for it."""
-    from flwr.supercore.task_identity import TaskIdentity  # the runtime's, not the apps'
-
-    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+# Flower's code of an Error for a ClientApp's exception: ErrorCode.CLIENT_APP_RAISED_EXCEPTION
+# in Flower 1.42's flwr/common/constant.py (the codes are not exported publicly)
+CLIENT_APP_RAISED_EXCEPTION = 2
 
 
 def three_domains(n_per_domain=60, seed=0):
@@ -60,49 +55,53 @@ def public_thresholds(X, n=5):
     return [np.unique(np.quantile(X[:, j], levels)) for j in range(X.shape[1])]
 
 
-class LoopbackGrid:
-    """Flower's Grid in one process: a pushed Message is answered by the ClientApp function
-    of its node (own Context, so ``kept`` goes through Context.state) when pulled; the nodes
-    in ``silent`` answer the hello, then nothing."""
+class LoopbackLink:
+    """What ``transport.GridLink`` does over Flower's Grid, in one process: a pushed request
+    content is answered by ``clientapp.answer`` on its node's Context (its own ``state``, so
+    ``kept`` goes through Context.state) when pulled; the nodes in ``silent`` answer the hello,
+    then nothing."""
 
-    def __init__(self, shard_paths, silent=()):
+    def __init__(self, shard_paths, silent=(), client_ids=True):
+        # without client ids, node ids in the reverse order of the clients: the server numbers
+        # the nodes by (domain, node id) itself
+        n = len(shard_paths)
         self.contexts = {
-            100 + c: Context(run_id=1, node_id=100 + c, state=RecordDict(), run_config={},
-                             node_config={"shard": str(path), "client-id": c})
+            node: Context(run_id=1, node_id=node, state=RecordDict(), run_config={},
+                          node_config={"shard": str(path),
+                                       **({"client-id": c} if client_ids else {})})
             for c, path in enumerate(shard_paths)
+            for node in [100 + c if client_ids else 100 + n - 1 - c]
         }  # fmt: skip
         self.silent, self.inbox, self.pushed = set(silent), {}, 0
         self.reply_bytes = {}  # phase → sizes of the ClientApps' reply records (bytes)
         self.replies = {}  # phase → the ClientApps' replies as (key, dtype, shape) of each array
 
-    def get_node_ids(self):
+    def node_ids(self):
         return list(self.contexts)
 
-    def push_messages(self, messages):
+    def push(self, requests, group_id="", ttl=None):
         ids = []
-        for message in messages:
+        for node, content in requests:
             self.pushed += 1
-            message.metadata.__dict__["_message_id"] = f"message-{self.pushed}"
-            phase = clientapp.decode_request(message.content)[0]
-            if message.metadata.dst_node_id not in self.silent or phase == clientapp.HELLO:
-                self.inbox[message.metadata.message_id] = message
-            ids.append(message.metadata.message_id)
+            phase = clientapp.decode_request(content)[0]
+            if node not in self.silent or phase == clientapp.HELLO:
+                self.inbox[f"message-{self.pushed}"] = (node, phase, content)
+            ids.append(f"message-{self.pushed}")
         return ids
 
-    def pull_messages(self, message_ids):
+    def pull(self, message_ids):
         replies = []
         for message_id in message_ids:
-            message = self.inbox.pop(message_id, None)
-            if message is not None:
-                context = self.contexts[message.metadata.dst_node_id]
-                replies.append(clientapp.client_query(message, context))
-                if not replies[-1].has_error():
-                    phase = clientapp.decode_request(message.content)[0]
-                    size = len(replies[-1].content["reply"]["message"])
-                    self.reply_bytes.setdefault(phase, set()).add(size)
-                    packed = replies[-1].content["reply"]["message"]
-                    header = json.loads(packed[4 : 4 + int.from_bytes(packed[:4], "little")])
-                    self.replies.setdefault(phase, []).append(header)
+            if message_id not in self.inbox:
+                continue
+            node, phase, content = self.inbox.pop(message_id)
+            reply = clientapp.answer(content, self.contexts[node])
+            replies.append((message_id, reply))
+            if not isinstance(reply, Error):
+                packed = reply["reply"]["message"]
+                self.reply_bytes.setdefault(phase, set()).add(len(packed))
+                header = json.loads(packed[4 : 4 + int.from_bytes(packed[:4], "little")])
+                self.replies.setdefault(phase, []).append(header)
         return replies
 
 
@@ -135,6 +134,152 @@ def assert_same_run(flower_clf, reference, X, rtol=1e-9):
         np.testing.assert_allclose(record["losses"], record_ref["losses"], rtol=rtol)
 
 
+# ------------------------------------------------------------------ Flower's runtimes, processes
+
+
+def _processes(predicate):
+    """{id: command line parts} of the processes whose (command line parts, environment)
+    satisfy ``predicate``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and predicate(command, environment):
+            found[int(entry.name)] = command
+    return found
+
+
+def _kill_marked(marker):
+    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
+    for pid in _processes(lambda command, environment: marker in environment):
+        if pid != os.getpid():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture
+def flower_processes(monkeypatch):
+    """Every process a test's federation starts inherits a marker in its environment; after
+    the test, pass or fail, any of them still alive is killed (the runner stops them itself
+    when it returns; this covers a test that fails while its federation runs)."""
+    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}"
+    monkeypatch.setenv(*marker.split("=", 1))
+    yield
+    _kill_marked(marker.encode())
+
+
+def two_domains(n_per_domain=50, seed=2):
+    """Two features, two domains; the label depends on both features and the domain."""
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1], n_per_domain)
+    X = rng.normal(size=(2 * n_per_domain, 2))
+    X[:, 1] += domains
+    y = X[:, 0] - 0.8 * (domains - 0.5) * X[:, 1] + 0.5 * rng.normal(size=domains.size) > 0
+    return X, y.astype(int), domains
+
+
+def _supernode_pid(shard):
+    """The id of the ``flower-supernode`` process started with ``shard`` in its node config."""
+
+    def supernode(command, environment):
+        return any(b"flower-supernode" in part for part in command) and any(
+            str(shard).encode() in part for part in command
+        )
+
+    pids = list(_processes(supernode))
+    return pids[0] if pids else None
+
+
+@pytest.fixture(scope="module")
+def deployment_run(tmp_path_factory):
+    """The federation of the Deployment Runtime tests, started once for the module in the
+    background (it spends most of its ~2 minutes waiting: for processes to start, for Flower's
+    heartbeat to give up on the killed SuperNode), so the other tests of the module run
+    meanwhile; the first test that asks for it starts it, the last one waits for its result.
+
+    SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public thresholds,
+    central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has received
+    its first round's message (before or after it answered: the kill lands wherever it
+    lands). Every process carries a marker in its environment and is killed at the end of the
+    module if still alive."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("finds the SuperNode process in /proc")
+    root = tmp_path_factory.mktemp("deployment")
+    X, y, domains = two_domains()
+    run = {
+        "X": X, "y": y, "domains": domains, "root": root,
+        # the round timeout: far above a healthy batch (a ClientApp process per message:
+        # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
+        "victim": 1, "timeout": 60.0,
+        "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
+                       domain_classifier="central"),
+    }  # fmt: skip
+    setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
+
+    def federation():
+        try:
+            run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
+                                                     timeout=run["timeout"],
+                                                     **run["kwargs"])  # fmt: skip
+        except BaseException as error:  # reported by the test
+            run["error"] = error
+
+    def kill_the_victim():
+        log = root / "logs" / f"supernode-{run['victim']}.log"
+        while worker.is_alive():
+            if (log.exists() and log.read_text(errors="replace").count(
+                    "Receiving: query message") > setup_messages):  # fmt: skip
+                run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
+                if run["killed"] is not None:
+                    os.kill(run["killed"], signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(*marker.split("=", 1))
+        worker = threading.Thread(target=federation, daemon=True)
+        killer = threading.Thread(target=kill_the_victim, daemon=True)
+        worker.start()
+        killer.start()
+        run["threads"] = (worker, killer)
+        yield run
+        _kill_marked(marker.encode())  # whatever is left if a test failed mid-run
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the processes in /proc")
+def test_deployment_runtime_runs_flowers_own_commands(deployment_run):
+    """Starts the module's Deployment Runtime federation (checked at the end of the module) and
+    checks that its processes are Flower's own commands: ``flower-superlink``, one
+    ``flower-supernode`` per client with its shard and client id as node config, ``flwr run``
+    on the app directory."""
+    root, worker = deployment_run["root"], deployment_run["threads"][0]
+
+    def ours(command, environment):  # FLWR_HOME of each process is under the run's directory
+        return any(part.startswith(b"FLWR_HOME=" + bytes(root)) for part in environment)
+
+    deadline = time.monotonic() + 600  # a generous bound: processes start slowly under load
+    commands = {}
+    while worker.is_alive() and time.monotonic() < deadline:
+        # the scripts run by their Python: [python, script, arguments...]
+        commands = {pid: [Path(os.fsdecode(part)).name for part in command[1:3]]
+                    for pid, command in _processes(ours).items() if len(command) > 2}  # fmt: skip
+        names = [name for name, _ in commands.values()]
+        if names.count("flower-supernode") == 4 and "flwr" in names:
+            break
+        time.sleep(0.1)
+    names = [name for name, _ in commands.values()]
+    assert names.count("flower-superlink") == 1 and names.count("flower-supernode") == 4, names
+    assert ["flwr", "run"] in commands.values(), commands
+    for client in range(4):  # node config: the shard and the client id
+        assert _supernode_pid(root / "shards" / f"client-{client}.npz") is not None
+
+
 def test_every_phase_round_trips_through_flower_records_unchanged(tmp_path):
     rng = np.random.default_rng(1)
     shard = ClientShard(rng.normal(size=(7, 2)), np.array([1.0, -1, 1, 1, -1, -1, 1]), 1,
@@ -162,11 +307,9 @@ def test_every_phase_round_trips_through_flower_records_unchanged(tmp_path):
             assert np.asarray(decoded[key]).dtype == np.asarray(value).dtype
             np.testing.assert_array_equal(decoded[key], value)
         expected, kept = respond(phase, shard, payload, kept)
-        reply = clientapp.client_query(
-            Message(clientapp.encode_request(phase, payload), 5, "query"), context
-        )
-        assert not reply.has_error(), reply.error.reason if reply.has_error() else ""
-        message = clientapp.decode_reply(reply.content)
+        reply = clientapp.answer(clientapp.encode_request(phase, payload), context)
+        assert isinstance(reply, RecordDict), reply
+        message = clientapp.decode_reply(reply)
         assert message.keys() == expected.keys()
         for key, value in expected.items():
             assert type(message[key]) is type(value) or np.asarray(value).ndim > 0
@@ -196,27 +339,27 @@ def test_packed_arrays_are_exact_and_refuse_objects_and_stray_bytes():
 def test_client_error_reply_names_the_exception(tmp_path):
     context = Context(run_id=1, node_id=5, node_config={"shard": str(tmp_path / "missing.npz")},
                       state=RecordDict(), run_config={})  # fmt: skip
-    request = Message(clientapp.encode_request("losses", state_to_payload(ModelState())), 5,
-                      "query")  # fmt: skip
-    reply = clientapp.client_query(request, context)
-    assert reply.has_error() and "missing.npz" in reply.error.reason
+    request = clientapp.encode_request("losses", state_to_payload(ModelState()))
+    reply = clientapp.answer(request, context)
+    assert isinstance(reply, Error) and reply.code == CLIENT_APP_RAISED_EXCEPTION
+    assert reply.reason.startswith("FileNotFoundError: ") and "missing.npz" in reply.reason
 
 
-def _loopback_run(tmp_path, silent=(), n_per_domain=40, grid_out=None, **kwargs):
+def _loopback_run(tmp_path, silent=(), n_per_domain=40, link_out=None, client_ids=True,
+                  **kwargs):  # fmt: skip
     X, y, domains = three_domains(n_per_domain)
     federation = runner.prepare_federation(X, y, domains, **kwargs)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation), silent)
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation), silent, client_ids)
     config = {**federation["run_config"], "wait": 0.0}
-    apps.server_main(grid, Context(run_id=1, node_id=0, node_config={}, state=RecordDict(),
-                                   run_config=config))  # fmt: skip
+    apps.run_server(link, config)
     state, run = runner.read_result(config["result"])
-    if grid_out is not None:
-        grid_out.append(grid)
+    if link_out is not None:
+        link_out.append((link, run))
     return runner.federation_estimator(federation, state, run), (X, y, domains)
 
 
 @pytest.mark.parametrize("mu", [None, 10.0])
-def test_loopback_grid_server_app_equals_simulate(tmp_path, mu):
+def test_loopback_server_app_equals_simulate(tmp_path, mu):
     kwargs = dict(clients_per_domain=2, r=1, s=3, n_rounds=4, random_state=3, n_quantiles=4,
                   mu=mu)  # fmt: skip
     clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
@@ -224,7 +367,22 @@ def test_loopback_grid_server_app_equals_simulate(tmp_path, mu):
     assert_same_run(clf, reference, X)
 
 
-def test_loopback_grid_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
+def test_loopback_server_numbers_supernodes_without_client_ids_by_domain_and_node_id(tmp_path):
+    """SuperNodes started without a ``client-id`` node config (as a user may): the server
+    numbers them by (domain, node id); the node ids here run against the clients' order, so
+    the numbering differs from the runner's, and with every client in every round (r = None)
+    the model is still simulate's (each client id maps to a node of the right domain)."""
+    kwargs = dict(clients_per_domain=2, n_rounds=3, random_state=3, n_quantiles=4,
+                  domain_classifier="central")  # fmt: skip
+    links = []
+    clf, (X, y, domains) = _loopback_run(tmp_path, client_ids=False, link_out=links, **kwargs)
+    nodes = {int(c): node for c, node in links[0][1]["nodes"].items()}
+    # client c of domain c // 2 holds shard c, on node 105 - c; by (domain, node id):
+    assert nodes == {0: 104, 1: 105, 2: 102, 3: 103, 4: 100, 5: 101}
+    assert_same_run(clf, simulate(X, y, domains, **kwargs), X)
+
+
+def test_loopback_trains_the_federated_q_of_simulate_and_central_is_an_option(tmp_path):
     kwargs = dict(clients_per_domain=2, n_rounds=3, random_state=5, n_quantiles=4)
     clf, (X, y, domains) = _loopback_run(tmp_path / "federated", **kwargs)
     reference = simulate(X, y, domains, **kwargs)  # the federated Q by default
@@ -248,10 +406,10 @@ def test_flower_replies_carry_no_per_example_values(tmp_path):
     20 or 200 points per domain: sums, never rows (Q's training included)."""
     sizes = {}
     for n_per_domain in (20, 200):
-        grids = []
-        _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, grid_out=grids,
+        links = []
+        _loopback_run(tmp_path / str(n_per_domain), n_per_domain=n_per_domain, link_out=links,
                       clients_per_domain=2, n_rounds=3, random_state=0, n_quantiles=4)  # fmt: skip
-        sizes[n_per_domain] = grids[0].reply_bytes
+        sizes[n_per_domain] = links[0][0].reply_bytes
     phases = {"hello", "domain_moments", "domain_loss", "domain_model", "setup", "candidates",
               "round"}  # fmt: skip
     assert set(sizes[20]) == phases
@@ -260,7 +418,7 @@ def test_flower_replies_carry_no_per_example_values(tmp_path):
     assert max(max(s) for s in sizes[20].values()) < 400
 
 
-def test_loopback_grid_silent_client_times_out_and_is_dropped(tmp_path):
+def test_loopback_silent_client_times_out_and_is_dropped(tmp_path):
     kwargs = dict(clients_per_domain=2, n_rounds=2, random_state=0, n_quantiles=4,
                   timeout=3.0)  # fmt: skip
     clf, _ = _loopback_run(tmp_path, silent={100}, **kwargs)  # client 0 never answers
@@ -279,11 +437,11 @@ def test_secure_sums_give_the_plain_model_and_the_server_sees_only_masked_replie
     reply a client sends holds only uint64 words."""
     kwargs = dict(clients_per_domain=3, n_rounds=4, random_state=3, n_quantiles=4,
                   domain_classifier="central")  # fmt: skip
-    grids = []
-    clf, (X, y, domains) = _loopback_run(tmp_path, grid_out=grids, secure=True, **kwargs)
+    links = []
+    clf, (X, y, domains) = _loopback_run(tmp_path, link_out=links, secure=True, **kwargs)
     reference = simulate(X, y, domains, **kwargs)
     assert_same_run(clf, reference, X, rtol=1e-7)
-    masked = grids[0].replies["round"]
+    masked = links[0][0].replies["round"]
     assert len(masked) == 4 * 9  # 4 rounds × 9 clients
     for header in masked:  # what the wire carries: names, dtypes, shapes of the arrays
         assert {key for key, _, _ in header} == {"int:n_points", "loss_sum", "edge_sums"}
@@ -323,18 +481,17 @@ def test_one_masked_reply_is_uniform_whatever_its_value():
 def test_server_app_failure_is_reported_in_the_result(tmp_path):
     X, y, domains = three_domains(20)
     federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation))
     config = {**federation["run_config"], "n-clients": 5, "wait": 0.0}  # only 3 nodes
-    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
     with pytest.raises(RuntimeError, match="3 SuperNodes connected"):
-        apps.server_main(grid, context)
+        apps.run_server(link, config)
     with pytest.raises(RuntimeError, match="the Flower ServerApp failed"):
         runner.read_result(config["result"])
 
 
 def test_flower_transport_rejects_bad_timeout():
     with pytest.raises(ValueError, match="timeout must be None or > 0, got -1"):
-        apps.FlowerTransport(LoopbackGrid([]), {}, timeout=-1)
+        transport.FlowerTransport(LoopbackLink([]), {}, timeout=-1)
 
 
 def test_run_local_federation_rejects_bad_arguments():
@@ -350,23 +507,22 @@ def test_run_local_federation_rejects_bad_arguments():
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):
     X, y, domains = three_domains(10)
     federation = runner.prepare_federation(X, y, domains, 1, n_rounds=1)
-    grid = LoopbackGrid(runner.write_inputs(tmp_path, federation))
+    link = LoopbackLink(runner.write_inputs(tmp_path, federation))
     config = {**federation["run_config"], "domain-classifier": "pooled", "wait": 0.0}
-    context = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config=config)
     with pytest.raises(ValueError, match="domain-classifier must be 'federated' or 'central'"):
-        apps.server_main(grid, context)
+        apps.run_server(link, config)
     with pytest.raises(RuntimeError, match="domain-classifier must be"):
         runner.read_result(config["result"])
 
 
 def test_client_failure_after_retries_names_client(tmp_path):
-    grid = LoopbackGrid([tmp_path / "missing.npz"])
-    transport = apps.FlowerTransport(grid, {0: 100}, retries=1)
+    link = LoopbackLink([tmp_path / "missing.npz"])
+    flower = transport.FlowerTransport(link, {0: 100}, retries=1)
     with pytest.raises(ClientFailure, match="client 0 failed in phase 'losses'"):
-        transport.request("losses", {0: state_to_payload(ModelState())})
-    assert [failure["attempt"] for failure in transport.failures] == [0, 1]
-    # Flower's error code by name (flwr.common.constant.ErrorCode), then the ClientApp's reason
-    for failure in transport.failures:
+        flower.request("losses", {0: state_to_payload(ModelState())})
+    assert [failure["attempt"] for failure in flower.failures] == [0, 1]
+    # Flower's error code by name (CLIENT_APP_RAISED_EXCEPTION above), then the reason
+    for failure in flower.failures:
         assert re.match(r"ClientAppError\(['\"]CLIENT_APP_RAISED_EXCEPTION: .*missing\.npz",
                         failure["error"]), failure["error"]  # fmt: skip
 
@@ -389,100 +545,22 @@ def test_simulation_runtime_equals_simulate(tmp_path, flower_processes):
     assert logs == ["flwr-run.log", "superlink.log"]  # no SuperNode processes
 
 
-def two_domains(n_per_domain=50, seed=2):
-    """Two features, two domains; the label depends on both features and the domain."""
-    rng = np.random.default_rng(seed)
-    domains = np.repeat([0, 1], n_per_domain)
-    X = rng.normal(size=(2 * n_per_domain, 2))
-    X[:, 1] += domains
-    y = X[:, 0] - 0.8 * (domains - 0.5) * X[:, 1] + 0.5 * rng.normal(size=domains.size) > 0
-    return X, y.astype(int), domains
-
-
-def _processes(predicate):
-    """Ids of the processes whose (command line parts, environment) satisfy ``predicate``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-            environment = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if entry.name.isdigit() and predicate(command, environment):
-            found.append(int(entry.name))
-    return found
-
-
-@pytest.fixture
-def flower_processes(monkeypatch):
-    """Every process a test's federation starts inherits a marker in its environment; after
-    the test, pass or fail, any of them still alive is killed (the runner stops them itself
-    when it returns; this covers a test that fails while its federation runs)."""
-    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}".encode()
-    monkeypatch.setenv(*marker.decode().split("=", 1))
-    yield
-    for pid in _processes(lambda command, environment: marker in environment):
-        if pid != os.getpid():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
-def _supernode_pid(shard):
-    """The id of the ``flower-supernode`` process started with ``shard`` in its node config."""
-
-    def supernode(command, environment):
-        return any(b"flower-supernode" in part for part in command) and any(
-            str(shard).encode() in part for part in command
-        )
-
-    pids = _processes(supernode)
-    return pids[0] if pids else None
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the process in /proc")
-def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(
-    tmp_path, flower_processes
-):
-    """Flower's Deployment Runtime: SuperLink + 4 SuperNodes + ``flwr run`` as processes on
-    127.0.0.1, public thresholds. One SuperNode is SIGKILLed once it has received its first
-    round's message (before or after it answered: the kill lands wherever it lands); the
-    server gets no reply from it within the round timeout (or Flower's NODE_UNAVAILABLE /
-    expired-message error first), drops the client and restarts the round; later rounds go
-    on without it. The model equals the in-process run in which the same client fails from
-    the same round (so no round committed half of an update), and the run's failures name
-    that client and only it."""
-    X, y, domains = two_domains()
-    # the round timeout: far above a healthy batch (a ClientApp process per message: ~12 s
-    # per batch at load 16 on 2 cores), or healthy clients would be dropped too
-    victim, timeout = 1, 60.0
-    kwargs = dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
-                  domain_classifier="central")  # fmt: skip
-    outcome = {}
-    setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
-
-    def federation():
-        try:
-            outcome["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=tmp_path,
-                                                         timeout=timeout, **kwargs)  # fmt: skip
-        except BaseException as error:  # reported by the main thread
-            outcome["error"] = error
-
-    worker = threading.Thread(target=federation, daemon=True)
-    worker.start()
-    log = tmp_path / "logs" / f"supernode-{victim}.log"
-    while worker.is_alive() and not (
-        log.exists()
-        and log.read_text(errors="replace").count("Receiving: query message") > setup_messages
-    ):
-        time.sleep(0.05)
-    pid = _supernode_pid(tmp_path / "shards" / f"client-{victim}.npz")
-    assert pid is not None, f"the run ended before the kill: {outcome}"
-    os.kill(pid, signal.SIGKILL)
+def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run):
+    """The module's Deployment Runtime federation (:func:`deployment_run`), one SuperNode
+    SIGKILLed in the first round: the server gets no reply from it within the round timeout
+    (or Flower's NODE_UNAVAILABLE / expired-message error first), drops the client and
+    restarts the round; later rounds go on without it. The model equals the in-process run in
+    which the same client fails from the same round (so no round committed half of an
+    update), and the run's failures name that client and only it."""
+    worker, killer = deployment_run["threads"]
     worker.join(900)  # a generous bound: a hung run fails here, not a slow one
-    assert not worker.is_alive() and "error" not in outcome, outcome.get("error")
-    clf = outcome["clf"]
+    killer.join(10)
+    assert not worker.is_alive() and "error" not in deployment_run, deployment_run.get("error")
+    assert deployment_run.get("killed") is not None, "the run ended before the kill"
+    X, y, domains = deployment_run["X"], deployment_run["y"], deployment_run["domains"]
+    victim, timeout, kwargs = (deployment_run[key] for key in ("victim", "timeout", "kwargs"))
+    clf = deployment_run["clf"]
     history = clf.federated_run_.history
     failures = [failure for record in history for failure in record["failures"]]
     assert failures and {failure["client"] for failure in failures} == {victim}

@@ -1,17 +1,17 @@
-"""FEDMULTIBOOST's Flower ServerApp and :class:`FlowerTransport`.
+"""FEDMULTIBOOST's Flower ServerApp.
 
-Lives here: :class:`FlowerTransport` (the protocol's transport over a Flower ``Grid``), the
-ServerApp ``server_app`` (waits for the SuperNodes, asks who they are, then does what
-:func:`~manytask.boost.federated.simulate` does: the federated Q(k|x) of
+Lives here: the ServerApp ``server_app`` (:func:`run_server`: waits for the SuperNodes, asks
+who they are, then does what :func:`~manytask.boost.federated.simulate` does: the federated
+Q(k|x) of
 :func:`~..domain.fit_domain_classifier`, then the driver of
 :mod:`~manytask.boost.federated.driver`: :func:`setup_candidates`, :class:`FederatedServer`,
 :func:`run_rounds`) and its result file (:func:`write_result`); ``client_app`` is re-exported
-from :mod:`.clientapp`. Not here: the protocol (:mod:`..protocol`), the local deployment
-runner (:mod:`.runner`).
+from :mod:`.clientapp`. Not here: the protocol (:mod:`..protocol`), its transport over
+Flower's Grid (:mod:`.transport`), the local deployment runner (:mod:`.runner`).
 
 Both apps take everything from Flower's configs, so the same app runs on Flower's Simulation
-Runtime (:func:`~.runner.run_simulated_federation`), on its Deployment Runtime on one machine
-(:func:`~.runner.run_local_federation`) or across machines, as any Flower App:
+Runtime and on its Deployment Runtime on one machine (:func:`~.runner.run_local_federation`,
+``runtime="simulation"`` or ``"deployment"``) or across machines, as any Flower App:
 
 1. The app directory: :func:`~.runner.write_app` writes it (``pyproject.toml`` with
    ``[tool.flwr.app]`` naming this ServerApp and the ClientApp, and the run config
@@ -50,35 +50,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ...._validation import check_timeout
 from ..domain import fit_domain_classifier
 from ..driver import run_rounds, setup_candidates
-from ..protocol import Transport, state_to_payload
+from ..protocol import state_to_payload
 from ..server import FederatedServer
-from .clientapp import (
-    FLWR_MISSING,
-    HELLO,
-    MESSAGE_TYPE,
-    ClientAppError,
-    client_app,
-    decode_reply,
-    encode_request,
-)
-from .secure import unmask_sum
+from .clientapp import FLWR_MISSING, client_app
+from .transport import FlowerTransport, GridLink, hello
 
 try:
-    from flwr.app import Context, Message
+    from flwr.app import Context
     from flwr.serverapp import Grid, ServerApp
 except ImportError:  # a bare install still imports this module; the runner says what to install
     ServerApp = None
 
 __all__ = [
-    "FLOWER_ERRORS",
     "FLWR_MISSING",
     "RUN_CONFIG",
-    "FlowerTransport",
     "client_app",
-    "hello",
+    "run_server",
     "server_app",
     "write_result",
 ]
@@ -108,230 +97,16 @@ RUN_CONFIG = {
     "secure": False,  # pairwise-masked sums (.secure): the server sees per-source sums only
 }
 
-SECURE_PHASES = ("round", "line_search")  # replies the server only sums over a source
 
-# Flower's error codes of a Message's Error (``flwr.app.Error.code``), by name
-FLOWER_ERRORS = {
-    0: "UNKNOWN", 1: "LOAD_CLIENT_APP_EXCEPTION", 2: "CLIENT_APP_RAISED_EXCEPTION",
-    3: "MESSAGE_UNAVAILABLE", 4: "REPLY_MESSAGE_UNAVAILABLE", 5: "NODE_UNAVAILABLE",
-    6: "MOD_FAILED_PRECONDITION", 7: "INVALID_FAB", 8: "CLIENT_APP_CRASHED",
-}  # fmt: skip
-
-
-class FlowerTransport(Transport):
-    """The protocol's :class:`~manytask.boost.federated.protocol.Transport` over a Flower Grid.
-
-    One Message per client and request (type "query", group id = the round, TTL = ``timeout``:
-    Flower discards a message nobody took in time), pushed together with
-    ``grid.push_messages``; the replies are pulled until all are in or ``timeout`` seconds have
-    passed (None: wait), as ``grid.send_and_receive`` does, but with pauses from 2 ms doubling
-    up to ``poll`` seconds instead of its fixed 3 s. ``nodes`` maps client ids to Flower node
-    ids. An error reply becomes :class:`ClientAppError` named by Flower's error code
-    (:data:`FLOWER_ERRORS`): the ClientApp's exception (``CLIENT_APP_RAISED_EXCEPTION``), the
-    SuperLink's ``NODE_UNAVAILABLE`` for a SuperNode that stopped its heartbeat, ...; a reply
-    missing at the deadline becomes ``TimeoutError``, whatever the client was doing. The base
-    class retries and counts. ``batch_seconds``: (round, wall seconds from push to the last
-    reply) of every request batch.
-
-    ``secure=True`` (needs ``retries=0`` and the clients' public keys, which :func:`hello`
-    collects): in :data:`SECURE_PHASES` each source's clients mask their replies pairwise
-    (:mod:`.secure`); the transport sums each source's masked replies, and hands the driver
-    that sum as the reply of the source's first client and zeros as the others' (the driver
-    sums them: the same totals); a batch in which a client of the source failed is not
-    unmasked (the driver restarts the round). The extra request fields (peers, keys, nonce)
-    are not counted as protocol numbers.
-
-    Parameters
-    ----------
-    grid : Grid
-        The ServerApp's Flower Grid.
-    nodes : dict
-        {client id: Flower node id}.
-    retries : int, default=0
-        Further attempts for the clients that failed.
-    timeout : float, optional
-        Seconds to wait for the replies of one request batch; None waits.
-    record : bool, default=False
-        Whether to keep the log of every client→server message.
-    poll : float, default=0.05
-        The longest pause (seconds) between pulls of the replies.
-    secure : bool, default=False
-        Pairwise-masked sums.
-
-    Examples
-    --------
-    Built by the ServerApp on the Grid Flower hands it (see :func:`~.runner.run_local_federation`):
-
-    >>> transport = FlowerTransport(grid, {}, timeout=30.0)  # doctest: +SKIP
-    """
-
-    def __init__(self, grid: Grid, nodes: dict, retries=0, timeout=None, record=False,
-                 poll=0.05, secure=False):  # fmt: skip
-        super().__init__(retries, record)
-        check_timeout(timeout)
-        if secure and retries:
-            raise ValueError(f"secure sums need retries=0 (a retry would meet other masks), "
-                             f"got retries={retries!r}")  # fmt: skip
-        self.secure, self.public_keys, self.domain_of = bool(secure), {}, {}
-        if not poll > 0:
-            raise ValueError(f"poll must be > 0, got {poll!r}")
-        self.grid, self.nodes, self.timeout, self.poll = grid, dict(nodes), timeout, poll
-        self.batch_seconds = []
-
-    def _send(self, phase, payloads):
-        start = time.perf_counter()
-        clients = list(payloads)
-        groups = None
-        if self.secure and phase in SECURE_PHASES:
-            payloads, groups = self._masked_requests(payloads)
-        messages = [
-            Message(encode_request(phase, payloads[client]), self.nodes[client], MESSAGE_TYPE,
-                    group_id=str(self.round), ttl=self.timeout)
-            for client in clients
-        ]  # fmt: skip
-        results = self._exchange(clients, messages, decode_reply)
-        if groups is not None:
-            results = _source_sums(results, groups)
-        self.batch_seconds.append((self.round, time.perf_counter() - start))
-        return results
-
-    def _masked_requests(self, payloads):
-        """Each payload with its client's :data:`MASK_FIELDS`; the groups (clients of one
-        source in this batch)."""
-        groups = {}
-        for client in sorted(payloads):
-            groups.setdefault(self.domain_of[client], []).append(client)
-        nonce = np.array([self.round, self.batches], dtype=np.int64)
-        masked = {}
-        for group in groups.values():
-            keys = np.stack([np.frombuffer(self.public_keys[c], dtype=np.uint8) for c in group])
-            for client in group:
-                masked[client] = {**payloads[client], "mask_me": client,
-                                  "mask_peers": np.array(group), "mask_keys": keys,
-                                  "mask_nonce": nonce}  # fmt: skip
-        return masked, list(groups.values())
-
-    def _exchange(self, clients, messages, decode, timeout=None):
-        """Push ``messages`` (one per client), pull the replies for ``timeout`` seconds (None:
-        the transport's): {client: decoded or error}."""
-        timeout = self.timeout if timeout is None else timeout
-        ids = list(self.grid.push_messages(messages))
-        results = {client: ClientAppError("the SuperLink refused the message")
-                   for client, message_id in zip(clients, ids) if message_id is None}  # fmt: skip
-        pending = {message_id: client for client, message_id in zip(clients, ids) if message_id}
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pause = min(0.002, self.poll)
-        while pending:
-            for reply in self.grid.pull_messages(list(pending)):
-                client = pending.pop(reply.metadata.reply_to_message_id, None)
-                if client is None:
-                    continue
-                if reply.has_error():
-                    results[client] = _flower_error(reply.error)
-                else:
-                    results[client] = decode(reply.content)
-            if not pending or (deadline is not None and time.monotonic() > deadline):
-                break
-            time.sleep(pause)
-            pause = min(2 * pause, self.poll)
-        for client in pending.values():
-            results[client] = TimeoutError(f"no reply within {timeout} s")
-        return results
-
-
-def _source_sums(results, groups):
-    """Per group, the unmasked sum as its first client's reply and zeros as the others'; a
-    group with a failed client is left masked (the driver drops the client, restarts)."""
-    results = dict(results)
-    for group in groups:
-        if any(isinstance(results[c], BaseException) for c in group):
-            continue
-        total = unmask_sum([results[c] for c in group])
-        results.update({c: total if c == group[0] else _zeros_like(total) for c in group})
-    return results
-
-
-def _zeros_like(message):
-    return {key: type(value)(0) if np.ndim(value) == 0 else np.zeros_like(value)
-            for key, value in message.items()}  # fmt: skip
-
-
-def _flower_error(error) -> ClientAppError:
-    """Flower's ``Error`` of a reply as ``ClientAppError("CODE_NAME: reason")``."""
-    return ClientAppError(f"{FLOWER_ERRORS.get(error.code, error.code)}: {error.reason}")
-
-
-def _wait_for_nodes(grid, n_clients, wait):
+def _wait_for_nodes(link, n_clients, wait):
     deadline = time.monotonic() + wait
     while True:
-        nodes = sorted(grid.get_node_ids())
+        nodes = sorted(link.node_ids())
         if len(nodes) >= n_clients:
             return nodes
         if time.monotonic() > deadline:
             raise RuntimeError(f"{len(nodes)} SuperNodes connected in {wait} s, need {n_clients}")
         time.sleep(0.2)
-
-
-def hello(transport, nodes, wait=60.0):
-    """Ask every node who it is; returns ({client id: node id}, clients by domain, d).
-
-    Client ids come from the SuperNodes' ``client-id`` node config, or else are numbered by
-    (domain, node id); a node that does not answer within ``wait`` seconds (the first message
-    of a run also waits for the runtime to start its ClientApps) takes no part. Not counted as
-    protocol traffic (a deployment detail).
-
-    Parameters
-    ----------
-    transport : FlowerTransport
-        The transport; its ``nodes``, ``domain_of`` (and ``public_keys``) are set.
-    nodes : sequence of int
-        The Flower node ids connected.
-    wait : float, default=60.0
-        Seconds to wait for the answers.
-
-    Returns
-    -------
-    nodes : dict
-        {client id: node id} of the nodes that answered.
-    clients_by_domain : list of list of int
-        The client ids of each domain.
-    n_features : int
-        The number of features d every client holds.
-
-    Examples
-    --------
-    Run by the ServerApp on a running federation (needs SuperNodes):
-
-    >>> nodes, clients_by_domain, d = hello(transport, grid.get_node_ids())  # doctest: +SKIP
-    """
-    transport.nodes = {node: node for node in nodes}
-    request = {"secure": 1} if transport.secure else {}
-    messages = [Message(encode_request(HELLO, request), node, MESSAGE_TYPE, ttl=wait)
-                for node in nodes]  # fmt: skip
-    answers = transport._exchange(nodes, messages, decode_reply, wait)
-    silent = {node: answer for node, answer in answers.items()
-              if isinstance(answer, BaseException)}  # fmt: skip
-    nodes = [node for node in nodes if node not in silent]  # left out of the run
-    if not nodes:
-        raise RuntimeError(f"no SuperNode answered the hello: {silent}")
-    ids = [answers[node]["client"] for node in nodes]
-    if min(ids) < 0 or len(set(ids)) < len(ids):
-        ordered = sorted(nodes, key=lambda node: (answers[node]["domain"], node))
-        ids = [ordered.index(node) for node in nodes]
-    features = {answers[node]["n_features"] for node in nodes}
-    if len(features) != 1:
-        raise RuntimeError(f"the clients hold different numbers of features: {sorted(features)}")
-    transport.nodes = dict(zip(ids, nodes))
-    transport.domain_of = {c: int(answers[node]["domain"]) for c, node in zip(ids, nodes)}
-    if transport.secure:
-        transport.public_keys = {c: bytes(np.asarray(answers[node]["public_key"], np.uint8))
-                                 for c, node in zip(ids, nodes)}  # fmt: skip
-    n_domains = 1 + max(answer["domain"] for answer in answers.values())
-    clients_by_domain = [
-        sorted(c for c, node in transport.nodes.items() if answers[node]["domain"] == k)
-        for k in range(n_domains)
-    ]
-    return dict(transport.nodes), clients_by_domain, features.pop()
 
 
 def _jsonable(value):
@@ -378,8 +153,8 @@ def write_result(path, state=None, run=None, error=None) -> None:
     os.replace(partial, path)
 
 
-def _config(context):
-    config = {**RUN_CONFIG, **context.run_config}
+def _config(run_config):
+    config = {**RUN_CONFIG, **run_config}
     return {key: config[key] for key in RUN_CONFIG}
 
 
@@ -405,17 +180,34 @@ def _train_domain_classifier(transport, clients_by_domain):
     return model, record
 
 
-def server_main(grid: Grid, context: Context) -> None:
-    """The ServerApp: wait for the SuperNodes, say hello, then the driver's loop."""
-    config = _config(context)
+def run_server(link, run_config) -> None:
+    """What the ServerApp does: wait for the SuperNodes, say hello, train the federated Q if
+    asked, then the driver's set-up and rounds; the result file (:func:`write_result`) holds
+    the model and the run, or the error.
+
+    Parameters
+    ----------
+    link : GridLink
+        The ServerApp's Grid, wrapped.
+    run_config : dict
+        Flower's run config (:data:`RUN_CONFIG`: the keys not given take its defaults).
+
+    Examples
+    --------
+    Run by ``server_app`` on the Grid and run config Flower hands it; it needs connected
+    SuperNodes:
+
+    >>> run_server(GridLink(grid), context.run_config)  # doctest: +SKIP
+    """
+    config = _config(run_config)
     if config["domain-classifier"] not in ("federated", "central"):
         error = ValueError(f"domain-classifier must be 'federated' or 'central', got "
                            f"{config['domain-classifier']!r}")  # fmt: skip
         write_result(config["result"], error=repr(error))
         raise error
     try:
-        nodes = _wait_for_nodes(grid, int(config["n-clients"]), float(config["wait"]))
-        transport = FlowerTransport(grid, {}, int(config["retries"]),
+        nodes = _wait_for_nodes(link, int(config["n-clients"]), float(config["wait"]))
+        transport = FlowerTransport(link, {}, int(config["retries"]),
                                     float(config["timeout"]) or None,
                                     secure=bool(config["secure"]))  # fmt: skip
         client_nodes, clients_by_domain, n_features = hello(transport, nodes,
@@ -445,6 +237,7 @@ def server_main(grid: Grid, context: Context) -> None:
         server.min_probabilities = setup["min_probabilities"]
         setup["seconds"] = time.perf_counter() - start  # Q's training and the candidates
         setup["batch_seconds"] = [seconds for _, seconds in transport.batch_seconds]
+        setup["batch_started"] = [started for _, started in transport.batch_started]
         history = run_rounds(server, transport, clients_by_domain, int(config["n-rounds"]),
                              int(config["line-search-batch"]))  # fmt: skip
     except Exception:
@@ -452,10 +245,16 @@ def server_main(grid: Grid, context: Context) -> None:
         raise
     for record in history:
         record["batch_seconds"] = [s for r, s in transport.batch_seconds if r == record["round"]]
+        record["batch_started"] = [t for r, t in transport.batch_started if r == record["round"]]
     run = {"setup": setup, "history": history, "clients_by_domain": clients_by_domain,
            "nodes": {str(c): node for c, node in client_nodes.items()},
            "domain_model": domain_model}  # fmt: skip
     write_result(config["result"], server.state, run)
+
+
+def server_main(grid: Grid, context: Context) -> None:
+    """The ServerApp's main: :func:`run_server` on Flower's Grid and run config."""
+    run_server(GridLink(grid), context.run_config)
 
 
 if ServerApp is not None:

@@ -3,8 +3,9 @@
 Lives here: the (de)serialisation of the protocol's payloads and messages to Flower records
 (:func:`encode_request`, :func:`decode_request`, :func:`encode_reply`, :func:`decode_reply`),
 of what a client keeps between messages (:func:`kept_to_record`, :func:`kept_from_record`),
-:func:`load_shard` and ``client_app``, which answers each message with
-:func:`~manytask.boost.federated.protocol.respond` and has no protocol logic of its own. Not
+:func:`load_shard`, :func:`answer` (a request's content → the reply's content: one call of
+:func:`~manytask.boost.federated.protocol.respond`, no protocol logic of its own) and
+``client_app``, whose ``query`` handler wraps it in Flower Messages. Not
 here: the ServerApp and :class:`~.apps.FlowerTransport` (:mod:`.apps`). This module imports
 only the client side of the protocol (:mod:`..client`, :mod:`..protocol`): Flower's
 Deployment Runtime starts a ClientApp process per message, which then starts quickly (see
@@ -43,7 +44,9 @@ __all__ = [
     "FLWR_MISSING",
     "HELLO",
     "MESSAGE_TYPE",
+    "CLIENT_APP_RAISED_EXCEPTION",
     "ClientAppError",
+    "answer",
     "client_app",
     "client_query",
     "decode_reply",
@@ -65,6 +68,9 @@ SECRET = "fedmultiboost-secret"  # the key of its masking key pair in Context.st
 # request fields of a masked batch (FlowerTransport(secure=True)): this client's id in the
 # server's numbering, its group's ids and public keys, the batch's nonce
 MASK_FIELDS = ("mask_me", "mask_peers", "mask_keys", "mask_nonce")
+# Flower's code of an Error a ClientApp returns for its exception (``flwr.app.Error.code``;
+# the table of codes: .apps.FLOWER_ERRORS)
+CLIENT_APP_RAISED_EXCEPTION = 2
 _PICKLED = "pickled:"  # prefix of kept objects that are not arrays
 
 
@@ -357,34 +363,45 @@ def client_id(context: Context) -> int:
     return -1
 
 
-def client_query(message: Message, context: Context) -> Message:
-    """The ClientApp: one :func:`respond` per message; ``kept`` lives in ``context.state``.
+def answer(content: RecordDict, context: Context):
+    """What the ClientApp replies to a request's content: one :func:`respond` per message,
+    ``kept`` in ``context.state``.
 
     With secure sums, the hello makes the client's key pair (the public key goes to the
     server) and a request carrying :data:`MASK_FIELDS` gets its reply masked
-    (:func:`.secure.mask`).
+    (:func:`.secure.mask`). Any exception becomes Flower's ``Error`` with code
+    :data:`CLIENT_APP_RAISED_EXCEPTION` and the exception as reason.
 
     Parameters
     ----------
-    message : Message
-        The server's request.
+    content : RecordDict
+        The server's request (:func:`encode_request`).
     context : Context
         The SuperNode's context: node and run config, ``state``.
 
     Returns
     -------
-    Message
-        The reply, or an ``Error`` whose reason is the client's exception.
+    RecordDict or Error
+        The reply's content (:func:`encode_reply`), or the error.
 
     Examples
     --------
-    Run by Flower's SuperNode for each message (see :func:`~.runner.run_local_federation`);
-    it needs a Flower ``Message`` and ``Context`` from a running federation:
-
-    >>> reply = client_query(message, context)  # doctest: +SKIP
+    >>> import pathlib, tempfile
+    >>> from flwr.app import Context, RecordDict
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = pathlib.Path(root) / "client-0.npz"
+    ...     np.savez(path, X=np.zeros((3, 2)), y=np.array([-1.0, 1.0, 1.0]), domain=1)
+    ...     context = Context(run_id=1, node_id=7, node_config={"shard": str(path)},
+    ...                       state=RecordDict(), run_config={})
+    ...     reply = answer(encode_request(HELLO, {}), context)
+    >>> decode_reply(reply)
+    {'client': -1, 'domain': 1, 'n_features': 2}
+    >>> error = answer(encode_request("losses", {}), context)  # the shard is gone
+    >>> error.code == CLIENT_APP_RAISED_EXCEPTION, error.reason.split(":")[0]
+    (True, 'FileNotFoundError')
     """
     try:
-        phase, payload = decode_request(message.content)
+        phase, payload = decode_request(content)
         shard = load_shard(shard_path(context))
         if phase == HELLO:
             reply = {"client": client_id(context),
@@ -393,7 +410,7 @@ def client_query(message: Message, context: Context) -> Message:
                 private, public = secure.new_key_pair()
                 context.state[SECRET] = ConfigRecord({"private": private})
                 reply["public_key"] = np.frombuffer(public, dtype=np.uint8)
-            return Message(encode_reply(reply), reply_to=message)
+            return encode_reply(reply)
         masking = {key: payload.pop(key) for key in MASK_FIELDS if key in payload}
         stored = context.state.config_records.get(KEPT)
         kept = kept_from_record(stored) if stored is not None else {}
@@ -405,9 +422,35 @@ def client_query(message: Message, context: Context) -> Message:
             private = context.state.config_records[SECRET]["private"]
             reply = secure.mask(reply, int(masking["mask_me"]), private, peers,
                                 masking["mask_nonce"])  # fmt: skip
-        return Message(encode_reply(reply), reply_to=message)
+        return encode_reply(reply)
     except Exception as error:  # any failure
-        return Message(Error(code=2, reason=f"{type(error).__name__}: {error}"), reply_to=message)
+        return Error(code=CLIENT_APP_RAISED_EXCEPTION, reason=f"{type(error).__name__}: {error}")
+
+
+def client_query(message: Message, context: Context) -> Message:
+    """The ClientApp's ``query`` handler: :func:`answer` to the message's content, as the
+    reply to ``message``.
+
+    Parameters
+    ----------
+    message : Message
+        The server's request.
+    context : Context
+        The SuperNode's context: node and run config, ``state``.
+
+    Returns
+    -------
+    Message
+        The reply (content or ``Error``).
+
+    Examples
+    --------
+    Run by Flower's runtime for each message (see :func:`~.runner.run_local_federation`),
+    which made the ``message`` and ``context``:
+
+    >>> reply = client_query(message, context)  # doctest: +SKIP
+    """
+    return Message(answer(message.content, context), reply_to=message)
 
 
 if ClientApp is not None:

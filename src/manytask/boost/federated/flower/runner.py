@@ -1,10 +1,10 @@
 """FEDMULTIBOOST as a Flower App on this machine, on either of Flower's runtimes.
 
-Lives here: :func:`run_local_federation` (Flower's Deployment Runtime: the clients of
-:func:`~..simulation.simulate`, each a ``flower-supernode`` process, a ``flower-superlink`` on
-loopback, the app submitted with ``flwr run``), :func:`run_simulated_federation` (Flower's
-Simulation Runtime: a ``flower-superlink --simulation`` and ``flwr run``; needs Flower's
-``simulation`` extra, Ray), the files the apps read (:func:`save_shard`, :func:`write_app`) and
+Lives here: :func:`run_local_federation` (the clients of :func:`~..simulation.simulate` on
+Flower's Deployment Runtime: each a ``flower-supernode`` process, a ``flower-superlink`` on
+loopback, the app submitted with ``flwr run``; or on its Simulation Runtime: a
+``flower-superlink --simulation`` and ``flwr run``, which needs Flower's ``simulation`` extra,
+Ray), the files the apps read (:func:`save_shard`, :func:`write_app`) and
 :func:`read_result`. Not here: the apps themselves (:mod:`.apps`). Every process is Flower's
 own command, started as its documentation says; nothing of Flower is patched.
 """
@@ -397,8 +397,8 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
     MultiBoostClassifier
         As :func:`~manytask.boost.federated.simulate`'s; ``federated_run_.history`` holds the
         per-round ``seconds`` measured by the ServerApp (Flower's round trips included) and
-        ``batch_seconds`` (each request batch, push to last reply);
-        ``federated_run_.messages`` is empty (not recorded).
+        ``batch_seconds`` (each request batch, push to last reply) and ``batch_started``
+        (their starts, ``time.time()``); ``federated_run_.messages`` is empty (not recorded).
 
     Examples
     --------
