@@ -17,7 +17,7 @@ over a :class:`~.protocol.Transport`, the inputs never leaving their clients:
    ‖W‖²/(2CN) over the standardised (W, b) by SciPy's L-BFGS-B with scikit-learn's options
    (the chain rule takes the summed gradients to W: ∂/∂W = (∂/∂coef − ∂/∂intercept μᵀ)/σ).
 3. ``domain_model``: every client receives the fitted parameters and ``clip``, keeps its
-   Q(·|x_i) (clipped as :func:`~.domain_client.clip_probabilities`) and returns how many
+   Q(·|x_i) (clipped as :func:`~manytask.boost.clipping.clip_probabilities`) and returns how many
    entries were clipped.
 
 Lives here: the server side, :func:`fit_domain_classifier` (with :func:`merge_moments`) and
