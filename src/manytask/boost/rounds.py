@@ -165,7 +165,21 @@ class RoundData:
 
     @property
     def code_weights(self) -> np.ndarray:
-        """c_i/C: the weight of each of a point's C virtual points (:mod:`.multiclass`)."""
+        """c_i/C: the weight of each of a point's C virtual points (:mod:`.multiclass`).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            ``point_weights / C``.
+
+        Examples
+        --------
+        >>> from manytask.boost.stumps import presort
+        >>> RoundData(presort(np.zeros((2, 1))), np.ones((2, 3)), np.ones((2, 1)),
+        ...           np.zeros(2, dtype=int), np.ones(2), 1, "exponential",
+        ...           "adaboost").code_weights.round(4).tolist()
+        [0.3333, 0.3333]
+        """
         return self.point_weights / self.codes.shape[1]
 
 
