@@ -13,10 +13,11 @@ from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
+from manytask.boost.directions import steepest_directions
 from manytask.boost.line_search import CoordinatePieces, minimise_max_newton
 from manytask.boost.objective import aggregate_weights as soft_max_weights
 from manytask.boost.objective import agnostic_objective as soft_max_objective
-from manytask.boost.rounds import RoundData, steepest_directions
+from manytask.boost.rounds import RoundData
 from manytask.boost.steps import adaboost_step, penalised_line_search
 from manytask.boost.stumps import Stump, presort
 

@@ -15,7 +15,8 @@
   :mod:`~manytask.boost.steps`, early stopping; two or more classes): validation, the fit
   loop and prediction.
 - :mod:`~manytask.boost.rounds`: one boosting round of Figure 1 as a pure function (state
-  in, a round record out), for every option; one short function per line 4–12.
+  in, a round record out), for every option; one short function per line 4–12;
+  :mod:`~manytask.boost.directions`: line 10, the steepest base classifier of each row.
 - :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
   round's fallback), exact and binned.
 - :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max and the

@@ -23,11 +23,12 @@ from .._validation import (
     validate_X_y,
 )
 from .adaboost import AdaBoost
+from .directions import stump_values
 from .domain import DomainClassifier
 from .line_search import domain_layout
 from .multiclass import class_codes
 from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losses, phi_domain_losses
-from .rounds import RoundData, boost_round, losses_and_active, stump_values
+from .rounds import RoundData, boost_round, losses_and_active
 from .steps import check_step
 from .stumps import presort
 from .trees import DEFAULT_TREE_BINS, Tree

@@ -6,7 +6,8 @@ multi-class) keeps the ensemble. Figure 1's lines, one function each:
 
 - lines 4–5, the losses F_k and the active set K_t: :func:`losses_and_active`;
 - lines 7–9, Z_{t,k} and D_t (unnormalised, per virtual point): :func:`gradient_weights`;
-- line 10, the steepest base classifier of each row: :func:`steepest_directions`;
+- line 10, the steepest base classifier of each row:
+  :func:`~.directions.steepest_directions` (:mod:`.directions`);
 - line 11, the step η_t by the chosen rule (:mod:`.steps`): :func:`step_along`;
 - line 12, α_t = α_{t−1} + η_t e_{k,r} on the margins: :func:`advance`.
 
@@ -20,20 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .multiclass import VectorStump, best_vector_stump, steepest_common_stump
+from .directions import Direction, steepest_directions, steepest_tied_direction, training_values
 from .objective import (
     active_domains,
     aggregate_weights,
     agnostic_objective,
-    direction_score,
     mixture_losses,
     objective_along,
     phi,
     phi_derivative,
     phi_domain_losses,
-    weighted_error,
 )
-from .steepest import steepest_coordinate
 from .steps import (
     STOP_NO_DESCENT,
     STOP_NO_DESCENT_MU,
@@ -48,59 +46,16 @@ from .steps import (
     separates,
     separating_step,
 )
-from .stumps import Stump, best_stump, predict_presorted
-from .trees import Tree, grow_tree, tree_training_values
 
 __all__ = [
-    "Direction",
     "RoundData",
     "RoundRecord",
     "advance",
     "boost_round",
     "gradient_weights",
     "losses_and_active",
-    "steepest_directions",
     "step_along",
-    "stump_values",
 ]
-
-
-def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
-    """h(x, c) as an (N, C) array: C = 1 for a binary stump, K for a vector stump.
-
-    Parameters
-    ----------
-    stump : Stump, Tree or VectorStump
-        The base function.
-    X : array_like of shape (N, d)
-        The inputs.
-    check_input : bool
-        False skips re-checking ``X`` (the fit loop's inputs, checked once).
-
-    Returns
-    -------
-    ndarray of shape (N, C)
-        The base function's values, one column per code.
-
-    Examples
-    --------
-    >>> from manytask.boost.stumps import Stump
-    >>> stump_values(Stump(0, 0.5, 1), [[0.0], [1.0]]).tolist()
-    [[-1.0], [1.0]]
-    """
-    values = stump.predict(X, check_input=check_input)
-    return values[:, None] if values.ndim == 1 else values
-
-
-def _training_values(base, presorted) -> np.ndarray:
-    """:func:`stump_values` on the training points, read from the presorted features."""
-    if isinstance(base, Tree):
-        values = tree_training_values(presorted, base)
-        return values[:, None] if values.ndim == 1 else values
-    if isinstance(base, VectorStump):
-        votes = np.asarray(base.votes, dtype=float)
-        return predict_presorted(presorted, base.stump)[:, None] * votes[None, :]
-    return predict_presorted(presorted, base)[:, None]
 
 
 @dataclass(frozen=True)
@@ -181,33 +136,6 @@ class RoundData:
         [0.3333, 0.3333]
         """
         return self.point_weights / self.codes.shape[1]
-
-
-@dataclass(frozen=True)
-class Direction:
-    """A candidate coordinate e_{q,h} of line 10: its descent rate, source, base classifier.
-
-    Parameters
-    ----------
-    rate : float
-        −(Σ_k ω_k F_k)'(α; e_{q,h}) for the row's weights ω.
-    domain : int
-        q, the index of Q(q|·).
-    base : Stump, VectorStump or Tree
-        h.
-    mass : float, optional
-        Σ_k ω_k Z_{t,k}/m_k, the mass of the row's D_t (ε = ½(1 − rate/mass)).
-
-    Examples
-    --------
-    >>> Direction(0.5, 0, Stump(0, 0.0, 1), 1.0).rate
-    0.5
-    """
-
-    rate: float
-    domain: int
-    base: object
-    mass: float | None = None
 
 
 @dataclass(frozen=True)
@@ -325,89 +253,6 @@ def _rows(data: RoundData, vertex_losses, active):
     return [(q, data.mixtures[v]) for v in active for q in range(data.n_domains)], "vertex"
 
 
-def steepest_directions(data: RoundData, rows, gradients) -> list[Direction]:
-    """Figure 1, line 10: per row (q, ω), the base classifier h maximising the descent rate
-    −(Σ_k ω_k F_k)'(α; e_{q,h}) = (Z/m)[1 − 2ε] for the weights ω_k D_t(k, i) Q(q|x_i).
-
-    Parameters
-    ----------
-    data : RoundData
-        The fit's points and options.
-    rows : sequence of (int, ndarray)
-        (q, ω): the source of Q(q|·) and the weights ω of the sources' losses.
-    gradients : ndarray of shape (m, C)
-        :func:`gradient_weights`.
-
-    Returns
-    -------
-    list of Direction
-        By decreasing rate (a stable sort: equal rates keep the rows' order).
-
-    Examples
-    --------
-    >>> from manytask.boost.stumps import presort
-    >>> X = np.array([[0.0], [1.0]])
-    >>> data = RoundData(presort(X), np.array([[-1.0], [1.0]]), np.ones((2, 1)),
-    ...                  np.zeros(2, dtype=int), np.full(2, 0.5), 1, "exponential", "adaboost")
-    >>> gradients = gradient_weights(data, np.zeros((2, 1)))
-    >>> best = steepest_directions(data, [(0, np.ones(1))], gradients)
-    >>> best[0].rate, best[0].base.polarity
-    (1.0, 1)
-    """
-    codes, domain_index = data.codes, data.domain_index
-    domain_masses = np.bincount(
-        domain_index, weights=gradients.sum(axis=1), minlength=data.n_domains
-    )  # Z_{t,k}/m_k
-    masses = np.array([weights @ domain_masses for _, weights in rows])
-    scale = np.array([weights[domain_index] for _, weights in rows])  # (R, m)
-    queried = data.Q[:, [q for q, _ in rows]].T
-    found = []
-    if data.max_depth > 1:  # a tree per row; its edge is the rate (see .trees)
-        for (q, _), row_scale, mass in zip(rows, scale * queried, masses):
-            tree, edge = grow_tree(data.presorted, gradients * codes * row_scale[:, None],
-                                   data.max_depth)  # fmt: skip
-            found.append(Direction(float(edge), int(q), tree, float(mass)))
-    elif codes.shape[1] == 1:
-        stump_weights = scale * gradients[:, 0][None, :] / masses[:, None] * queried
-        results = best_stump(data.presorted, codes[:, 0], stump_weights, check_input=False)
-        for (q, _), row_weights, result, mass in zip(rows, stump_weights, results, masses):
-            rate = direction_score(mass, weighted_error(row_weights.sum(), result.error))
-            found.append(Direction(float(rate), int(q), result.stump, float(mass)))
-    else:
-        for (q, _), row_scale, mass in zip(rows, scale * queried, masses):
-            stump, rate = best_vector_stump(data.presorted, gradients * codes * row_scale[:, None])
-            found.append(Direction(float(rate), int(q), stump, float(mass)))
-    return sorted(found, key=lambda direction: -direction.rate)
-
-
-def _steepest_tied(data: RoundData, active, gradients) -> Direction | None:
-    """The fallback at a tie: argmax_{q,h} min_{j∈K_t} −L_j'(α; e_{q,h}) over stumps
-    (:mod:`.steepest`; None with trees, or if no stump is found)."""
-    codes, Q, presorted, domain_index = data.codes, data.Q, data.presorted, data.domain_index
-    if data.max_depth > 1:
-        return None
-    if codes.shape[1] == 1 and data.mixtures is None:
-        q, stump = steepest_coordinate(presorted, codes[:, 0], Q, gradients[:, 0], domain_index,
-                                       active)  # fmt: skip
-        if stump is None:
-            return None
-        signed = gradients[:, 0] * codes[:, 0] * Q[:, q] * predict_presorted(presorted, stump)
-        rates = np.bincount(domain_index, weights=signed, minlength=data.n_domains)
-        return Direction(float(rates[active].min()), q, stump)
-    tied = np.eye(data.n_domains)[active] if data.mixtures is None else data.mixtures[active]
-    best = None
-    for q in range(data.n_domains):
-        signed = gradients * codes * Q[:, [q]]  # (m, C)
-        by_vertex = tied[:, domain_index][:, :, None] * signed[None]
-        votes, feature, threshold, value = steepest_common_stump(presorted, by_vertex)
-        if best is None or value > best.rate:
-            stump = Stump(feature, threshold, int(votes[0]))
-            if codes.shape[1] > 1:
-                stump = VectorStump(Stump(feature, threshold, 1), tuple(int(v) for v in votes))
-            best = Direction(float(value), q, stump)
-    return best
-
-
 def step_along(data: RoundData, margins, directions, direction: Direction, round_number: int,
                l1_norm: float = 0.0):  # fmt: skip
     """Figure 1, line 11: (η, rule, error) along the margins' direction u_ic = Y_ic Q(q|x_i) h.
@@ -424,7 +269,8 @@ def step_along(data: RoundData, margins, directions, direction: Direction, round
     margins, directions : ndarray of shape (m, C)
         Y_ic f_c(x_i) and u_ic.
     direction : Direction
-        The coordinate (its rate and mass give the AdaBoost step's ε).
+        The coordinate (its rate and mass give the AdaBoost step's ε;
+        :class:`~.directions.Direction`).
     round_number : int
         t (the C/√t rule).
     l1_norm : float, default=0.0
@@ -501,7 +347,7 @@ def advance(margins, directions, step: float) -> np.ndarray:
 def _try(data, margins, l1_norm, objective, round_number, direction, details):
     """The round's record if stepping along ``direction`` is taken, else None: the AdaBoost,
     C/√t and separating steps always are, the others if η > 0 lowers the objective."""
-    directions = data.codes * data.Q[:, [direction.domain]] * _training_values(
+    directions = data.codes * data.Q[:, [direction.domain]] * training_values(
         direction.base, data.presorted)  # fmt: skip
     step, rule, error = step_along(data, margins, directions, direction, round_number, l1_norm)
     if rule not in ("separating", "constant_over_sqrt_t", "adaboost"):
@@ -570,7 +416,7 @@ def boost_round(data: RoundData, margins, l1_norm: float, round_number: int) -> 
         if record is not None:
             return record
     if data.mu is None and active.size > 1 and data.step != "adaboost":
-        direction = _steepest_tied(data, active, gradients)
+        direction = steepest_tied_direction(data, active, gradients)
         if direction is not None and direction.rate > beta:
             details["direction_rule"] = "steepest"
             record = _try(data, margins, l1_norm, objective, round_number, direction, details)
