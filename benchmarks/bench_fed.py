@@ -180,7 +180,7 @@ def run_central(X, y, domains, q, n_rounds):
     return model, per_round, one - per_round
 
 
-def run_dask(thresholds, n_rounds, chunk, d, mode="actors"):
+def run_dask(thresholds, n_rounds, chunk, d):
     """On a fresh LocalCluster, each worker generates one chunk (``source_chunk``) and keeps
     it; the Dask fit with the federated Q: (model, round seconds, set-up seconds, cluster
     start seconds)."""
@@ -206,8 +206,7 @@ def run_dask(thresholds, n_rounds, chunk, d, mode="actors"):
                 part = client.submit(operator.itemgetter(position), made, workers=[worker])
                 columns[position].append(da.from_delayed(part, shape, dtype))
         X_dask, y_dask, domains_dask = (da.concatenate(parts) for parts in columns)
-        model = DaskMultiBoostClassifier(n_estimators=n_rounds, thresholds=thresholds,
-                                         mode=mode)  # fmt: skip
+        model = DaskMultiBoostClassifier(n_estimators=n_rounds, thresholds=thresholds)
         model.fit(X_dask, y_dask, domains_dask, client=client)
         total = time.perf_counter() - start
     rounds = [record["seconds"] for record in model.federated_run_.history]

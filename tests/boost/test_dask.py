@@ -18,6 +18,7 @@ from boost.test_federated import three_domains
 from manytask.boost import DomainClassifier, MultiBoostClassifier
 from manytask.boost.federated import (
     ClientShard,
+    FederatedRun,
     FederatedServer,
     InProcessTransport,
     ModelState,
@@ -103,7 +104,7 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
 @pytest.mark.parametrize(
     "options, name",
     [({"step": "lemma1_bound"}, "step"), ({"n_bins": 1}, "n_bins"), ({"mu": -1.0}, "mu"),
-     ({"thresholds": "x"}, "thresholds"), ({"mode": "x"}, "mode"), ({"retries": -1}, "retries"),
+     ({"thresholds": "x"}, "thresholds"), ({"retries": -1}, "retries"),
      ({"timeout": 0}, "timeout"), ({"q_sample_size": 0}, "q_sample_size"),
      ({"n_estimators": 0}, "n_estimators"), ({"domain_classifier": "central"}, "domain_classifier"),
      ({"domain_classifier": DomainClassifier()}, "domain_classifier"),
@@ -240,13 +241,13 @@ def test_soft_max_mu_is_passed_to_the_server_and_equals_single_process_fit(dask_
     assert fitted.objective_ == pytest.approx(central.objective_, rel=1e-9)  # F_μ
 
 
-def test_central_sample_q_on_all_rows_and_task_mode_give_the_single_process_fit(dask_client):
+def test_central_sample_q_on_all_rows_gives_the_single_process_fit(dask_client):
     X, y, domains, X_dask = data(seed=1)
     y_dask = X_dask[:, 0] * 0 + y  # a dask y with X's row chunks
     central = MultiBoostClassifier(n_estimators=3).fit(X, y, domains)
-    fitted = DaskMultiBoostClassifier(
-        n_estimators=3, mode="tasks", domain_classifier="central_sample"
-    ).fit(X_dask, y_dask, domains, client=dask_client)
+    fitted = DaskMultiBoostClassifier(n_estimators=3, domain_classifier="central_sample").fit(
+        X_dask, y_dask, domains, client=dask_client
+    )
     np.testing.assert_allclose(
         fitted.domain_classifier_.predict_proba(X), central.domain_classifier_.predict_proba(X)
     )
@@ -267,10 +268,9 @@ def in_process_federated_run(X, y, domains, n_rounds, **transport_options):
     return q, record, server, history
 
 
-@pytest.mark.parametrize("mode", ["actors", "tasks"])
-def test_default_federated_q_equals_in_process_training_on_the_same_clients(dask_client, mode):
+def test_default_federated_q_equals_in_process_training_on_the_same_clients(dask_client):
     X, y, domains, X_dask = data(seed=6)
-    fitted = DaskMultiBoostClassifier(n_estimators=6, mode=mode).fit(X_dask, y, domains)
+    fitted = DaskMultiBoostClassifier(n_estimators=6).fit(X_dask, y, domains)
     q, record, server, history = in_process_federated_run(X, y, domains, 6)
     dask_record = fitted.federated_run_.setup["domain_classifier"]
     assert dask_record["converged"] and record["converged"]
@@ -291,6 +291,48 @@ def test_default_federated_q_equals_in_process_training_on_the_same_clients(dask
     # the set-up's numbers include Q's training
     setup = fitted.federated_run_.setup
     assert setup["numbers_from_clients"] > dask_record["numbers_from_clients"] > 0
+
+
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_dask_and_in_process_set_ups_search_the_same_candidates_and_give_the_same_model(
+    dask_client, monkeypatch, mu
+):
+    """One set-up for every transport: the Dask fit and the in-process transport on the same
+    clients (built here in NumPy) run prepare_server, so the clients' merged quantile sketches
+    give the same candidate table, and the model is the same within rounding."""
+    from manytask.boost.federated import setup as setup_module
+    from manytask.boost.federated.simulation import as_estimator
+
+    X, y, domains, X_dask = data(seed=4)
+    tables = []
+
+    def recording(*args, **kwargs):
+        features, flat, setup = setup_candidates(*args, **kwargs)
+        tables.append((features, flat))
+        return features, flat, setup
+
+    monkeypatch.setattr(setup_module, "setup_candidates", recording)
+    fitted = DaskMultiBoostClassifier(n_estimators=8, n_bins=8, mu=mu).fit(X_dask, y, domains)
+    shards, by_domain = numpy_shards(X, y, domains, None)
+    transport = InProcessTransport(shards)
+    server, setup, q = setup_module.prepare_server(
+        transport, by_domain, np.unique(domains), 3, federated_q=True, n_quantiles=7, mu=mu
+    )
+    monkeypatch.undo()
+    (dask_features, dask_flat), (features, flat) = tables
+    np.testing.assert_array_equal(dask_features, features)
+    # the sketches are computed by the same NumPy code on the same rows: equal to rounding
+    np.testing.assert_allclose(dask_flat, flat, rtol=1e-12, atol=0)
+    assert np.isneginf(flat).sum() == 1  # the constant stump, once
+    assert fitted.federated_run_.setup["n_candidates"] == setup["n_candidates"] == flat.size
+    run = FederatedRun(setup=setup, history=run_rounds(server, transport, by_domain, 8))
+    in_process = as_estimator(server.state, q, np.array([0, 1]), np.unique(domains), 3, run, mu)
+    # Q trained over either transport to L-BFGS-B's tolerance; the ensembles to rounding
+    np.testing.assert_allclose(fitted.domain_classifier_.predict_proba(X),
+                               q.predict_proba(X), rtol=0, atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(fitted.decision_function(X), in_process.decision_function(X),
+                               rtol=0, atol=1e-8)  # fmt: skip
+    np.testing.assert_array_equal(fitted.predict(X), in_process.predict(X))
 
 
 def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(dask_client):
@@ -421,10 +463,8 @@ def received_arrays(value):
     return []
 
 
-@pytest.mark.parametrize(
-    "q_option, mode", [("federated", "actors"), ("federated", "tasks"), ("given", "actors")]
-)
-def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch, q_option, mode):
+@pytest.mark.parametrize("q_option", ["federated", "given"])
+def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch, q_option):
     import dask.array as da
     import distributed
     from distributed.actor import ActorFuture
@@ -458,9 +498,9 @@ def test_driver_receives_aggregates_only_never_rows(dask_client, monkeypatch, q_
     monkeypatch.setattr(ActorFuture, "result", recording_result)
     # the default trains Q over the clients; a fitted Q is used as given
     q = "federated" if q_option == "federated" else DomainClassifier().fit(X, domains)
-    fitted = DaskMultiBoostClassifier(n_estimators=5, domain_classifier=q, n_bins=4,
-                                      mode=mode).fit(da.from_array(X, chunks=(150, 3)), y,
-                                                     domains)  # fmt: skip
+    fitted = DaskMultiBoostClassifier(n_estimators=5, domain_classifier=q, n_bins=4).fit(
+        da.from_array(X, chunks=(150, 3)), y, domains
+    )
     monkeypatch.undo()
     assert fitted.federated_run_.setup["n_clients"] == 12
     if q_option == "federated":

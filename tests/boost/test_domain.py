@@ -277,3 +277,12 @@ def test_from_fitted_equals_a_prefit_fit_without_seeing_inputs():
     prefit = DomainClassifier(estimator=fitted, clip=0.01, prefit=True).fit(X, domains)
     np.testing.assert_allclose(direct.predict_proba(X), prefit.predict_proba(X), rtol=0, atol=0)
     assert direct.n_features_in_ == prefit.n_features_in_
+
+
+@pytest.mark.parametrize("C, message", [(0, "C must be > 0"), ("1", "C must be a real number")])
+def test_federated_q_refuses_a_bad_c_before_any_request(C, message):
+    from manytask.boost.federated.domain import fit_domain_classifier
+
+    # transport None: any request before the check would fail with AttributeError instead
+    with pytest.raises(ValueError, match=f"^{message}"):
+        fit_domain_classifier(None, [[0], [1]], [0, 1], C=C)

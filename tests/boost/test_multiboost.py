@@ -13,9 +13,11 @@ from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
 from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
+from manytask.boost.directions import steepest_directions
 from manytask.boost.line_search import CoordinatePieces, minimise_max_newton
 from manytask.boost.objective import aggregate_weights as soft_max_weights
 from manytask.boost.objective import agnostic_objective as soft_max_objective
+from manytask.boost.rounds import RoundData
 from manytask.boost.steps import adaboost_step, penalised_line_search
 from manytask.boost.stumps import Stump, presort
 
@@ -330,13 +332,11 @@ def test_combined_weights_find_the_steepest_coordinate_of_soft_max():
         return soft_max_objective(losses, mu)
 
     # The round's candidates for F_μ: one per q, with the soft-max weights p of every domain.
-    rounds = MultiBoostClassifier(mu=mu)
-    rounds.domains_ = np.arange(2)
+    data = RoundData(presort(X), y[:, None], Q, domain_index, np.ones(y.size), 2, "exponential",
+                     "adaboost", mu=mu)  # fmt: skip
     p = soft_max_weights(np.bincount(domain_index, weights=scaled), mu)
-    candidates = rounds._direction_candidates(
-        [(q, p, 0) for q in range(2)], y[:, None], Q, presort(X), domain_index, scaled[:, None]
-    )
-    by_q = {q: (rate, stump) for rate, q, stump, _, _ in candidates}
+    candidates = steepest_directions(data, [(q, p) for q in range(2)], scaled[:, None])
+    by_q = {d.domain: (d.rate, d.base) for d in candidates}
     rates = [by_q[q][0] for q in range(2)]
     # Brute force over every coordinate (q, stump): −dF_μ/dη at η = 0 by finite differences.
     brute = {}

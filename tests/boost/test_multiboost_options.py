@@ -14,8 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from _helpers import two_separated_domains
-from manytask.boost import AdaBoost, DomainClassifier, MultiBoostClassifier, mixture_errors
-from manytask.boost.steps import block_step
+from manytask.boost import AdaBoost, DomainClassifier, MultiBoostClassifier
 from manytask.boost.stumps import best_stump, presort
 
 
@@ -322,7 +321,6 @@ def test_early_stopping_validation_losses_match_an_independent_split():
         ({"beta": -0.1}, "beta"),
         ({"beta": float("nan")}, "beta"),
         ({"multi_class": "ovr"}, "multi_class"),
-        ({"tie_step": "joint"}, "tie_step"),
         ({"n_iter_no_change": 2, "random_state": "seed"}, "random_state"),
     ],
 )
@@ -471,57 +469,6 @@ def test_bad_input_gives_clear_errors():
     # Integer-valued float domains are accepted as integer labels.
     fitted = clf.fit(X, y, domains=domains.astype(float))
     assert fitted.domains_.tolist() == [0, 1]
-
-
-# --------------------------------------------------------------------------- tie_step="block"
-
-
-def test_block_step_beats_a_fine_two_dimensional_grid():
-    rng = np.random.default_rng(14)
-    m = 40
-    domain_index = np.repeat([0, 1], m // 2)
-    weights = np.full(m, 2.0 / m)
-    margins = rng.normal(size=(m, 1))
-    # Each coordinate helps one domain and slightly hurts the other: the zig-zag set-up.
-    directions = np.stack([
-        np.where(domain_index == 0, rng.uniform(-0.2, 1.0, m), -0.05),
-        np.where(domain_index == 1, rng.uniform(-0.2, 1.0, m), -0.05),
-    ])[:, :, None]  # fmt: skip
-    steps = block_step(margins, directions, domain_index, weights, 2)
-
-    def objective(eta):
-        shifted = margins[:, 0] + eta @ directions[:, :, 0]
-        return max(np.mean(np.exp(-shifted[domain_index == k])) for k in (0, 1))
-
-    grid = np.linspace(0, 2 * steps.max() + 0.5, 301)
-    shifted = (
-        margins[:, 0]
-        + grid[:, None, None] * directions[0, :, 0]
-        + grid[None, :, None] * directions[1, :, 0]
-    )  # (G, G, m)
-    per_domain = [np.exp(-shifted[..., domain_index == k]).mean(axis=-1) for k in (0, 1)]
-    best_grid = np.maximum(*per_domain).min()
-    assert objective(steps) <= best_grid + 1e-9
-    assert objective(steps) < objective(np.zeros(2))
-    assert np.all(steps > 0)  # both coordinates are needed
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_block_tie_step_with_exact_steps_descends_and_beats_pooled_adaboost(seed):
-    X, y, domains = _two_domains(n=200, seed=seed)
-    block = MultiBoostClassifier(n_estimators=25, tie_step="block", step="exact_line_search")
-    block.fit(X, y, domains=domains)
-    objectives = [record["objective"] for record in block.history_] + [block.objective_]
-    assert np.all(np.diff(objectives) < 0)
-    assert block.objective_ == pytest.approx(_loop_losses(block, X, y, domains).max(), rel=1e-9)
-    assert block.objective_ < 0.5
-    assert any(record["step_rule"] == "block" for record in block.history_)
-    # 25 rounds (≤ 50 stumps) against pooled AdaBoost with 50 stumps.
-    pooled = AdaBoost(n_estimators=50).fit(X, y)
-    assert (
-        mixture_errors(block, X, y, domains).agnostic
-        < mixture_errors(pooled, X, y, domains).agnostic
-    )
 
 
 def test_history_records_losses_active_set_choice_and_step():

@@ -177,11 +177,11 @@ def test_three_class_predictions_and_probabilities():
     assert math.isclose(clf.feature_importances_.sum(), 1.0)
 
 
-def test_binned_multiclass_with_block_ties_and_exact_steps_descends():
+def test_binned_multiclass_with_exact_steps_descends():
     X, y, domains = _three_classes(n=120, seed=4)
-    clf = MultiBoostClassifier(
-        n_estimators=10, n_bins=8, tie_step="block", step="exact_line_search"
-    ).fit(X, y, domains=domains)
+    clf = MultiBoostClassifier(n_estimators=10, n_bins=8, step="exact_line_search").fit(
+        X, y, domains=domains
+    )
     objectives = [record["objective"] for record in clf.history_] + [clf.objective_]
     assert np.all(np.diff(objectives) <= 0) and objectives[-1] < objectives[0]
     assert clf.objective_ == pytest.approx(

@@ -5,7 +5,7 @@ compiled histograms against NumPy; the estimators with ``max_depth`` > 1."""
 import numpy as np
 import pytest
 
-from manytask.boost import AdaBoost, MultiBoostClassifier, kernels, presort, rounds
+from manytask.boost import AdaBoost, MultiBoostClassifier, directions, kernels, presort
 from manytask.boost.stumps import StumpResult, best_stump
 from manytask.boost.trees import Tree, grow_tree, tree_training_values
 
@@ -122,7 +122,7 @@ def test_multiboost_with_depth_one_trees_is_multiboost_with_stumps(monkeypatch):
     domains = np.repeat([0, 1, 2], 80)
     y = (X[:, 0] + 0.6 * (domains - 1) * X[:, 1] + 0.4 * rng.normal(size=240) > 0).astype(int)
     stumps = MultiBoostClassifier(n_estimators=15, n_bins=16).fit(X, y, domains=domains)
-    monkeypatch.setattr(rounds, "best_stump", _stump_search_by_depth_one_trees)
+    monkeypatch.setattr(directions, "best_stump", _stump_search_by_depth_one_trees)
     trees = MultiBoostClassifier(n_estimators=15, n_bins=16).fit(X, y, domains=domains)
     assert all(isinstance(h, Tree) for _, h in trees.estimators_)
     np.testing.assert_allclose(

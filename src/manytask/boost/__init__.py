@@ -7,19 +7,22 @@
   what one stump search reads (all points or a support).
 - :mod:`~manytask.boost.trees`: histogram trees of depth d with ±1 leaves, the base classes
   of ``max_depth`` > 1, grown greedily by the same edge criterion.
-- :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero.
+- :mod:`~manytask.boost.domain`: the domain classifier Q(k|x) of §3, clipped away from zero
+  (:mod:`~manytask.boost.clipping`).
 - :mod:`~manytask.boost.multiboost`: MULTIBOOST (Figure 1) as :class:`MultiBoostClassifier`
   with the paper's options (Φ = exp or logistic, hard max or soft-max μ, restricted
   mixture set Λ, ℓ1 penalty β, the AdaBoost step of Lemma 1 or another step rule of
-  :mod:`~manytask.boost.steps`, early stopping, block steps at ties; two or more classes):
-  validation, the fit loop and prediction.
-- :mod:`~manytask.boost.rounds`: one boosting round of Figure 1, for every option.
+  :mod:`~manytask.boost.steps`, early stopping; two or more classes): validation, the fit
+  loop and prediction.
+- :mod:`~manytask.boost.rounds`: one boosting round of Figure 1 as a pure function (state
+  in, a round record out), for every option; one short function per line 4–12;
+  :mod:`~manytask.boost.directions`: line 10, the steepest base classifier of each row.
 - :mod:`~manytask.boost.steepest`: the steepest coordinate of the max at a tie (the default
   round's fallback), exact and binned.
 - :mod:`~manytask.boost.objective`: Φ, F_k, the max over Λ's vertices, the soft-max and the
   quantities of one round of Figure 1 (D_t, ε, the direction score).
 - :mod:`~manytask.boost.steps`: every step rule (the AdaBoost step, Lemma 1's bound, the
-  exact line search, C/√t, the separating and the block step);
+  exact line search, C/√t, the separating step);
   :mod:`~manytask.boost.line_search`: the one 1-D convex solver they share.
 - :mod:`~manytask.boost.multiclass`: the AdaBoost.MH-style multi-class Q-ensemble (codes,
   vector stumps, their exact search; derivation and the two-class reduction).
@@ -35,7 +38,7 @@
   loops, and the switch between them and NumPy.
 - :mod:`~manytask.boost.federated`: FEDMULTIBOOST's protocol (pure client functions, the
   server, :func:`~manytask.boost.federated.simulate` in process) and its Flower and Dask
-  transports.
+  transports (imported on first use: it imports boost, never the other way).
 
 >>> import numpy as np
 >>> import manytask.boost as boost
@@ -44,7 +47,6 @@
 array([1.])
 """
 
-from . import federated  # FEDMULTIBOOST protocol and in-process simulation
 from .adaboost import AdaBoost
 from .baselines import AdaBoostPerDomain, DMSAClassifier, PooledAdaBoost
 from .domain import DomainClassifier
@@ -53,6 +55,17 @@ from .multiboost import MultiBoostClassifier
 from .multiclass import VectorStump
 from .stumps import PresortedFeatures, Stump, StumpResult, best_stump, presort
 from .trees import Tree, grow_tree
+
+
+def __getattr__(name):
+    """``manytask.boost.federated`` on first use: the federated package imports boost, never
+    the other way (importing :mod:`manytask.boost` does not load it)."""
+    if name == "federated":
+        import importlib
+
+        return importlib.import_module(".federated", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AdaBoost",

@@ -27,7 +27,7 @@ from .._validation import (
     unchanged_on_error,
     validate_X,
 )
-from .federated.domain_client import clip_probabilities
+from .clipping import clip_probabilities
 from .validation import as_domain_labels
 
 __all__ = ["DomainClassifier", "clip_probabilities"]

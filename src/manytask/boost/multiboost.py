@@ -1,6 +1,7 @@
 """MULTIBOOST (Figure 1 of ``boosting-with-multiple-sources.txt``) as a scikit-learn estimator:
-parameters, the fit loop with early stopping, and prediction. The round is in :mod:`.rounds`,
-the objective in :mod:`.objective`, the step rules in :mod:`.steps`.
+parameters, the fit loop with early stopping, and prediction. The round is a pure function,
+:func:`~.rounds.boost_round`; the objective is in :mod:`.objective`, the step rules in
+:mod:`.steps`.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from .._validation import (
     validate_X_y,
 )
 from .adaboost import AdaBoost
+from .directions import stump_values
 from .domain import DomainClassifier
 from .line_search import domain_layout
 from .multiclass import class_codes
 from .objective import LOSSES, agnostic_objective, check_mixtures, mixture_losses, phi_domain_losses
-from .rounds import Rounds, stump_values
+from .rounds import RoundData, boost_round, losses_and_active
 from .steps import check_step
 from .stumps import presort
 from .trees import DEFAULT_TREE_BINS, Tree
@@ -40,7 +42,7 @@ from .validation import (
 __all__ = ["AdaBoost", "MultiBoostClassifier"]
 
 
-class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
+class MultiBoostClassifier(ClassifierMixin, BaseEstimator):
     """MULTIBOOST (Figure 1): a Q-ensemble of stumps good on every source domain (or mixture).
 
     Coordinate descent on F(α) = max_{λ∈Λ} Σ_k λ_k F_k(α), F_k(α) = (1/m_k) Σ_{i∈S_k}
@@ -88,9 +90,6 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     n_iter_no_change : None or int >= 1
         Stop when the held-out agnostic loss has not improved for that many rounds and keep
         the best round's ensemble. None: no early stopping.
-    tie_step : {"coordinate", "block"}
-        At a tie of the hard max: one coordinate (Figure 1, default), or one joint step over
-        the best coordinate of every active function (:func:`~.steps.block_step`).
     max_depth : int >= 1
         1 (default): the base classes H_k are stumps, as in the paper's experiments. d > 1:
         H_k is the histogram trees of depth d with ±1 leaf votes (:mod:`~.trees`); each
@@ -114,7 +113,7 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         Per round: ``losses`` (F_k(α_{t−1})), ``objective``, ``active`` (K_t), ``domain``,
         ``stump``, ``step``, ``rate`` (−F'(α; e)), ``step_rule``, ``direction_rule``; with
         ``step="adaboost"`` also ``error``; with ``mu`` ``soft_weights``; with ``mixtures``
-        ``vertex_losses``. A block round holds lists. A last entry with ``stump=None`` and
+        ``vertex_losses``. A last entry with ``stump=None`` and
         ``stop`` gives the reason boosting stopped.
     objective_ : float
         F(α) (F_μ(α) with ``mu``) plus β‖α‖₁ on the training data.
@@ -159,7 +158,6 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         multi_class="auto",
         validation_fraction=0.1,
         n_iter_no_change=None,
-        tie_step="coordinate",
         max_depth=1,
     ):
         self.n_estimators = n_estimators
@@ -175,7 +173,6 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         self.multi_class = multi_class
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
-        self.tie_step = tie_step
         self.max_depth = max_depth
 
     # ----------------------------------------------------------------- fitting
@@ -183,18 +180,11 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive_int(self.max_depth, "max_depth")
-        if self.mu is not None and (
-            isinstance(self.mu, bool)
-            or not isinstance(self.mu, (int, float, np.integer, np.floating))
-            or not np.isfinite(self.mu)
-            or self.mu <= 0
-        ):
-            raise ValueError(f"mu must be None or a finite number > 0, got {self.mu!r}")
+        check_positive(self.mu, "mu", allow_none=True)
         check_choice(self.loss, "loss", LOSSES)
         check_step(self.step, self.loss)
         check_positive(self.step_constant, "step_constant", strict=True)
         check_positive(self.beta, "beta", strict=False)
-        check_choice(self.tie_step, "tie_step", ("coordinate", "block"))
         check_choice(self.multi_class, "multi_class", ("auto", "binary", "mh"))
         if self.domain_classifier is not None and not hasattr(
             self.domain_classifier, "predict_proba"
@@ -380,15 +370,17 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
         return DomainClassifier(estimator=self.domain_classifier, prefit=True).fit(X, domains)
 
     def _run(self, X, codes, domain_index, point_weights, validation_data):
-        """The boosting loop (with early stopping on ``validation_data`` if given)."""
+        """The boosting loop of :func:`~.rounds.boost_round` (with early stopping on
+        ``validation_data`` if given); sets the fitted attributes once, at the end."""
         n_domains = self.domains_.size
-        Q = self.domain_classifier_.predict_proba(X)  # (m, p), columns in domains_ order
-        n_bins = self.n_bins
-        if self.max_depth > 1 and n_bins is None:
-            n_bins = DEFAULT_TREE_BINS
-        presorted = presort(X, n_bins=n_bins)
-        self._domain_layout = domain_layout(domain_index, n_domains)  # for line searches
-        self.estimators_, weights, self.history_ = [], [], []
+        n_bins = DEFAULT_TREE_BINS if self.max_depth > 1 and self.n_bins is None else self.n_bins
+        data = RoundData(
+            presort(X, n_bins=n_bins), codes, self.domain_classifier_.predict_proba(X),
+            domain_index, point_weights, n_domains, self.loss, self.step,
+            float(self.step_constant), self._mixtures, self.mu, float(self.beta),
+            self.max_depth, domain_layout(domain_index, n_domains),
+        )  # fmt: skip
+        estimators, weights, history = [], [], []
         margins = np.zeros(codes.shape)
         if validation_data is not None:
             X_val, codes_val, domain_val = validation_data
@@ -396,48 +388,52 @@ class MultiBoostClassifier(Rounds, ClassifierMixin, BaseEstimator):
             val_weights = normalise_point_weights(None, domain_val, n_domains, self.domains_)
             val_margins = np.zeros(codes_val.shape)
             validation_losses = [self._validation_loss(val_margins, domain_val, val_weights)]
-            best = (validation_losses[0], 0, margins.copy())
+            best = (validation_losses[0], 0, margins)
             since_best = 0
         for round_number in range(1, self.n_estimators + 1):
-            n_before = len(weights)
-            stop = self._boost_round(
-                X, codes, Q, presorted, domain_index, point_weights, margins, weights,
-                round_number,
-            )  # fmt: skip
-            if validation_data is not None and len(weights) > n_before:
-                for (k, stump), step in zip(self.estimators_[n_before:], weights[n_before:]):
-                    values = stump_values(stump, X_val, check_input=False)  # X checked by fit
-                    val_margins += step * (codes_val * Q_val[:, [k]] * values)
+            record = boost_round(data, margins, float(np.sum(weights)), round_number)
+            history.append(self._history_entry(record))
+            if record.base is not None:
+                margins = record.margins
+                estimators.append((record.domain, record.base))
+                weights.append(record.step)
+            if validation_data is not None and record.base is not None:
+                values = stump_values(record.base, X_val, check_input=False)  # X checked by fit
+                val_margins = val_margins + record.step * (
+                    codes_val * Q_val[:, [record.domain]] * values
+                )
                 validation_losses.append(
                     self._validation_loss(val_margins, domain_val, val_weights)
                 )
                 if validation_losses[-1] < best[0]:
-                    best, since_best = (validation_losses[-1], len(weights), margins.copy()), 0
+                    best, since_best = (validation_losses[-1], len(weights), margins), 0
                 else:
                     since_best += 1
                 if since_best >= self.n_iter_no_change:
-                    self.history_[-1]["stop"] = "early stopping"
-                    stop = True
-            if stop:
+                    history[-1]["stop"] = "early stopping"
+                    break
+            if record.stop is not None:
                 break
         self.validation_losses_ = None
         if validation_data is not None:
             self.validation_losses_ = np.asarray(validation_losses)
             _, n_best, margins = best
-            del self.estimators_[n_best:]
-            del weights[n_best:]
+            del estimators[n_best:], weights[n_best:]
+        self.estimators_, self.history_ = estimators, history
         self.estimator_weights_ = np.asarray(weights, dtype=float)
-        penalty = float(self.beta) * float(self.estimator_weights_.sum())
-        losses = phi_domain_losses(
-            margins.reshape(codes.shape[0], -1),
-            domain_index,
-            point_weights / codes.shape[1],
-            n_domains,
-            self.loss,
-        )
-        self.objective_ = agnostic_objective(mixture_losses(losses, self._mixtures), self.mu)
-        self.objective_ += penalty
-        del self._domain_layout
+        l1_norm = float(self.estimator_weights_.sum())
+        self.objective_ = losses_and_active(data, margins, l1_norm)[2]  # F(α) + β‖α‖₁
+
+    def _history_entry(self, record):
+        """``history_``'s entry of one :class:`~.rounds.RoundRecord` (source labels)."""
+        details = dict(record.details)
+        active = details["active"]
+        details["active"] = (self.domains_[active] if self._mixtures is None else active).tolist()
+        domain = None if record.base is None else self.domains_[record.domain]
+        entry = {**details, "step": float(record.step), "stump": record.base, "domain": domain}
+        if record.stop is not None:
+            entry["stop"] = record.stop
+        return entry
 
     def _validation_loss(self, margins, domain_index, point_weights):
         losses = phi_domain_losses(

@@ -1,34 +1,44 @@
-"""One round of MULTIBOOST (Figure 1, lines 3–12) for every option of the estimator: the
-losses F_k (eq. 4), the active set K_t (line 5), D_t (line 9), the steepest stump per active
-domain, vertex of Λ or, for the soft-max (§3), every domain (line 10), and the step
-(:mod:`.steps`), with the tie fallbacks of :mod:`.steepest` and ``tie_step="block"``.
+"""One round of MULTIBOOST (Figure 1) as a pure function: :func:`boost_round` takes what a fit
+holds fixed (:class:`RoundData`) and the state (the margins Y_ic f_c(x_i), ‖α‖₁, t), changes
+nothing, and returns a :class:`RoundRecord` (the chosen base classifier, η, the new margins, why
+boosting stopped). The caller (:class:`~manytask.boost.MultiBoostClassifier`, binary or
+multi-class) keeps the ensemble. Figure 1's lines, one function each:
+
+- lines 4–5, the losses F_k and the active set K_t: :func:`losses_and_active`;
+- lines 7–9, Z_{t,k} and D_t (unnormalised, per virtual point): :func:`gradient_weights`;
+- line 10, the steepest base classifier of each row:
+  :func:`~.directions.steepest_directions` (:mod:`.directions`);
+- line 11, the step η_t by the chosen rule (:mod:`.steps`): :func:`step_along`;
+- line 12, α_t = α_{t−1} + η_t e_{k,r} on the margins: :func:`advance`.
+
+The federated round (:func:`~manytask.boost.federated.driver.run_round`) takes the same
+decisions from the clients' sums, with the same steps, tie rule and stop reasons.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from .multiclass import VectorStump, best_vector_stump, steepest_common_stump
+from .directions import Direction, steepest_directions, steepest_tied_direction, training_values
 from .objective import (
     active_domains,
     aggregate_weights,
     agnostic_objective,
-    direction_score,
     mixture_losses,
     objective_along,
     phi,
     phi_derivative,
     phi_domain_losses,
-    weighted_error,
 )
-from .steepest import steepest_coordinate
 from .steps import (
     STOP_NO_DESCENT,
     STOP_NO_DESCENT_MU,
     STOP_NO_EDGE,
+    STOP_SEPARATING,
     adaboost_error,
     adaboost_step,
-    block_step,
     constant_over_sqrt_t_step,
     lemma1_step,
     lemma1_terms,
@@ -36,303 +46,385 @@ from .steps import (
     separates,
     separating_step,
 )
-from .stumps import Stump, best_stump, predict_presorted
-from .trees import Tree, grow_tree, tree_training_values
 
-__all__ = ["Rounds", "stump_values"]
+__all__ = [
+    "RoundData",
+    "RoundRecord",
+    "advance",
+    "boost_round",
+    "gradient_weights",
+    "losses_and_active",
+    "step_along",
+]
 
 
-def stump_values(stump, X, check_input: bool = True) -> np.ndarray:
-    """h(x, c) as an (N, C) array: C = 1 for a binary stump, K for a vector stump.
+@dataclass(frozen=True)
+class RoundData:
+    """What every round of one fit shares: the training points and the options.
 
     Parameters
     ----------
-    stump : Stump, Tree or VectorStump
-        The base function.
-    X : array_like of shape (N, d)
-        The inputs.
-    check_input : bool
-        False skips re-checking ``X`` (the fit loop's inputs, checked once).
-
-    Returns
-    -------
-    ndarray of shape (N, C)
-        The base function's values, one column per code.
+    presorted : PresortedFeatures
+        The training inputs (:func:`~manytask.boost.stumps.presort`).
+    codes : ndarray of shape (m, C)
+        Y_ic: ±1 labels (C = 1) or the class codes of :mod:`.multiclass`.
+    Q : ndarray of shape (m, p)
+        Q(k|x_i) on the training points.
+    domain_index : ndarray of shape (m,)
+        The source of each point, in 0..p−1.
+    point_weights : ndarray of shape (m,)
+        c_i, normalised per source (F_k is the c-weighted mean over S_k).
+    n_domains : int
+        p.
+    loss : {"exponential", "logistic"}
+        Φ.
+    step : str
+        The step rule (:data:`~.steps.STEP_RULES`).
+    step_constant : float, default=1.0
+        C of the C/√t rule.
+    mixtures : None or ndarray of shape (v, p)
+        The vertices of Λ; None: the simplex.
+    mu : None or float
+        The soft-max temperature; None: the hard max.
+    beta : float, default=0.0
+        The ℓ1 penalty β.
+    max_depth : int, default=1
+        Depth of the base trees (1: stumps).
+    layout : tuple, optional
+        :func:`~.line_search.domain_layout` for the exact line search.
 
     Examples
     --------
-    >>> from manytask.boost.stumps import Stump
-    >>> stump_values(Stump(0, 0.5, 1), [[0.0], [1.0]]).tolist()
-    [[-1.0], [1.0]]
+    >>> from manytask.boost.stumps import presort
+    >>> data = RoundData(presort(np.array([[0.0], [1.0]])), np.array([[-1.0], [1.0]]),
+    ...                  np.ones((2, 1)), np.zeros(2, dtype=int), np.full(2, 0.5), 1,
+    ...                  "exponential", "adaboost")
+    >>> data.code_weights.tolist()
+    [0.5, 0.5]
     """
-    values = stump.predict(X, check_input=check_input)
-    return values[:, None] if values.ndim == 1 else values
+
+    presorted: object
+    codes: np.ndarray
+    Q: np.ndarray
+    domain_index: np.ndarray
+    point_weights: np.ndarray
+    n_domains: int
+    loss: str
+    step: str
+    step_constant: float = 1.0
+    mixtures: np.ndarray | None = None
+    mu: float | None = None
+    beta: float = 0.0
+    max_depth: int = 1
+    layout: tuple | None = None
+
+    @property
+    def code_weights(self) -> np.ndarray:
+        """c_i/C: the weight of each of a point's C virtual points (:mod:`.multiclass`).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            ``point_weights / C``.
+
+        Examples
+        --------
+        >>> from manytask.boost.stumps import presort
+        >>> RoundData(presort(np.zeros((2, 1))), np.ones((2, 3)), np.ones((2, 1)),
+        ...           np.zeros(2, dtype=int), np.ones(2), 1, "exponential",
+        ...           "adaboost").code_weights.round(4).tolist()
+        [0.3333, 0.3333]
+        """
+        return self.point_weights / self.codes.shape[1]
 
 
-def _training_values(stump, presorted) -> np.ndarray:
-    """:func:`stump_values` on the training points, read from the presorted features."""
-    if isinstance(stump, Tree):
-        values = tree_training_values(presorted, stump)
-        return values[:, None] if values.ndim == 1 else values
-    if isinstance(stump, VectorStump):
-        votes = np.asarray(stump.votes, dtype=float)
-        return predict_presorted(presorted, stump.stump)[:, None] * votes[None, :]
-    return predict_presorted(presorted, stump)[:, None]
+@dataclass(frozen=True)
+class RoundRecord:
+    """What one round did: the term taken (or none), the new margins and why boosting stops.
 
-
-class Rounds:
-    """The round of Figure 1 (lines 3–12) for every option (Φ, Λ, μ, β, step rule, classes, ties).
-
-    A mixin of :class:`~manytask.boost.MultiBoostClassifier`, which holds the options and the
-    fitted state; it has no public methods of its own.
+    Parameters
+    ----------
+    margins : ndarray of shape (m, C)
+        Y_ic f_c(x_i) after the round (the input margins if no step).
+    domain, base : int and base classifier, or None
+        The term (q, h) taken; None if the round took no step.
+    step : float
+        η_t (0 if no step).
+    stop : str or None
+        Why boosting stops after this round (:mod:`.steps`' ``STOP_*``), None to go on.
+    details : dict
+        ``losses``, ``objective``, ``active`` (indices), ``rate``, ``step_rule``,
+        ``direction_rule`` and, as they apply, ``error``, ``soft_weights``,
+        ``vertex_losses``.
 
     Examples
     --------
-    >>> from manytask.boost import MultiBoostClassifier
-    >>> issubclass(MultiBoostClassifier, Rounds)
+    >>> RoundRecord(np.zeros((2, 1)), stop="no direction with error < 1/2").base is None
     True
     """
 
-    def _take_step(
-        self, record, margins, weights, q, stump, step, step_rule, directions, Q,
-        direction_rule, **details,
-    ):  # fmt: skip
-        """Add η·Q(q|·)h to the ensemble and record the round; True if boosting must stop.
+    margins: np.ndarray
+    domain: int | None = None
+    base: object = None
+    step: float = 0.0
+    stop: str | None = None
+    details: dict = field(default_factory=dict)
 
-        A "separating" direction (every training margin grows) has its minimum at η → ∞: take
-        the finite :func:`~.steps.separating_step` instead, and stop.
-        """
-        if step_rule == "separating":
-            step = separating_step(weights, Q[:, q].min())
-        margins += step * directions
-        self.estimators_.append((q, stump))
-        weights.append(float(step))
-        record.update(
-            domain=self.domains_[q], stump=stump, step=float(step), step_rule=step_rule,
-            direction_rule=direction_rule, **details,
-        )  # fmt: skip
-        self.history_.append(record)
-        return step_rule == "separating"
 
-    def _boost_round(
-        self, X, codes, Q, presorted, domain_index, point_weights, margins, weights, round_number
-    ):
-        """One round for every option (Φ, Λ, μ, β, step rule, multi-class); True = stop.
+def losses_and_active(data: RoundData, margins, l1_norm: float = 0.0):
+    """Figure 1, lines 4–5: F_k(α), the objective (+ β‖α‖₁) and K_t.
 
-        ``margins`` (m, C) are Y_ic f_c(x_i) (C = 1 binary, C = K multi-class); each entry is a
-        virtual point of weight c_i/C (:mod:`.multiclass`).
-        """
-        n_domains, n_codes = self.domains_.size, codes.shape[1]
-        mixtures, mu, beta, loss = self._mixtures, self.mu, float(self.beta), self.loss
-        code_weights = point_weights / n_codes
-        losses = phi_domain_losses(margins, domain_index, code_weights, n_domains, loss)
-        vertex_losses = mixture_losses(losses, mixtures)
-        penalty = beta * float(np.sum(weights))
-        objective = agnostic_objective(vertex_losses, mu) + penalty
-        record = {"losses": losses.copy(), "objective": objective}
-        if mixtures is not None:
-            record["vertex_losses"] = vertex_losses.copy()
-        # w_ic = (c_i/C) Φ'(−Y_ic f_c(x_i)): the unnormalised D_t (Figure 1, line 9).
-        gradient_weights = code_weights[:, None] * phi_derivative(-margins, loss)
-        active = active_domains(vertex_losses)
-        if mu is not None:
-            soft_weights = aggregate_weights(vertex_losses, mu)
-            record["soft_weights"] = soft_weights
-            combined = soft_weights if mixtures is None else soft_weights @ mixtures
-            rows = [(q, combined, 0) for q in range(n_domains)]
-            direction_rule = "soft_max"
-        elif mixtures is None:
-            rows, direction_rule = [(k, np.eye(n_domains)[k], k) for k in active], "paper"
-        else:
-            rows = [(q, mixtures[v], v) for v in active for q in range(n_domains)]
-            direction_rule = "vertex"
-        record["active"] = self.domains_[active].tolist() if mixtures is None else active.tolist()
-        candidates = self._direction_candidates(
-            rows, codes, Q, presorted, domain_index, gradient_weights
-        )
-        candidates = [item for item in candidates if item[0] > beta]
-        if mu is not None:
-            candidates = candidates[:1]  # F_μ is smooth: its steepest coordinate descends
-        state = (presorted, codes, Q, domain_index, code_weights, margins, weights, round_number)
-        block_ties = self.tie_step == "block" and self.step != "constant_over_sqrt_t"
-        if block_ties and mu is None and active.size > 1:
-            block = {}
-            for rate, q, stump, tag, _ in candidates:  # by decreasing rate: each tag's best
-                block.setdefault(tag, (rate, q, stump))
-            if len(block) > 1:
-                stop = self._try_block(state, record, objective, list(block.values()))
-                if stop is not None:
-                    return stop
-        if self.step == "adaboost":
-            candidates = candidates[:1]  # always taken: the best direction (Figure 1, line 10)
-        for rate, q, stump, _, mass in candidates:
-            stop = self._try_direction(
-                state, record, objective, rate, q, stump, direction_rule, mass
-            )
-            if stop is not None:
-                return stop
-        if mu is None and active.size > 1 and self.step != "adaboost":
-            rate, q, stump = self._steepest_tied_coordinate(
-                active, codes, Q, presorted, domain_index, gradient_weights
-            )
-            if rate > beta:
-                stop = self._try_direction(state, record, objective, rate, q, stump, "steepest")
-                if stop is not None:
-                    return stop
-        reason = STOP_NO_DESCENT if mu is None else STOP_NO_DESCENT_MU
-        reason += " + beta*|alpha|_1" if beta > 0 else ""
-        if self.step == "adaboost":
-            reason = STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
-        record.update(domain=None, stump=None, step=0.0, stop=reason)
-        self.history_.append(record)
-        return True
+    Parameters
+    ----------
+    data : RoundData
+        The fit's points and options.
+    margins : ndarray of shape (m, C)
+        Y_ic f_c(x_i).
+    l1_norm : float, default=0.0
+        ‖α‖₁.
 
-    def _try_direction(self, state, record, objective, rate, q, stump, direction_rule,
-                       mass=None):  # fmt: skip
-        """Step along Q(q|·)h if it decreases the objective (True/False = stop or not), else
-        None; the AdaBoost and C/√t rules always step (``mass``: see _direction_candidates)."""
-        presorted, codes, Q, domain_index, code_weights, margins, weights, round_number = state
-        directions = codes * Q[:, [q]] * _training_values(stump, presorted)  # u_ic
-        details = {"rate": float(rate)}
-        if self.step == "adaboost":
-            details["error"] = adaboost_error(rate, mass)
-            weighted = code_weights[:, None] * phi(-margins, self.loss) > 0
-            beta = float(self.beta)
-            step = (
-                np.inf
-                if separates(directions, weighted, beta)
-                else adaboost_step(details["error"], beta, mass)
-            )
-            step_rule = "adaboost" if np.isfinite(step) else "separating"
-        else:
-            step, step_rule = self._coordinate_step(
-                margins, directions, domain_index, code_weights, round_number
-            )
-        if step_rule not in ("separating", "constant_over_sqrt_t", "adaboost"):
-            value = objective_along(
-                step, margins, directions, domain_index, code_weights, self.domains_.size,
-                self.loss, self._mixtures, self.mu, float(self.beta),
-            ) + float(self.beta) * float(np.sum(weights))  # fmt: skip
-            if not (step > 0 and value < objective):
-                return None
-        return self._take_step(
-            record, margins, weights, q, stump, step, step_rule, directions, Q, direction_rule,
-            **details,
-        )  # fmt: skip
+    Returns
+    -------
+    losses : ndarray of shape (p,)
+        F_k.
+    vertex_losses : ndarray of shape (p,) or (v,)
+        The losses of Λ's vertices (F_k for the simplex).
+    objective : float
+        max_v L_v (F_μ with ``mu``) + β‖α‖₁.
+    active : ndarray of int
+        The vertices attaining the max (K_t), to :data:`~.steps.TIE_RTOL`.
 
-    def _try_block(self, state, record, objective, block):
-        """Joint step over one coordinate per tied function (``tie_step="block"``): the
-        :func:`~manytask.boost.steps.block_step` minimiser, taken if it decreases the
-        objective (True/False = stop or not), else None."""
-        presorted, codes, Q, domain_index, code_weights, margins, weights, _ = state
-        beta = float(self.beta)
-        directions = np.array(
-            [codes * Q[:, [q]] * _training_values(stump, presorted) for _, q, stump in block]
-        )
-        steps = block_step(
-            margins, directions, domain_index, code_weights, self.domains_.size, self.loss,
-            self._mixtures, beta,
-        )  # fmt: skip
-        shifted = margins + np.tensordot(steps, directions, axes=1)
-        losses = phi_domain_losses(
-            shifted, domain_index, code_weights, self.domains_.size, self.loss
-        )
-        value = agnostic_objective(mixture_losses(losses, self._mixtures))
-        value += beta * (float(np.sum(weights)) + float(steps.sum()))
-        if not value < objective:
-            return None
-        margins[...] = shifted
-        taken = [(rate, q, stump, step) for (rate, q, stump), step in zip(block, steps) if step > 0]
-        for _, q, stump, step in taken:
-            self.estimators_.append((q, stump))
-            weights.append(float(step))
-        record.update(
-            domain=[self.domains_[q] for _, q, _, _ in taken],
-            stump=[stump for _, _, stump, _ in taken],
-            step=[float(step) for *_, step in taken],
-            step_rule="block", direction_rule="block",
-            rate=[float(rate) for rate, *_ in taken],
-        )  # fmt: skip
-        self.history_.append(record)
-        return False
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> data = RoundData(presort(np.zeros((2, 1))), np.ones((2, 1)), np.ones((2, 2)) / 2,
+    ...                  np.array([0, 1]), np.ones(2), 2, "exponential", "adaboost")
+    >>> losses, _, objective, active = losses_and_active(data, np.array([[0.0], [1.0]]))
+    >>> losses.round(4).tolist(), round(objective, 4), active.tolist()
+    ([1.0, 0.3679], 1.0, [0])
+    """
+    losses = phi_domain_losses(
+        margins, data.domain_index, data.code_weights, data.n_domains, data.loss
+    )
+    vertex_losses = mixture_losses(losses, data.mixtures)
+    objective = agnostic_objective(vertex_losses, data.mu) + float(data.beta) * l1_norm
+    return losses, vertex_losses, objective, active_domains(vertex_losses)
 
-    def _steepest_tied_coordinate(self, active, codes, Q, presorted, domain_index, gradients):
-        """(rate, q, stump) maximising min_j −L_j'(α; e_{q,h}) over the tied functions L_j."""
-        mixtures, n_domains = self._mixtures, self.domains_.size
-        if self.max_depth > 1:  # the fallback searches stumps only
-            return -np.inf, 0, None
-        if codes.shape[1] == 1 and mixtures is None:
-            q, stump = steepest_coordinate(
-                presorted, codes[:, 0], Q, gradients[:, 0], domain_index, active
-            )
-            if stump is None:
-                return -np.inf, 0, None
-            signed = gradients[:, 0] * codes[:, 0] * Q[:, q] * predict_presorted(presorted, stump)
-            rates = np.bincount(domain_index, weights=signed, minlength=n_domains)
-            return float(rates[active].min()), q, stump
-        tied = np.eye(n_domains)[active] if mixtures is None else mixtures[active]
-        best = (-np.inf, 0, None)
-        for q in range(self.domains_.size):
-            signed = gradients * codes * Q[:, [q]]  # (m, C)
-            by_vertex = tied[:, domain_index][:, :, None] * signed[None]
-            votes, feature, threshold, value = steepest_common_stump(presorted, by_vertex)
-            if value > best[0]:
-                if codes.shape[1] == 1:
-                    stump = Stump(feature, threshold, int(votes[0]))
-                else:
-                    stump = VectorStump(Stump(feature, threshold, 1), tuple(int(v) for v in votes))
-                best = (value, q, stump)
-        return best
 
-    def _direction_candidates(self, rows, codes, Q, presorted, domain_index, gradient_weights):
-        """[(rate, q, stump, tag, mass)] by decreasing rate: for each row (q, ω, tag) the stump
-        maximising −(Σ_k ω_k F_k)'(α; e_{q,h}) (Figure 1, line 10) and the mass Σ_k ω_k Z_k of
-        its weights (ε = ½(1 − rate/mass))."""
-        n_domains = self.domains_.size
-        domain_masses = np.bincount(
-            domain_index, weights=gradient_weights.sum(axis=1), minlength=n_domains
-        )  # Z_{t,k}/m_k
-        masses = np.array([weights @ domain_masses for _, weights, _ in rows])
-        scale = np.array([weights[domain_index] for _, weights, _ in rows])  # (R, m)
-        queried = Q[:, [q for q, _, _ in rows]].T
-        candidates = []
-        if self.max_depth > 1:  # a tree per row; its edge is the rate (see .trees)
-            for (q, _, tag), row_scale, mass in zip(rows, scale * queried, masses):
-                signed = gradient_weights * codes * row_scale[:, None]
-                tree, edge = grow_tree(presorted, signed, self.max_depth)
-                candidates.append((edge, int(q), tree, tag, float(mass)))
-        elif codes.shape[1] == 1:
-            distributions = scale * gradient_weights[:, 0][None, :] / masses[:, None]
-            stump_weights = distributions * queried
-            results = best_stump(presorted, codes[:, 0], stump_weights, check_input=False)
-            for (q, _, tag), row_weights, result, mass in zip(rows, stump_weights, results, masses):
-                error = weighted_error(row_weights.sum(), result.error)
-                rate = float(direction_score(mass, error))
-                candidates.append((rate, int(q), result.stump, tag, float(mass)))
-        else:
-            for (q, _, tag), row_scale, mass in zip(rows, scale * queried, masses):
-                signed = gradient_weights * codes * row_scale[:, None]
-                stump, rate = best_vector_stump(presorted, signed)
-                candidates.append((rate, int(q), stump, tag, float(mass)))
-        order = sorted(range(len(candidates)), key=lambda row: -candidates[row][0])
-        return [candidates[row] for row in order]
+def gradient_weights(data: RoundData, margins) -> np.ndarray:
+    """Figure 1, lines 7–9: w_ic = (c_i/C) Φ'(−Y_ic f_c(x_i)), D_t before normalisation.
 
-    def _coordinate_step(self, margins, directions, domain_index, code_weights, round_number):
-        """(η, rule) along the directional margins u_ic by the chosen ``step`` rule."""
-        n_domains = self.domains_.size
-        mixtures, mu, beta = self._mixtures, self.mu, float(self.beta)
-        if self.step == "constant_over_sqrt_t":
-            constant = float(self.step_constant)
-            return constant_over_sqrt_t_step(round_number, constant), "constant_over_sqrt_t"
-        if self.step == "lemma1_bound":
-            scaled = code_weights[:, None] * phi(-margins, "exponential")
-            plus, minus = lemma1_terms(scaled, directions, domain_index, n_domains)
-            if beta == 0 and np.all(minus <= 0):
-                return np.inf, "separating"
-            step, _ = lemma1_step(plus, minus, mixtures, mu, beta)
-            return (step, "lemma1_bound") if np.isfinite(step) else (np.inf, "separating")
+    Summed over source k's points, w gives Z_{t,k}/m_k (line 7); D_t(k, i) = w_i/(Z_{t,k}/m_k)
+    (line 9).
+
+    Parameters
+    ----------
+    data : RoundData
+        The fit's points and options.
+    margins : ndarray of shape (m, C)
+        Y_ic f_c(x_i).
+
+    Returns
+    -------
+    ndarray of shape (m, C)
+        w_ic.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> data = RoundData(presort(np.zeros((2, 1))), np.ones((2, 1)), np.ones((2, 1)),
+    ...                  np.zeros(2, dtype=int), np.full(2, 0.5), 1, "exponential", "adaboost")
+    >>> gradient_weights(data, np.zeros((2, 1))).tolist()
+    [[0.5], [0.5]]
+    """
+    return data.code_weights[:, None] * phi_derivative(-margins, data.loss)
+
+
+def _rows(data: RoundData, vertex_losses, active):
+    """The rows (q, ω) of line 10 and their rule: per active source (the paper), per (vertex,
+    source) for a restricted Λ, per source with the soft-max weights p for F_μ."""
+    eye = np.eye(data.n_domains)
+    if data.mu is not None:
+        weights = aggregate_weights(vertex_losses, data.mu)
+        combined = weights if data.mixtures is None else weights @ data.mixtures
+        return [(q, combined) for q in range(data.n_domains)], "soft_max"
+    if data.mixtures is None:
+        return [(int(k), eye[k]) for k in active], "paper"
+    return [(q, data.mixtures[v]) for v in active for q in range(data.n_domains)], "vertex"
+
+
+def step_along(data: RoundData, margins, directions, direction: Direction, round_number: int,
+               l1_norm: float = 0.0):  # fmt: skip
+    """Figure 1, line 11: (η, rule, error) along the margins' direction u_ic = Y_ic Q(q|x_i) h.
+
+    The rule is ``data.step``'s: Lemma 1's ½ log((1 − ε)/ε) (``"adaboost"``, ``error`` ε), the
+    exact argmin_{η≥0} F(α + ηe) + βη, the minimiser of Lemma 1's bound, or C/√t. A direction
+    along which F → 0 (η = ∞) is given MultiBoost's finite :func:`~.steps.separating_step`,
+    rule ``"separating"``.
+
+    Parameters
+    ----------
+    data : RoundData
+        The fit's points and options.
+    margins, directions : ndarray of shape (m, C)
+        Y_ic f_c(x_i) and u_ic.
+    direction : Direction
+        The coordinate (its rate and mass give the AdaBoost step's ε;
+        :class:`~.directions.Direction`).
+    round_number : int
+        t (the C/√t rule).
+    l1_norm : float, default=0.0
+        ‖α‖₁ (the separating step).
+
+    Returns
+    -------
+    step : float
+        η ≥ 0, finite.
+    rule : str
+        The rule that gave it.
+    error : float or None
+        ε of the AdaBoost step.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> data = RoundData(presort(np.zeros((2, 1))), np.ones((2, 1)), np.ones((2, 1)),
+    ...                  np.zeros(2, dtype=int), np.full(2, 0.5), 1, "exponential", "adaboost")
+    >>> u = np.array([[1.0], [-1.0]])
+    >>> step_along(data, np.zeros((2, 1)), u, Direction(0.5, 0, None, 1.0), 1)[:2]
+    (0.5493061443340549, 'adaboost')
+    """
+    n_domains, beta, loss = data.n_domains, float(data.beta), data.loss
+    weights, error = data.code_weights, None
+    if data.step == "adaboost":
+        error = adaboost_error(direction.rate, direction.mass)
+        weighted = weights[:, None] * phi(-margins, loss) > 0
+        step = np.inf if separates(directions, weighted, beta) else adaboost_step(
+            error, beta, direction.mass)  # fmt: skip
+        rule = "adaboost"
+    elif data.step == "constant_over_sqrt_t":
+        step, rule = constant_over_sqrt_t_step(round_number, float(data.step_constant)), data.step
+    elif data.step == "lemma1_bound":
+        scaled = weights[:, None] * phi(-margins, "exponential")
+        plus, minus = lemma1_terms(scaled, directions, data.domain_index, n_domains)
+        separating = beta == 0 and np.all(minus <= 0)
+        step = np.inf if separating else lemma1_step(plus, minus, data.mixtures, data.mu, beta)[0]
+        rule = data.step
+    else:
         step = penalised_line_search(
-            margins, directions, domain_index, code_weights, n_domains, self.loss, mixtures,
-            mu, beta, self._domain_layout,
+            margins, directions, data.domain_index, weights, n_domains, loss, data.mixtures,
+            data.mu, beta, data.layout,
         )  # fmt: skip
-        return (step, "exact_line_search") if np.isfinite(step) else (np.inf, "separating")
+        rule = data.step
+    if not np.isfinite(step):
+        return separating_step([l1_norm], data.Q[:, direction.domain].min()), "separating", error
+    return float(step), rule, error
+
+
+def advance(margins, directions, step: float) -> np.ndarray:
+    """Figure 1, line 12: the margins of α_t = α_{t−1} + η_t e_{q,h}, a new array.
+
+    Parameters
+    ----------
+    margins, directions : ndarray of shape (m, C)
+        Y_ic f_c(x_i) and u_ic = Y_ic Q(q|x_i) h_c(x_i).
+    step : float
+        η_t.
+
+    Returns
+    -------
+    ndarray of shape (m, C)
+        Y_ic (f_c(x_i) + η_t u_ic / Y_ic) = margins + η_t u.
+
+    Examples
+    --------
+    >>> advance(np.zeros((2, 1)), np.array([[1.0], [-1.0]]), 0.5).tolist()
+    [[0.5], [-0.5]]
+    """
+    return margins + step * directions
+
+
+def _try(data, margins, l1_norm, objective, round_number, direction, details):
+    """The round's record if stepping along ``direction`` is taken, else None: the AdaBoost,
+    C/√t and separating steps always are, the others if η > 0 lowers the objective."""
+    directions = data.codes * data.Q[:, [direction.domain]] * training_values(
+        direction.base, data.presorted)  # fmt: skip
+    step, rule, error = step_along(data, margins, directions, direction, round_number, l1_norm)
+    if rule not in ("separating", "constant_over_sqrt_t", "adaboost"):
+        value = objective_along(
+            step, margins, directions, data.domain_index, data.code_weights, data.n_domains,
+            data.loss, data.mixtures, data.mu, float(data.beta),
+        ) + float(data.beta) * l1_norm  # fmt: skip
+        if not (step > 0 and value < objective):
+            return None
+    details = {**details, "rate": direction.rate, "step_rule": rule}
+    if error is not None:
+        details["error"] = error
+    return RoundRecord(advance(margins, directions, step), direction.domain, direction.base, step,
+                       STOP_SEPARATING if rule == "separating" else None, details)  # fmt: skip
+
+
+def boost_round(data: RoundData, margins, l1_norm: float, round_number: int) -> RoundRecord:
+    """One round of Figure 1 (lines 4–12) for every option (Φ, Λ, μ, β, step rule, classes).
+
+    The directions of line 10 are tried by decreasing rate; the AdaBoost step takes the first
+    (Lemma 1), the soft-max's single steepest coordinate is the only one (F_μ is smooth).
+    With an exact step, a direction that does not lower F (at a tie of the hard max it may
+    raise another active F_l) is passed over, then the steepest coordinate of F itself
+    (:mod:`.steepest`) is tried; if none lowers F the record says why boosting stops.
+
+    Parameters
+    ----------
+    data : RoundData
+        The fit's points and options.
+    margins : ndarray of shape (m, C)
+        Y_ic f_c(x_i) of α_{t−1} (C = 1 binary, K multi-class); not modified.
+    l1_norm : float
+        ‖α_{t−1}‖₁.
+    round_number : int
+        t ≥ 1.
+
+    Returns
+    -------
+    RoundRecord
+        The term taken (if any), η_t, the new margins and the stop reason.
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> data = RoundData(presort(X), np.array([[-1.0], [1.0], [-1.0], [1.0]]), np.ones((4, 1)),
+    ...                  np.zeros(4, dtype=int), np.full(4, 0.25), 1, "exponential", "adaboost")
+    >>> record = boost_round(data, np.zeros((4, 1)), 0.0, 1)
+    >>> record.domain, round(record.step, 4), record.stop, record.details["error"]
+    (0, 0.5493, None, 0.25)
+    """
+    losses, vertex_losses, objective, active = losses_and_active(data, margins, l1_norm)
+    details = {"losses": losses, "objective": objective, "active": active}
+    if data.mixtures is not None:
+        details["vertex_losses"] = vertex_losses
+    if data.mu is not None:
+        details["soft_weights"] = aggregate_weights(vertex_losses, data.mu)
+    gradients = gradient_weights(data, margins)
+    rows, details["direction_rule"] = _rows(data, vertex_losses, active)
+    beta = float(data.beta)
+    candidates = [d for d in steepest_directions(data, rows, gradients) if d.rate > beta]
+    if data.mu is not None or data.step == "adaboost":
+        candidates = candidates[:1]
+    for direction in candidates:
+        record = _try(data, margins, l1_norm, objective, round_number, direction, details)
+        if record is not None:
+            return record
+    if data.mu is None and active.size > 1 and data.step != "adaboost":
+        direction = steepest_tied_direction(data, active, gradients)
+        if direction is not None and direction.rate > beta:
+            details["direction_rule"] = "steepest"
+            record = _try(data, margins, l1_norm, objective, round_number, direction, details)
+            if record is not None:
+                return record
+    if data.step == "adaboost":
+        reason = STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
+    else:
+        reason = STOP_NO_DESCENT if data.mu is None else STOP_NO_DESCENT_MU
+        reason += " + beta*|alpha|_1" if beta > 0 else ""
+    return RoundRecord(margins, stop=reason, details=details)

@@ -5,22 +5,18 @@
 - ``"lemma1_bound"``: the minimiser of Lemma 1's bound over every source (Φ = exp).
 - ``"constant_over_sqrt_t"``: η_t = C/√t (§6).
 
-A direction with y Q h > 0 on every weighted point takes :func:`separating_step`;
-``tie_step="block"`` uses :func:`block_step`.
+A direction with y Q h > 0 on every weighted point takes :func:`separating_step`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .._validation import check_choice
 from .line_search import CoordinatePieces, aggregate_pieces, minimise_max_newton
 from .objective import (
     TIE_RTOL,
     mixture_losses,
-    phi_derivative,
-    phi_domain_losses,
     phi_pieces_along,
 )
 
@@ -30,12 +26,10 @@ __all__ = [
     "TIE_RTOL",
     "adaboost_error",
     "adaboost_step",
-    "block_step",
     "check_step",
     "constant_over_sqrt_t_step",
     "FINAL_STOPS",
     "first_best",
-    "lemma1_bound",
     "lemma1_step",
     "lemma1_terms",
     "penalised_line_search",
@@ -202,33 +196,6 @@ def two_exponential_step(plus, minus, beta: float = 0.0) -> float:
         return max(0.0, 0.5 * float(np.log(plus / minus)))
     root = (-beta + np.sqrt(beta * beta + 4.0 * minus * plus)) / (2.0 * minus)
     return max(0.0, float(np.log(root)))
-
-
-def lemma1_bound(step, normalisers, cross_errors) -> float:
-    """max_l (Z_{t,l}/m_l)[(1 − ε_{t,l,k,r})e^{−η} + ε_{t,l,k,r} e^{η}]  (Lemma 1).
-
-    Parameters
-    ----------
-    step : float
-        η.
-    normalisers : array_like of shape (p,)
-        Z_{t,l}/m_l.
-    cross_errors : array_like of shape (p,)
-        ε_{t,l,k,r}.
-
-    Returns
-    -------
-    float
-        The bound on F(α_{t−1} + ηe_{k,r}).
-
-    Examples
-    --------
-    >>> lemma1_bound(0.0, [1.0, 2.0], [0.1, 0.4])
-    2.0
-    """
-    normalisers, cross_errors = np.asarray(normalisers), np.asarray(cross_errors)
-    values = normalisers * ((1.0 - cross_errors) * np.exp(-step) + cross_errors * np.exp(step))
-    return float(values.max())
 
 
 def lemma1_step(plus, minus, mixtures=None, mu=None, beta=0.0) -> tuple[float, bool]:
@@ -463,81 +430,3 @@ def lemma1_terms(scaled_losses, directions, domain_index, n_domains):
                     .reshape(m, -1).sum(axis=1), minlength=n_domains)
         for sign in (1.0, -1.0)
     )  # fmt: skip
-
-
-def block_step(base_margins, directions, domain_index, point_weights, n_domains,
-               loss="exponential", mixtures=None, beta=0.0) -> np.ndarray:  # fmt: skip
-    """η ∈ R^J_+ minimising max_v L_v(α + Σ_j η_j e_j) + β Σ_j η_j over a block of J coordinates.
-
-    ``tie_step="block"``: one joint step over one coordinate per active function. Solved as
-    min s + βΣη s.t. s ≥ L_v(η) by SLSQP with exact gradients.
-
-    Parameters
-    ----------
-    base_margins : ndarray of shape (m,) or (m, C)
-        y_i f(x_i) at α.
-    directions : ndarray of shape (J, m) or (J, m, C)
-        The J coordinates' margins u.
-    domain_index : ndarray of shape (m,)
-        The domain of each point.
-    point_weights : ndarray of shape (m,)
-        c_i.
-    n_domains : int
-        p.
-    loss : {"exponential", "logistic"}
-        Φ.
-    mixtures : ndarray of shape (v, p) or None
-        Λ's vertices; None for the simplex.
-    beta : float
-        The ℓ1 penalty β.
-
-    Returns
-    -------
-    ndarray of shape (J,)
-        The steps η_j ≥ 0 (each at most 1000).
-
-    Examples
-    --------
-    >>> directions = np.array([[1.0, 1.0, 1.0, -1.0], [1.0, -1.0, 1.0, 1.0]])
-    >>> steps = block_step(np.zeros(4), directions, np.array([0, 0, 1, 1]), np.ones(4), 2)
-    >>> steps.shape, bool(np.all(steps > 0))
-    ((2,), True)
-    """
-    directions = np.asarray(directions, dtype=float)
-    n_block, m = directions.shape[0], directions.shape[1]
-
-    def losses_and_gradients(steps):
-        shifted = base_margins + np.tensordot(steps, directions, axes=1)
-        losses = phi_domain_losses(shifted, domain_index, point_weights, n_domains, loss)
-        derivative = phi_derivative(-shifted, loss)
-        per_point = -(directions * derivative[None]).reshape(n_block, m, -1).sum(axis=2)
-        gradients = np.array(
-            [np.bincount(domain_index, weights=point_weights * row, minlength=n_domains)
-             for row in per_point]
-        )  # fmt: skip
-        if mixtures is not None:
-            return mixtures @ losses, gradients @ mixtures.T
-        return losses, gradients
-
-    start_losses, _ = losses_and_gradients(np.zeros(n_block))
-    n_vertices = start_losses.size
-    penalty = np.full(n_block, float(beta))
-
-    def constraint(z):
-        return z[-1] - losses_and_gradients(z[:-1])[0]
-
-    def constraint_jacobian(z):
-        gradients = losses_and_gradients(z[:-1])[1]  # (J, V)
-        return np.column_stack([-gradients.T, np.ones(n_vertices)])
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        result = minimize(
-            lambda z: z[-1] + penalty @ z[:-1],
-            np.r_[np.zeros(n_block), start_losses.max()],
-            jac=lambda z: np.r_[penalty, 1.0],
-            constraints=[{"type": "ineq", "fun": constraint, "jac": constraint_jacobian}],
-            bounds=[(0.0, 1e3)] * n_block + [(None, None)],
-            method="SLSQP",
-            options={"maxiter": 500, "ftol": 1e-15},
-        )
-    return np.clip(result.x[:-1], 0.0, None)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import as_finite_array, as_points
+from .._validation import as_finite_array, as_points, check_int
 from . import kernels
 from .search_views import (
     _bin_type,
@@ -261,9 +261,7 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
         return PresortedFeatures(
             X=X, n_bins=None, order=order, sorted_values=sorted_values, split_valid=split_valid
         )
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
-        raise ValueError(f"n_bins must be None or an int >= 2, got {n_bins!r}")
-    n_bins = int(n_bins)
+    n_bins = check_int(n_bins, "n_bins", 2, allow_none=True)
     levels = np.arange(1, n_bins) / n_bins
     thresholds = np.full((d, n_bins - 1), np.inf)
     n_thresholds = np.zeros(d, dtype=np.intp)

@@ -11,7 +11,9 @@ The algorithm is separate from the transport:
 - the server is :class:`FederatedServer` (state α, selection of r clients and s candidate stumps
   per domain, direction and step from the aggregates; :func:`merge_quantiles`,
   :func:`section_search`) driven by :func:`setup_candidates` and :func:`run_rounds`
-  (:mod:`.driver`), which never see how messages travel;
+  (:mod:`.driver`), which never see how messages travel; :func:`prepare_server`
+  (:mod:`.setup`) is the set-up every transport runs once its clients exist (Q over the
+  transport if asked, the candidates, the server);
 - a transport is a :class:`Transport` (:mod:`.protocol`: retries, counting what crosses the
   wire, the message log) that implements one method. :func:`simulate` runs the federation in
   process (:class:`InProcessTransport`, with injected faults for tests).
@@ -90,7 +92,8 @@ from .protocol import (
     state_from_payload,
     state_to_payload,
 )
-from .server import FederatedServer, check_mu, merge_quantiles, section_search, soft_max_aggregate
+from .server import FederatedServer, merge_quantiles, section_search, soft_max_aggregate
+from .setup import prepare_server
 from .simulation import as_estimator, federated_domain_classifier, make_shards, simulate
 
 __all__ = [
@@ -104,7 +107,6 @@ __all__ = [
     "as_estimator",
     "fill_estimator",
     "ModelState",
-    "check_mu",
     "client_edges",
     "client_losses_along",
     "client_margins",
@@ -116,6 +118,7 @@ __all__ = [
     "fit_domain_classifier",
     "make_shards",
     "merge_quantiles",
+    "prepare_server",
     "respond",
     "run_round",
     "run_rounds",

@@ -9,14 +9,18 @@ the fit's machinery (:mod:`.dask_backend`), the transport (:mod:`.dask_transport
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..._validation import check_choice, check_positive_int, check_retries, check_timeout
+from ..._validation import (
+    check_int,
+    check_positive,
+    check_positive_int,
+    check_retries,
+    check_timeout,
+)
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from ..steps import check_step
 from .dask_backend import federate_on_dask
-from .server import FEDERATED_STEPS, check_mu
+from .server import FEDERATED_STEPS
 
 __all__ = ["DaskMultiBoostClassifier"]
 
@@ -72,8 +76,6 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         Rows gathered to fit Q with ``domain_classifier="central_sample"``.
     line_search_batch : int >= 1
         Trial steps per line-search exchange (``step="exact_line_search"``).
-    mode : {"actors", "tasks"}
-        How requests reach the clients (:class:`~.dask_transport.DaskTransport`).
     retries : int >= 0
         Further attempts for a failing request; then the client is dropped from the round,
         which restarts with the others (nothing half-updated).
@@ -90,12 +92,13 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         Per round the participants, numbers sent each way, wall time; set-up counts.
     dask_timings_ : dict
         ``phase_seconds``: the driver's wall time per phase (set-up and rounds);
-        ``compute_seconds`` (actors): {worker: {"wall" | "cpu": {phase: seconds}}}, the time
+        ``compute_seconds``: {worker: {"wall" | "cpu": {phase: seconds}}}, the time
         that worker's clients spent answering.
 
     Examples
     --------
     >>> import dask.array as da
+    >>> import numpy as np
     >>> from distributed import Client, LocalCluster
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2))
@@ -119,7 +122,6 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         thresholds="auto",
         q_sample_size=20_000,
         line_search_batch=15,
-        mode="actors",
         retries=0,
         timeout=None,
     ):
@@ -132,13 +134,12 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         self.thresholds = thresholds
         self.q_sample_size = q_sample_size
         self.line_search_batch = line_search_batch
-        self.mode = mode
         self.retries = retries
         self.timeout = timeout
 
     def _check_params(self):
         check_positive_int(self.n_estimators, "n_estimators")
-        check_mu(self.mu)
+        check_positive(self.mu, "mu", allow_none=True)
         q = self.domain_classifier
         if isinstance(q, str) and q not in DOMAIN_CLASSIFIERS:
             raise ValueError(
@@ -157,11 +158,7 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
             raise ValueError(
                 f"step must be one of {FEDERATED_STEPS} on a dask cluster, got {self.step!r}"
             )
-        n_bins = self.n_bins
-        if n_bins is not None and (
-            isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2
-        ):
-            raise ValueError(f"n_bins must be None or an int >= 2, got {n_bins!r}")
+        check_int(self.n_bins, "n_bins", 2, allow_none=True)
         if isinstance(self.thresholds, str) and self.thresholds not in THRESHOLD_RULES:
             raise ValueError(
                 f"thresholds must be one of {THRESHOLD_RULES} or a list of arrays, got "
@@ -169,7 +166,6 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
             )
         check_positive_int(self.q_sample_size, "q_sample_size")
         check_positive_int(self.line_search_batch, "line_search_batch")
-        check_choice(self.mode, "mode", ("actors", "tasks"))
         check_retries(self.retries)
         check_timeout(self.timeout)
 

@@ -6,8 +6,8 @@ functions that check the chunks and build the clients. Each row chunk of X is sp
 into clients (one :class:`~.client.ClientShard` per chunk and source present in it), built on
 the worker that holds the chunk and never gathered; every request runs
 :func:`~.protocol.respond` there and only the aggregates of the protocol come back. The loop is
-the one of every transport (:func:`~.driver.setup_candidates`,
-:class:`~.server.FederatedServer` with all clients and all candidates,
+the one of every transport (:func:`~.setup.prepare_server`: Q, the candidates and a
+:class:`~.server.FederatedServer` with all clients and all candidates, then
 :func:`~.driver.run_rounds`), so with the same Q and the same candidate stumps the fit equals
 the single-process one (every α to rounding). Not here: the estimator and its parameters
 (:mod:`.dask`), the transport (:mod:`.dask_transport`), the protocol (:mod:`.protocol`,
@@ -30,14 +30,13 @@ import numpy as np
 
 from ..domain import DomainClassifier
 from ..objective import agnostic_objective
-from ..thresholds import candidate_thresholds, sketch_thresholds
+from ..thresholds import candidate_thresholds
 from ..validation import check_domains
 from .client import ClientShard
 from .dask_transport import DaskTransport, import_distributed
-from .domain import fit_domain_classifier
-from .driver import FederatedRun, ensemble_terms, run_rounds, setup_candidates
+from .driver import FederatedRun, ensemble_terms, run_rounds
 from .protocol import state_to_payload
-from .server import FederatedServer
+from .setup import prepare_server
 
 __all__ = ["federate_on_dask"]
 
@@ -151,16 +150,6 @@ def _exact_thresholds(client, shards, n_features):
     )
 
 
-def _sketch_thresholds(transport, clients, n_levels):
-    """The clients' quantile sketches merged (``setup`` phase), as every transport does."""
-    levels = np.linspace(0.0, 1.0, n_levels + 2)[1:-1]
-    transport.sent, transport.received = 0, 0
-    reports = transport.request("setup", {c: {"levels": levels} for c in clients})
-    thresholds = sketch_thresholds([reports[c] for c in clients], levels)
-    counts = {"numbers_to_clients": transport.sent, "numbers_from_clients": transport.received}
-    return thresholds, counts
-
-
 def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
                      record_messages=False) -> dict:  # fmt: skip
     """FEDMULTIBOOST on the cluster holding X, with the parameters of ``model`` (a
@@ -220,13 +209,12 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
             shards.append(client.submit(_block_shard, *block, label, k, classes[1], q_future,
                                         pure=False))  # fmt: skip
     del blocks  # the shards hold what the clients need
-    transport = DaskTransport(client, shards, model.mode, model.retries, model.timeout, fault,
+    transport = DaskTransport(client, shards, model.retries, model.timeout, fault,
                               record_messages)  # fmt: skip
-    try:
-        q_record = None
-        if q is None:  # the federated Q: each client keeps its Q(·|x_i) (domain_model phase)
-            q, q_record = fit_domain_classifier(transport, clients_by_domain, labels)
-        run, server = _federate(model, transport, clients_by_domain, n_features, q_record)
+    try:  # with the federated Q (q None), each client keeps its Q(·|x_i)
+        run, server, federated = _federate(model, transport, clients_by_domain, labels,
+                                           n_features, federated_q=q is None)  # fmt: skip
+        q = federated if q is None else q
         timings = {"phase_seconds": dict(transport.phase_seconds),
                    "compute_seconds": transport.compute_seconds()}  # fmt: skip
         final = transport.request("losses", {c: state_to_payload(server.state)
@@ -246,34 +234,26 @@ def federate_on_dask(model, X, y, domains=None, *, client=None, fault=None,
     }
 
 
-def _federate(model, transport, clients_by_domain, n_features, q_record=None):
-    """Candidates, then the rounds: the :class:`~.driver.FederatedRun` and the server.
-    ``q_record``: the federated Q's training record (its numbers count in the set-up's)."""
-    clients = list(range(len(transport.shards)))
+def _federate(model, transport, clients_by_domain, labels, n_features, federated_q):
+    """The set-up of every transport (:func:`~.setup.prepare_server`: Q if federated, the
+    candidates, the server), then the rounds: the :class:`~.driver.FederatedRun`, the server
+    and the federated Q (None if given)."""
     thresholds = choice = model.thresholds
     if isinstance(thresholds, str) and thresholds == "auto":
         choice = "exact" if model.n_bins is None else "quantiles"
-    sketch_counts = None
+    n_quantiles = 16
     if choice == "exact":
         thresholds = _exact_thresholds(transport.client, transport.shards, n_features)
-    elif choice == "quantiles":
-        n_levels = 255 if model.n_bins is None else int(model.n_bins) - 1
-        thresholds, sketch_counts = _sketch_thresholds(transport, clients, n_levels)
-    features, flat, setup = setup_candidates(transport, clients, n_features, thresholds)
+    elif choice == "quantiles":  # the clients' sketches, merged by setup_candidates
+        thresholds, n_quantiles = None, 255 if model.n_bins is None else int(model.n_bins) - 1
+    server, setup, q = prepare_server(
+        transport, clients_by_domain, labels, n_features, federated_q=federated_q,
+        thresholds=thresholds, n_quantiles=n_quantiles, mu=model.mu, step=model.step,
+    )  # fmt: skip
     setup["thresholds"] = choice if isinstance(choice, str) else "given"
-    if sketch_counts is not None:
-        for key, value in sketch_counts.items():
-            setup[key] += value
-    if q_record is not None:
-        setup["domain_classifier"] = q_record
-        for key in ("numbers_to_clients", "numbers_from_clients"):
-            setup[key] += q_record[key]
-    mu = {} if model.mu is None else {"mu": model.mu}
-    server = FederatedServer(len(clients_by_domain), features, flat, **mu, step=model.step)
-    server.min_probabilities = setup["min_probabilities"]
     run = FederatedRun(setup=setup)
     run.history = run_rounds(
         server, transport, clients_by_domain, model.n_estimators, model.line_search_batch
     )
     run.messages = transport.log
-    return run, server
+    return run, server, q

@@ -2,7 +2,7 @@
 
 Lives here: :class:`DaskTransport`, the :class:`~.protocol.Transport` whose clients live on
 the workers, and what runs there: :class:`WorkerClients` (the actor holding one worker's
-clients) and the task of ``mode="tasks"``. A request batch runs :func:`~.protocol.respond`
+clients). A request batch runs :func:`~.protocol.respond`
 on the workers holding the shards and brings back only the protocol's aggregates. Not here:
 building the shards and the fit (:mod:`.dask_backend`), the protocol (:mod:`.protocol`).
 
@@ -15,9 +15,7 @@ is pickled once per call, and its arrays of 64 kB or more (e.g. the candidate in
 :class:`CachedArray` key stands for them (:class:`SentArrays` on the driver keeps the record
 in step with the actor's). The answers are the clients' own messages, not summed on the
 worker: the driver counts, logs and drops clients one by one, and a message is at most
-p·s + 2 numbers (p sources, s candidates). ``mode="tasks"`` runs each client's request as a task
-instead, the kept state chained from call to call as a future; it gives the same numbers, but
-each request costs two scheduled tasks (benchmarks/RESULTS.md). A client that answers after
+p·s + 2 numbers (p sources, s candidates). A client that answers after
 the driver gave up on it (timeout) still keeps what the answer keeps; :func:`respond` is
 deterministic, so a retry of the same request computes the same numbers.
 """
@@ -30,12 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import check_choice, check_timeout
-from .protocol import Transport, count_numbers, respond
+from ..._validation import check_timeout
+from .protocol import Transport, respond
 
 __all__ = ["CachedArray", "DaskTransport", "SentArrays", "WorkerClients", "array_key"]
 
-_SCATTER_NUMBERS = 100_000  # payloads larger than this are scattered once, not sent per client
 _CACHE_BYTES = 1 << 16  # actors: payload arrays from this size are sent once per worker
 _CACHED_ARRAYS = 16  # arrays an actor keeps (least recently used dropped first)
 
@@ -271,22 +268,13 @@ class WorkerClients:
         return {kind: dict(seconds) for kind, seconds in self.seconds.items()}
 
 
-def _respond_task(phase, shard, payload, previous, fault, round_number, client):
-    """``mode="tasks"``: (message, kept) from the previous call's (message, kept) future."""
-    if fault is not None:
-        fault(round_number, client, phase)
-    return respond(phase, shard, payload, {} if previous is None else previous[1])
-
-
-def _message_of(result):
-    return result[0]
-
-
 # ----------------------------------------------------------------------- the transport
 
 
 class DaskTransport(Transport):
-    """Carries the protocol's requests to clients on ``dask.distributed`` workers.
+    """Carries the protocol's requests to clients on ``dask.distributed`` workers: a
+    :class:`WorkerClients` actor per worker, holding its shards, called directly once per
+    request batch.
 
     Parameters
     ----------
@@ -294,11 +282,6 @@ class DaskTransport(Transport):
         The cluster's client.
     shards : list of Future
         One :class:`~.client.ClientShard` future per client, on the worker that holds it.
-    mode : {"actors", "tasks"}
-        ``"actors"``: a :class:`WorkerClients` actor per worker, holding its shards, called
-        directly once per request batch.
-        ``"tasks"``: one task per request on the shard's worker (plus one to take the message
-        out of its result), the kept state chained as a future.
     retries : int >= 0
         As in :class:`~.protocol.Transport`.
     timeout : None or float > 0
@@ -318,46 +301,34 @@ class DaskTransport(Transport):
     Built by :func:`~.dask_backend.federate_on_dask` on the shards' futures; it needs a
     ``dask.distributed`` client:
 
-    >>> transport = DaskTransport(client, shard_futures, mode="tasks")  # doctest: +SKIP
+    >>> transport = DaskTransport(client, shard_futures)  # doctest: +SKIP
     """
 
-    def __init__(self, client, shards, mode="actors", retries=0, timeout=None, fault=None,
-                 record=False):  # fmt: skip
+    def __init__(self, client, shards, retries=0, timeout=None, fault=None, record=False):
         super().__init__(retries, record)
-        check_choice(mode, "mode", ("actors", "tasks"))
         check_timeout(timeout)
-        self.client, self.shards, self.mode = client, list(shards), mode
+        self.client, self.shards = client, list(shards)
         self.timeout, self.fault = timeout, fault
         self.phase_seconds = {}
         distributed = import_distributed()
         distributed.wait(self.shards)
         who_has = client.who_has(self.shards)
         self.workers = [sorted(who_has[shard.key])[:1] or None for shard in self.shards]
-        self.kept = [None] * len(self.shards)
         self.actors, self._actor_futures, self._by_worker, self._sent = {}, [], {}, {}
-        if mode == "actors":  # one actor per worker, holding that worker's clients
-            by_worker = {}
-            for client_id, (shard, workers) in enumerate(zip(self.shards, self.workers)):
-                by_worker.setdefault(workers[0] if workers else None, {})[client_id] = shard
-            for worker, shards_here in by_worker.items():
-                future = client.submit(WorkerClients, shards_here, actor=True, pure=False,
-                                       workers=None if worker is None else [worker])  # fmt: skip
-                self._actor_futures.append(future)
-                actor = self._by_worker[worker] = future.result()
-                for client_id in shards_here:
-                    self.actors[client_id] = actor
-
-    def _ship(self, payload):
-        if self.mode == "tasks" and count_numbers(payload) > _SCATTER_NUMBERS:
-            return self.client.scatter([payload], broadcast=True, hash=False)[0]
-        return payload
+        by_worker = {}  # one actor per worker, holding that worker's clients
+        for client_id, (shard, workers) in enumerate(zip(self.shards, self.workers)):
+            by_worker.setdefault(workers[0] if workers else None, {})[client_id] = shard
+        for worker, shards_here in by_worker.items():
+            future = client.submit(WorkerClients, shards_here, actor=True, pure=False,
+                                   workers=None if worker is None else [worker])  # fmt: skip
+            self._actor_futures.append(future)
+            actor = self._by_worker[worker] = future.result()
+            for client_id in shards_here:
+                self.actors[client_id] = actor
 
     def _send(self, phase, payloads):
         start = time.perf_counter()
-        if self.mode == "actors":
-            results = self._send_to_actors(phase, payloads, start)
-        else:
-            results = self._collect(self._submit_tasks(phase, payloads), start)
+        results = self._send_to_actors(phase, payloads, start)
         self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + (
             time.perf_counter() - start
         )
@@ -386,51 +357,13 @@ class DaskTransport(Transport):
                 self._sent.pop(key, None)  # it may not hold the arrays: send them again
         return results
 
-    def _submit_tasks(self, phase, payloads):
-        shipped, pending = {}, {}
-        for client, payload in payloads.items():
-            if id(payload) not in shipped:
-                shipped[id(payload)] = self._ship(payload)
-            result = self.client.submit(
-                _respond_task, phase, self.shards[client], shipped[id(payload)],
-                self.kept[client], self.fault, self.round, client,
-                workers=self.workers[client], allow_other_workers=True, pure=False,
-            )  # fmt: skip
-            message = self.client.submit(_message_of, result, workers=self.workers[client],
-                                         allow_other_workers=True, pure=False)  # fmt: skip
-            pending[client] = (result, message)
-        return pending
-
-    def _collect(self, pending, start):
-        results = {}
-        distributed = import_distributed()
-        messages = [message for _, message in pending.values()]
-        try:
-            distributed.wait(messages, timeout=self.timeout)
-        except TimeoutError:
-            pass
-        finished = [c for c, (_, message) in pending.items() if message.status == "finished"]
-        gathered = self.client.gather([pending[c][1] for c in finished]) if finished else []
-        for client, message in zip(finished, gathered):
-            results[client] = message
-            self.kept[client] = pending[client][0]
-        for client, (result, message) in pending.items():
-            if client in results:
-                continue
-            if message.status == "error":
-                results[client] = message.exception()
-            else:
-                results[client] = TimeoutError(f"no answer within timeout {self.timeout} s")
-                self.client.cancel([result, message])
-        return results
-
     def compute_seconds(self) -> dict:
         """{worker: {"wall" | "cpu": {phase: seconds}}} of its clients' answers (actors).
 
         Returns
         -------
         dict
-            Per worker, :meth:`WorkerClients.compute_seconds`; empty with ``mode="tasks"``.
+            Per worker, :meth:`WorkerClients.compute_seconds`.
 
         Examples
         --------
@@ -448,4 +381,4 @@ class DaskTransport(Transport):
         >>> transport.close()  # doctest: +SKIP
         """
         self.actors, self._actor_futures, self._by_worker = {}, [], {}
-        self.kept, self.shards = [], []
+        self.shards = []

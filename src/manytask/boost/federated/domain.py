@@ -17,7 +17,7 @@ over a :class:`~.protocol.Transport`, the inputs never leaving their clients:
    ‖W‖²/(2CN) over the standardised (W, b) by SciPy's L-BFGS-B with scikit-learn's options
    (the chain rule takes the summed gradients to W: ∂/∂W = (∂/∂coef − ∂/∂intercept μᵀ)/σ).
 3. ``domain_model``: every client receives the fitted parameters and ``clip``, keeps its
-   Q(·|x_i) (clipped as :func:`~.domain_client.clip_probabilities`) and returns how many
+   Q(·|x_i) (clipped as :func:`~manytask.boost.clipping.clip_probabilities`) and returns how many
    entries were clipped.
 
 Lives here: the server side, :func:`fit_domain_classifier` (with :func:`merge_moments`) and
@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from ..._validation import check_positive
 from ..domain import DomainClassifier
 from .domain_client import SoftmaxDomainModel
 from .protocol import ClientFailure, ask_every
@@ -131,8 +132,7 @@ def fit_domain_classifier(transport, clients_by_domain, classes, C=1.0, tol=1e-4
     classes = np.asarray(classes)
     if classes.size < 2:
         raise ValueError(f"classes must hold at least 2 domains, got {classes.size}")
-    if not C > 0:
-        raise ValueError(f"C must be > 0, got {C!r}")
+    C = check_positive(C, "C")
     transport.sent, transport.received, transport.batches = 0, 0, 0
     transport.failures = []
     clients = sorted(c for ids in clients_by_domain for c in ids)

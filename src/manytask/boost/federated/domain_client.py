@@ -1,24 +1,39 @@
 """The client side of Q(k|x)'s federated training (:mod:`.domain`; §3's "Q-function", the
 multinomial logistic regression of §6): NumPy only.
 
-Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space),
-:func:`clip_probabilities` (Q bounded below, shared with
-:class:`~manytask.boost.DomainClassifier`) and the answers of the three ``domain_*`` phases,
-:func:`client_moments`, :func:`client_loss` and :func:`client_install`. Like :mod:`.client`
-and :mod:`.protocol`, this module imports nothing outside ``manytask.boost.federated``: the
-Flower ClientApp loads that package alone. Not here: the server side (:mod:`.domain`).
+Lives here: :class:`SoftmaxDomainModel` (the fitted Q in input space) and the answers of
+the three ``domain_*`` phases, :func:`client_moments`, :func:`client_loss` and
+:func:`client_install`. Not here: the server side (:mod:`.domain`), Q's clipping
+(:func:`manytask.boost.clipping.clip_probabilities`, shared with
+:class:`~manytask.boost.DomainClassifier`).
+
+Like :mod:`.client` and :mod:`.protocol`, this module needs NumPy only: the Flower ClientApp
+loads ``manytask/boost/federated`` as a stand-alone package (:mod:`.flower.runner`), without
+manytask's top-level package. There the relative import of :mod:`manytask.boost.clipping`
+has no parent package to resolve in, so the same file (NumPy only) is loaded by its path.
 """
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
+
+try:
+    from ..clipping import clip_probabilities
+except ImportError:  # the stand-alone package of the Flower ClientApp: no parent package
+    _path = Path(__file__).resolve().parent.parent / "clipping.py"
+    _spec = importlib.util.spec_from_file_location("_fedmultiboost_clipping", _path)
+    _clipping = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_clipping)
+    clip_probabilities = _clipping.clip_probabilities
 
 __all__ = [
     "SoftmaxDomainModel",
     "client_install",
     "client_loss",
     "client_moments",
-    "clip_probabilities",
 ]
 
 
@@ -78,48 +93,6 @@ def log_softmax(X, coef, intercept) -> np.ndarray:
         z = np.column_stack([np.zeros(X.shape[0]), z])
     top = z.max(axis=1, keepdims=True)
     return z - top - np.log(np.exp(z - top).sum(axis=1, keepdims=True))
-
-
-def clip_probabilities(probabilities, clip: float) -> tuple[np.ndarray, int]:
-    """Raise every entry below ``clip`` to ``clip`` and rescale the rest so rows sum to one
-    (§3's direction needs Q(k|x_{k,i}) > 0 on every point of source k).
-
-    The entries left free keep their ratios; an entry pushed below ``clip`` by the rescaling
-    is clipped too, until no row changes (at most K passes). Needs K · clip ≤ 1.
-
-    Parameters
-    ----------
-    probabilities : array-like of shape (N, K)
-        Rows of probabilities, each summing to one.
-    clip : float
-        The lower bound of every entry.
-
-    Returns
-    -------
-    clipped : ndarray of shape (N, K)
-    n_clipped : int
-        How many entries were raised to ``clip``.
-
-    Examples
-    --------
-    >>> clipped, n_clipped = clip_probabilities([[1.0, 0.0]], clip=0.01)
-    >>> clipped.tolist(), n_clipped
-    ([[0.99, 0.01]], 1)
-    """
-    probabilities = np.asarray(probabilities, dtype=float)
-    n_classes = probabilities.shape[1]
-    clipped_mask = probabilities < clip
-    for _ in range(n_classes):
-        free_mass = 1.0 - clip * clipped_mask.sum(axis=1, keepdims=True)
-        free_total = np.where(clipped_mask, 0.0, probabilities).sum(axis=1, keepdims=True)
-        scale = free_mass / np.where(free_total > 0, free_total, 1.0)
-        clipped = np.where(clipped_mask, clip, probabilities * scale)
-        newly_clipped = clipped < clip
-        if not np.any(newly_clipped & ~clipped_mask):
-            break
-        clipped_mask |= newly_clipped
-    # Rounding may leave a rescaled entry an ulp below clip.
-    return np.maximum(clipped, clip), int(clipped_mask.sum())
 
 
 def client_moments(shard, payload, kept):

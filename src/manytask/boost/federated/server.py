@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._validation import check_positive, check_positive_int
 from ..line_search import section_search
 from ..objective import aggregate_slope, aggregate_weights, agnostic_objective
 from ..steps import check_step, first_best
@@ -25,7 +26,6 @@ FEDERATED_STEPS = ("adaboost", "exact_line_search")
 
 __all__ = [
     "FederatedServer",
-    "check_mu",
     "merge_quantiles",
     "section_search",
     "soft_max_aggregate",
@@ -59,34 +59,6 @@ def soft_max_aggregate(mu):
         return agnostic_objective(losses, mu), aggregate_slope(losses, slopes, mu)
 
     return aggregate
-
-
-def check_mu(mu):
-    """``mu`` as a float (None stays None); ValueError unless None or a finite number > 0.
-
-    Parameters
-    ----------
-    mu : None or float
-        The soft-max temperature to check.
-
-    Returns
-    -------
-    None or float
-        ``mu`` as a float.
-
-    Examples
-    --------
-    >>> check_mu(2), check_mu(None)
-    (2.0, None)
-    """
-    if mu is not None and (
-        isinstance(mu, (bool, np.bool_))
-        or not isinstance(mu, (int, float, np.integer, np.floating))
-        or not np.isfinite(mu)
-        or mu <= 0
-    ):
-        raise ValueError(f"mu must be None or a finite number > 0, got {mu!r}")
-    return None if mu is None else float(mu)
 
 
 class FederatedServer:
@@ -126,10 +98,9 @@ class FederatedServer:
             check_step(step, "exponential")  # the renamed rules' message
             raise ValueError(f"step must be one of {FEDERATED_STEPS}, got {step!r}")
         self.step = step
-        for name, value in (("r", r), ("s", s)):
-            if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
-                raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
-        self.mu = check_mu(mu)
+        check_positive_int(r, "r", allow_none=True)
+        check_positive_int(s, "s", allow_none=True)
+        self.mu = check_positive(mu, "mu", allow_none=True)
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)

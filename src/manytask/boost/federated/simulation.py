@@ -16,14 +16,14 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_X_y
 
-from ..._validation import check_bool, check_int, check_positive_int
+from ..._validation import check_bool, check_int, check_positive, check_positive_int
 from ..domain import DomainClassifier
 from ..multiboost import MultiBoostClassifier
 from .client import ClientShard
 from .domain import fit_domain_classifier
-from .driver import FederatedRun, fill_estimator, run_rounds, setup_candidates
+from .driver import FederatedRun, fill_estimator, run_rounds
 from .protocol import InProcessTransport
-from .server import FederatedServer, check_mu
+from .setup import prepare_server
 
 __all__ = [
     "as_estimator",
@@ -94,7 +94,7 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         then be None, and ``r`` counts the clients sampled per round out of all of them. The
         returned estimator has one domain (``domains_ = [0]``).
     step : {"adaboost", "exact_line_search"}
-        The step rule (:class:`FederatedServer`), as ``MultiBoostClassifier(step=step)``.
+        The step rule (:class:`~.server.FederatedServer`), as ``MultiBoostClassifier(step=step)``.
 
     Returns
     -------
@@ -121,18 +121,12 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
                                  "client_points", "q", "federated_q", "rng")
     )  # fmt: skip
     transport = InProcessTransport(shards, retries, timeout, fault, record_messages)
-    if federated_q:
-        q, q_record = fit_domain_classifier(transport, clients_by_domain, domain_labels)
-    features, flat, setup = setup_candidates(
-        transport, range(len(shards)), X.shape[1], thresholds, n_quantiles
-    )
-    if federated_q:  # Q's training is part of the set-up's communication
-        setup["domain_classifier"] = q_record
-        for key in ("numbers_to_clients", "numbers_from_clients"):
-            setup[key] += q_record[key]
-    server = FederatedServer(domain_labels.size, features, flat, r, s, random_state=rng, mu=mu,
-                             step=step)  # fmt: skip
-    server.min_probabilities = setup["min_probabilities"]
+    server, setup, federated = prepare_server(
+        transport, clients_by_domain, domain_labels, X.shape[1], federated_q=federated_q,
+        thresholds=thresholds, n_quantiles=n_quantiles, r=r, s=s, random_state=rng, mu=mu,
+        step=step,
+    )  # fmt: skip
+    q = federated if federated_q else q
     run = FederatedRun(setup=setup, client_points=client_points)
     run.history = run_rounds(server, transport, clients_by_domain, n_rounds, line_search_batch)
     run.messages = transport.log
@@ -450,5 +444,5 @@ def check_federation_inputs(X, y, domains, clients_per_domain, n_rounds, line_se
             f"clients_per_domain must be at most the rows of every domain, got "
             f"{clients_per_domain} with {rows.min()} rows in domain {smallest!r}"
         )
-    check_mu(mu)
+    check_positive(mu, "mu", allow_none=True)
     return X, y, domains, classes
