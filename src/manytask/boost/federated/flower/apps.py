@@ -50,10 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..domain import fit_domain_classifier
-from ..driver import run_rounds, setup_candidates
+from ..driver import run_rounds
 from ..protocol import state_to_payload
-from ..server import FederatedServer
+from ..setup import prepare_server
 from .clientapp import FLWR_MISSING, client_app
 from .transport import FlowerTransport, GridLink, hello
 
@@ -165,21 +164,6 @@ def _thresholds(path):
         return [data[str(j)] for j in range(len(data.files))]
 
 
-def _train_domain_classifier(transport, clients_by_domain):
-    """The federated Q(k|x) (:func:`~..domain.fit_domain_classifier`, domains numbered
-    0..p−1): ({coef, intercept, clip, n_clipped} for the result file, its record)."""
-    if len(clients_by_domain) < 2:
-        raise ValueError(
-            f"domain-classifier 'federated' needs at least 2 domains, got "
-            f"{len(clients_by_domain)}; with one domain use 'central' and shards holding Q ≡ 1"
-        )
-    q, record = fit_domain_classifier(transport, clients_by_domain,
-                                      np.arange(len(clients_by_domain)))  # fmt: skip
-    model = {"coef": q.estimator_.coef, "intercept": q.estimator_.intercept, "clip": q.clip,
-             "n_clipped": q.n_clipped_}  # fmt: skip
-    return model, record
-
-
 def run_server(link, run_config) -> None:
     """What the ServerApp does: wait for the SuperNodes, say hello, train the federated Q if
     asked, then the driver's set-up and rounds; the result file (:func:`write_result`) holds
@@ -219,22 +203,23 @@ def run_server(link, run_config) -> None:
             rng.bit_generator.state = json.loads(config["rng-state"])
         else:
             rng = np.random.default_rng(None if config["seed"] < 0 else int(config["seed"]))
-        domain_model, start = None, time.perf_counter()
-        if config["domain-classifier"] == "federated":
-            domain_model, q_record = _train_domain_classifier(transport, clients_by_domain)
-            q_record["seconds"] = time.perf_counter() - start
-        features, flat, setup = setup_candidates(
-            transport, sorted(client_nodes), n_features, _thresholds(config["thresholds"]),
-            int(config["n-quantiles"]),
+        federated_q = config["domain-classifier"] == "federated"
+        if federated_q and len(clients_by_domain) < 2:
+            raise ValueError(
+                f"domain-classifier 'federated' needs at least 2 domains, got "
+                f"{len(clients_by_domain)}; with one domain use 'central' and shards holding "
+                f"Q ≡ 1"
+            )
+        start = time.perf_counter()
+        server, setup, q = prepare_server(
+            transport, clients_by_domain, np.arange(n_domains), n_features,
+            federated_q=federated_q, thresholds=_thresholds(config["thresholds"]),
+            n_quantiles=int(config["n-quantiles"]), r=int(config["r"]) or None,
+            s=int(config["s"]) or None, random_state=rng, mu=float(config["mu"]) or None,
         )  # fmt: skip
-        if domain_model is not None:  # Q's training is part of the set-up's communication
-            setup["domain_classifier"] = q_record
-            for key in ("numbers_to_clients", "numbers_from_clients"):
-                setup[key] += q_record[key]
-        server = FederatedServer(n_domains, features, flat, int(config["r"]) or None,
-                                 int(config["s"]) or None, random_state=rng,
-                                 mu=float(config["mu"]) or None)  # fmt: skip
-        server.min_probabilities = setup["min_probabilities"]
+        domain_model = None if q is None else {
+            "coef": q.estimator_.coef, "intercept": q.estimator_.intercept, "clip": q.clip,
+            "n_clipped": q.n_clipped_}  # fmt: skip
         setup["seconds"] = time.perf_counter() - start  # Q's training and the candidates
         setup["batch_seconds"] = [seconds for _, seconds in transport.batch_seconds]
         setup["batch_started"] = [started for _, started in transport.batch_started]
