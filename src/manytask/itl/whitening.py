@@ -39,12 +39,15 @@ What does not live here: the losses, the estimators and the L-BFGS-B call.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy.linalg import eigh, lapack, solve_triangular
 from scipy.sparse.linalg import eigsh
 from threadpoolctl import threadpool_limits
 
 from .._validation import as_finite_array, as_points
+from .blockwise import nystrom_features
 
 __all__ = ["WhitenedModel", "pivoted_cholesky", "psd_factor"]
 
@@ -235,7 +238,7 @@ class WhitenedModel:
                 self.features_ = U * np.sqrt(s)
             else:
                 X = as_points(X, "X", n_features=model.X_.shape[1])
-                self.features_ = model.input_kernel(X, model.X_) @ self.input_map_
+                self.features_ = nystrom_features(model.input_kernel, X, model.X_, self.input_map_)
         if slopes:
             joint = np.block(
                 [[model.gram_theta_, model.dtheta_], [model.dtheta_.T, model.d2theta_]]
@@ -344,6 +347,37 @@ class WhitenedModel:
         array([0.25, 0.75])
         """
         return self.model.anchors_
+
+    def rows(self, rows):
+        """The same model seen at the training points ``rows`` only (same coordinates V, v).
+
+        A shallow copy whose features are Φ[rows] (a view for a slice): the data term of a
+        block of rows, or of a fold (:mod:`~manytask.itl.selection`).
+
+        Parameters
+        ----------
+        rows : slice or array of int
+            The training points kept.
+
+        Returns
+        -------
+        WhitenedModel
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> block = whitened.rows(slice(1, 3))
+        >>> bool(np.array_equal(block.predict(V, None, v), whitened.predict(V, None, v)[1:3]))
+        True
+        """
+        restricted = copy.copy(self)
+        restricted.features_ = self.features_[rows]
+        return restricted
 
     # ------------------------------------------------------------- packing
     def pack(self, alpha, beta=None, bias=None):

@@ -1,0 +1,221 @@
+"""∞-QR on a million rows: its large-n path against LightGBM and quantile-forest.
+
+Data: x ~ U[−1, 1]^10, y = sin(πx₁) + x₂² + s(x) ε, ε ~ N(0, 1),
+s(x) = 0.1 + 0.4|x₂| + 0.2·1{x₁ > 0} (inputs beyond the second are irrelevant); a test set
+of 100 000 rows; 19 levels 0.05, 0.10, …, 0.95. The true quantiles are known, so the
+table also gives the pinball loss of the truth (the floor).
+
+Methods, each fitted in a fresh child process (its own peak RSS, ``ru_maxrss``) with a
+wall-time budget (a method over budget is reported as not finished):
+
+- ∞-QR: ``InfiniteQuantileRegressor(random_state=0)``, its defaults (beyond 10 000 rows:
+  300 Nyström landmarks, 20 anchors, λ and bandwidth chosen on a 5000-row subset, one
+  warm-started fit on all rows, blockwise objective on both cores); one model for the 19
+  levels, rearranged (non-crossing) predictions.
+- LightGBM: ``LGBMRegressor(objective="quantile", alpha=τ)``, defaults otherwise, one
+  model per level (19 fits).
+- quantile-forest: ``RandomForestQuantileRegressor(n_jobs=-1)``, defaults otherwise; one
+  forest, every level.
+
+Reported: fit wall time and CPU time (user + sys of the child), peak memory, predict time
+(100 000 rows × 19 levels), mean test pinball loss over the levels, test crossing
+(:func:`~manytask.itl.crossing_loss` over consecutive levels), and the machine's load average
+(``uptime``) before and after each fit: timings on a loaded machine are longer than on a
+quiet one, CPU times less so.
+
+Run (one command, from the repository root, after ``pip install -e ".[bench]"``):
+``python benchmarks/bench_itl_large.py`` (n = 10⁴, 10⁵, 10⁶; about 15 min on a quiet
+2-core machine), ``--quick`` (n = 10⁴, 10⁵), ``--n 1000000 --methods itqr`` for one cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+from scipy.stats import norm
+
+from _common import machine, markdown_table, write_section
+
+LEVELS = np.round(np.arange(1, 20) * 0.05, 2)
+N_TEST = 100_000
+N_FEATURES = 10
+METHODS = ("itqr", "lightgbm", "quantile-forest")
+#: Wall-time budget of one child process (fit + predict), seconds.
+BUDGET = 900
+
+
+def synthetic(n, seed):
+    """(X, y, true quantiles at LEVELS) of the heteroscedastic problem in the docstring."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, N_FEATURES))
+    scale = 0.1 + 0.4 * np.abs(X[:, 1]) + 0.2 * (X[:, 0] > 0)
+    mean = np.sin(np.pi * X[:, 0]) + X[:, 1] ** 2
+    truth = mean[:, None] + scale[:, None] * norm.ppf(LEVELS)[None, :]
+    return X, mean + scale * rng.standard_normal(n), truth
+
+
+def fit_predict(method, X, y, X_test):
+    """Fit ``method`` on (X, y); (predictions at LEVELS on X_test, fit s, predict s, extra)."""
+    start = time.perf_counter()
+    extra = {}
+    if method == "itqr":
+        from manytask.itl import InfiniteQuantileRegressor
+
+        model = InfiniteQuantileRegressor(random_state=0, verbose=0).fit(X, y)
+        extra = {
+            "n_iter": model.n_iter_,
+            "lambda": model.selected_lambda_,
+            "r": model.n_components_,
+            "m": len(model.anchors_),
+        }
+        fitted = time.perf_counter()
+        predictions = model.predict(X_test, LEVELS)
+    elif method == "lightgbm":
+        from lightgbm import LGBMRegressor
+
+        models = [
+            LGBMRegressor(objective="quantile", alpha=level, random_state=0, verbose=-1).fit(X, y)
+            for level in LEVELS
+        ]
+        fitted = time.perf_counter()
+        predictions = np.column_stack([model.predict(X_test) for model in models])
+    else:
+        from quantile_forest import RandomForestQuantileRegressor
+
+        model = RandomForestQuantileRegressor(random_state=0, n_jobs=-1).fit(X, y)
+        fitted = time.perf_counter()
+        predictions = model.predict(X_test, quantiles=list(LEVELS))
+    return predictions, fitted - start, time.perf_counter() - fitted, extra
+
+
+def case(method, n):
+    """One child process: fit, predict, score; prints one JSON line."""
+    from manytask.itl import crossing_loss, pinball_loss
+
+    X, y, _ = synthetic(n, 0)
+    X_test, y_test, truth = synthetic(N_TEST, 1)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    predictions, fit_s, predict_s, extra = fit_predict(method, X, y, X_test)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result = {
+        "fit_s": fit_s,
+        "fit_and_predict_cpu_s": cpu,
+        "predict_s": predict_s,
+        "peak_gib": after.ru_maxrss / 2**20,
+        "pinball": pinball_loss(y_test, predictions, LEVELS) / len(LEVELS),
+        "crossing": crossing_loss(predictions, LEVELS),
+        "truth_pinball": pinball_loss(y_test, truth, LEVELS) / len(LEVELS),
+        **extra,
+    }
+    print(json.dumps(result))
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def run(method, n, budget):
+    """The child's JSON result (plus the load averages), or None past ``budget`` seconds."""
+    command = [sys.executable, __file__, "--case", method, str(n)]
+    load_before = load()
+    try:
+        output = subprocess.run(
+            command, check=True, capture_output=True, text=True, timeout=budget
+        ).stdout
+    except subprocess.TimeoutExpired:
+        return {"load_before": load_before, "load_after": load(), "timeout": budget}
+    result = json.loads(output.strip().splitlines()[-1])
+    return {**result, "load_before": load_before, "load_after": load()}
+
+
+def report(results, total):
+    rows = []
+    for (method, n), result in results.items():
+        load_cell = f"{result['load_before']:.1f} → {result['load_after']:.1f}"
+        if "timeout" in result:
+            rows.append([method, f"{n:,}", f"> {result['timeout']} (not finished)"] + ["–"] * 7)
+            rows[-1][-1] = load_cell
+            continue
+        rows.append([
+            method,
+            f"{n:,}",
+            f"{result['fit_s']:.1f}",
+            f"{result['fit_and_predict_cpu_s']:.0f}",
+            f"{result['peak_gib']:.2f}",
+            f"{result['predict_s']:.2f}",
+            f"{result['pinball']:.4f}",
+            f"{result['truth_pinball']:.4f}",
+            f"{result['crossing']:.2e}",
+            load_cell,
+        ])  # fmt: skip
+    table = markdown_table(
+        [
+            "method",
+            "n",
+            "fit s",
+            "CPU s (fit + predict)",
+            "peak GiB",
+            "predict s (10⁵ × 19)",
+            "test pinball",
+            "truth's pinball",
+            "crossing",
+            "load (1 min) before → after",
+        ],
+        rows,
+    )
+    notes = [
+        f"{machine()}; total {total / 60:.1f} min. `python benchmarks/bench_itl_large.py`.",
+        "",
+        "Synthetic heteroscedastic data, d = 10 (2 relevant inputs), 19 levels 0.05 … 0.95,",
+        "10⁵ test rows; pinball is the mean over the levels of the mean test pinball loss;",
+        "crossing is Σ over consecutive levels of the mean positive decrease. ∞-QR: defaults",
+        "(one model for every level); LightGBM: one `objective='quantile'` model per level;",
+        "quantile-forest: one forest. Each cell a fresh process (peak RSS of that process).",
+        "",
+        table,
+    ]
+    details = [
+        f"∞-QR at n = {n:,}: {r['n_iter']} L-BFGS-B iterations, r = {r['r']}, m = {r['m']}, "
+        f"λ = {r['lambda']:g}"
+        for (method, n), r in results.items()
+        if method == "itqr" and "timeout" not in r
+    ]
+    return "\n".join(["## ∞-QR on a million rows (`bench_itl_large`)", "", *notes, "", *details])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 10⁴ and 10⁵ only")
+    parser.add_argument("--n", type=int, nargs="*", help="training sizes (default 10⁴ … 10⁶)")
+    parser.add_argument("--methods", nargs="*", choices=METHODS, default=list(METHODS))
+    parser.add_argument("--budget", type=float, default=BUDGET, help="seconds per cell")
+    parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    parser.add_argument("--case", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.case:
+        case(args.case[0], int(args.case[1]))
+        return 0
+    sizes = args.n or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
+    start, results = time.perf_counter(), {}
+    for n in sizes:
+        for method in args.methods:
+            results[method, n] = run(method, n, args.budget)
+            print(method, n, results[method, n], flush=True)
+    markdown = report(results, time.perf_counter() - start)
+    print(markdown)
+    if not args.no_write:
+        write_section("bench_itl_large", markdown)
+        print("wrote benchmarks/RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
