@@ -37,6 +37,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
@@ -49,6 +50,8 @@ N_FEATURES = 10
 METHODS = ("itqr", "lightgbm", "quantile-forest")
 #: Wall-time budget of one child process (fit + predict), seconds.
 BUDGET = 900
+#: Every run appends its result here; the RESULTS.md section shows the latest of each cell.
+RUNS = Path(__file__).with_name("bench_itl_large_runs.jsonl")
 
 
 def synthetic(n, seed):
@@ -122,27 +125,65 @@ def load():
     return os.getloadavg()[0]
 
 
-def run(method, n, budget):
-    """The child's JSON result (plus the load averages), or None past ``budget`` seconds."""
-    command = [sys.executable, __file__, "--case", method, str(n)]
-    load_before = load()
+def child_usage(pid):
+    """(CPU s, peak GiB) of a running child from /proc (Linux), or (None, None)."""
     try:
-        output = subprocess.run(
-            command, check=True, capture_output=True, text=True, timeout=budget
-        ).stdout
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as handle:
+            peak = next(int(line.split()[1]) for line in handle if line.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        return None, None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks, peak / 2**20
+
+
+def run(method, n, budget):
+    """The child's JSON result plus the load averages; past ``budget`` seconds the child is
+    stopped and its CPU time and peak memory so far are kept."""
+    command = [sys.executable, __file__, "--case", method, str(n)]
+    load_before, start = load(), time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        output, _ = child.communicate(timeout=budget)
     except subprocess.TimeoutExpired:
-        return {"load_before": load_before, "load_after": load(), "timeout": budget}
-    result = json.loads(output.strip().splitlines()[-1])
-    return {**result, "load_before": load_before, "load_after": load()}
+        cpu, peak = child_usage(child.pid)
+        child.kill()
+        child.communicate()
+        result = {"timeout": budget, "cpu_so_far_s": cpu, "peak_so_far_gib": peak}
+    else:
+        result = json.loads(output.strip().splitlines()[-1])
+    wall = time.perf_counter() - start
+    return {"method": method, "n": n, **result, "wall_s": wall, "load_before": load_before,
+            "load_after": load()}  # fmt: skip
 
 
-def report(results, total):
+def saved_results():
+    """The latest saved result of every (method, n), in order of n then method."""
+    results = {}
+    if RUNS.exists():
+        for line in RUNS.read_text().splitlines():
+            result = json.loads(line)
+            results[result["method"], result["n"]] = result
+    order = sorted(results, key=lambda key: (key[1], METHODS.index(key[0])))
+    return {key: results[key] for key in order}
+
+
+def report(results):
     rows = []
     for (method, n), result in results.items():
         load_cell = f"{result['load_before']:.1f} → {result['load_after']:.1f}"
         if "timeout" in result:
-            rows.append([method, f"{n:,}", f"> {result['timeout']} (not finished)"] + ["–"] * 7)
-            rows[-1][-1] = load_cell
+            cpu, peak = result["cpu_so_far_s"], result["peak_so_far_gib"]
+            rows.append([
+                method,
+                f"{n:,}",
+                f"> {result['timeout']:.0f} (stopped)",
+                "–" if cpu is None else f"> {cpu:.0f}",
+                "–" if peak is None else f"≥ {peak:.2f}",
+                "–", "–", "–", "–",
+                load_cell,
+            ])  # fmt: skip
             continue
         rows.append([
             method,
@@ -172,13 +213,16 @@ def report(results, total):
         rows,
     )
     notes = [
-        f"{machine()}; total {total / 60:.1f} min. `python benchmarks/bench_itl_large.py`.",
+        f"{machine()}. `python benchmarks/bench_itl_large.py` (each cell's latest run in",
+        "`benchmarks/bench_itl_large_runs.jsonl`). Wall times were taken on a machine shared",
+        "with other jobs: the load column says how shared; CPU times depend on it less.",
         "",
         "Synthetic heteroscedastic data, d = 10 (2 relevant inputs), 19 levels 0.05 … 0.95,",
         "10⁵ test rows; pinball is the mean over the levels of the mean test pinball loss;",
         "crossing is Σ over consecutive levels of the mean positive decrease. ∞-QR: defaults",
         "(one model for every level); LightGBM: one `objective='quantile'` model per level;",
-        "quantile-forest: one forest. Each cell a fresh process (peak RSS of that process).",
+        "quantile-forest: one forest. Each cell a fresh process (peak RSS of that process);",
+        "a cell past its time budget is stopped, with its CPU time and peak memory so far.",
         "",
         table,
     ]
@@ -197,19 +241,21 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="*", help="training sizes (default 10⁴ … 10⁶)")
     parser.add_argument("--methods", nargs="*", choices=METHODS, default=list(METHODS))
     parser.add_argument("--budget", type=float, default=BUDGET, help="seconds per cell")
-    parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    parser.add_argument("--no-write", action="store_true", help="print only (no RESULTS.md)")
     parser.add_argument("--case", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.case:
         case(args.case[0], int(args.case[1]))
         return 0
     sizes = args.n or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
-    start, results = time.perf_counter(), {}
     for n in sizes:
         for method in args.methods:
-            results[method, n] = run(method, n, args.budget)
-            print(method, n, results[method, n], flush=True)
-    markdown = report(results, time.perf_counter() - start)
+            result = run(method, n, args.budget)
+            print(result, flush=True)
+            if not args.no_write:
+                with RUNS.open("a") as handle:
+                    handle.write(json.dumps(result) + "\n")
+    markdown = report(saved_results())
     print(markdown)
     if not args.no_write:
         write_section("bench_itl_large", markdown)

@@ -106,10 +106,10 @@ def test_nystrom_on_every_point_fits_the_exact_model():
 
 
 def test_blockwise_fit_equals_unblocked_fit(monkeypatch):
-    X, y = heteroscedastic(80, 2)
-    settings = dict(lambda_=1e-2, n_anchors=7, n_components=15, tol=1e-12, max_iter=20_000)
+    X, y = heteroscedastic(40, 2)
+    settings = dict(lambda_=1e-1, n_anchors=5, n_components=10, tol=1e-12, max_iter=20_000)
     whole = InfiniteQuantileRegressor(random_state=0, **settings).fit(X, y)
-    monkeypatch.setattr(_estimator, "BLOCK_ROWS", 16)  # the name _fit_model reads
+    monkeypatch.setattr(_estimator, "BLOCK_ROWS", 8)  # the name _fit_model reads
     blocked = InfiniteQuantileRegressor(random_state=0, **settings).fit(X, y)
     assert whole.converged_ and blocked.converged_
     assert blocked.objective_ == pytest.approx(whole.objective_, rel=1e-9)
@@ -122,31 +122,45 @@ def small_large_n(monkeypatch):
     """The large-n thresholds scaled down so that 150 points take the large-n path."""
     monkeypatch.setattr(quantile_module, "EXACT_MAX_ROWS", 100)
     monkeypatch.setattr(quantile_module, "LARGE_N_COMPONENTS", 20)
+    monkeypatch.setattr(quantile_module, "LARGE_N_ANCHORS", 6)
     monkeypatch.setattr(quantile_module, "SELECTION_ROWS", 60)
 
 
 def test_large_n_defaults_switch_to_nystrom(small_large_n):
     X, y = heteroscedastic(150, 4)
-    model = InfiniteQuantileRegressor(lambda_=1e-2, n_anchors=7, random_state=0).fit(X, y)
+    model = InfiniteQuantileRegressor(lambda_=1e-2, random_state=0).fit(X, y)
     assert model.n_components_ <= 20 and len(model.model_.X_) == 20
-    few = InfiniteQuantileRegressor(lambda_=1e-2, n_anchors=7, random_state=0).fit(X[:90], y[:90])
-    assert len(few.model_.X_) == 90 or few.n_components_ < 90  # exact: landmarks are pivots
+    assert len(model.anchors_) == quantile_module.LARGE_N_ANCHORS
+    few = InfiniteQuantileRegressor(lambda_=1e-2, random_state=0).fit(X[:90], y[:90])
+    assert len(few.anchors_) == 20  # max(⌈√90⌉, 20) Gauss–Legendre anchors, as before
+    # exact: the pivoted Cholesky's pivots are the landmarks, as many as the rank
     assert len(few.model_.X_) == few.n_components_
+    exact = InfiniteQuantileRegressor(lambda_=1e-2, n_anchors=7, n_components=None)
+    assert len(exact.fit(X, y).model_.X_) == exact.n_components_  # None: exact at any n
 
 
-# The selected λ may be the path's smallest, whose final fit needs more than max_iter at
-# tol = 1e-8; the test is about the selection (its risks), not that fit's convergence.
+def test_n_components_is_validated():
+    X, y = heteroscedastic(30, 1)
+    for bad in ("exact", 0, 2.5):
+        model = InfiniteQuantileRegressor(lambda_=1e-2, n_components=bad)
+        with pytest.raises(ValueError, match="n_components"):
+            model.fit(X, y)
+        assert not hasattr(model, "model_")
+
+
+# The test is about the selection (its held-out risks), not the final fit's convergence:
+# 200 iterations keep it short.
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_subset_selection_is_the_selection_on_the_drawn_subset(small_large_n):
     X, y = heteroscedastic(150, 6)
-    model = InfiniteQuantileRegressor(n_anchors=7, random_state=0)
-    model.fit(X, y)
-    again = InfiniteQuantileRegressor(n_anchors=7, random_state=0).fit(X, y)
+    settings = dict(n_anchors=7, random_state=0, max_iter=200, input_bandwidth=1.0)
+    model = InfiniteQuantileRegressor(**settings).fit(X, y)
+    again = InfiniteQuantileRegressor(**settings).fit(X, y)
     np.testing.assert_array_equal(again.cv_risks_, model.cv_risks_)
     np.testing.assert_allclose(again.predict(X, [0.2, 0.8]), model.predict(X, [0.2, 0.8]))
     # By hand: the same 60 rows (the estimator's draw), the same 20 landmarks, the same folds.
     rows = np.sort(np.random.default_rng(0).choice(150, 60, False))
-    subset = InfiniteQuantileRegressor(n_anchors=7, random_state=0, n_components=20)
+    subset = InfiniteQuantileRegressor(n_components=20, **settings)
     subset.fit(X[rows], y[rows])
     np.testing.assert_array_equal(subset.cv_risks_, model.cv_risks_)
     assert model.selected_lambda_ == subset.selected_lambda_

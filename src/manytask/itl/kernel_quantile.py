@@ -188,10 +188,12 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
-        ``lambda_``, ``input_bandwidth`` and ``n_components`` (None: the estimator's)
-        override its parameters. ``warm_rows`` (indices, without extra points): start
-        L-BFGS-B from the same problem's minimiser on those rows alone (same landmarks and
-        coordinates), a cheap warm start for a fit on many rows.
+        ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters;
+        ``n_components`` is the Nyström rank r of
+        :meth:`~manytask.itl._estimator.ITLEstimatorMixin._precompute` (None: exact).
+        ``warm_rows`` (indices, without extra points): start L-BFGS-B from the same problem's
+        minimiser on those rows alone (same landmarks and coordinates), a cheap warm start
+        for a fit on many rows.
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -200,8 +202,6 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             X_standardised, self.input_kernel, bandwidth, self.random_state
         )
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
-        if n_components is None:
-            n_components = getattr(self, "n_components", None)
         extra = smoothed_inputs(X_standardised, input_kernel, n_extra_points, self.random_state)
         whitened = self._precompute(
             model, np.vstack([X_standardised, extra]), quadrature.anchors, n_components

@@ -72,9 +72,10 @@ FIT_DEPENDENT = (
 )
 #: Midpoint grid on [θ_1, θ_m] on which ``rearrange=True`` sorts h(x)(·).
 REARRANGEMENT_GRID = 256
-#: ``n_components=None`` is the exact model up to this many training points.
-EXACT_MAX_ROWS = 10_000
-#: Nyström landmarks of ``n_components=None`` beyond :data:`EXACT_MAX_ROWS` points.
+#: ``n_components="auto"`` is the exact model up to this many training points (the size up to
+#: which :func:`~manytask.itl.whitening.pivoted_cholesky` factorises a formed Gram matrix).
+EXACT_MAX_ROWS = 5000
+#: Nyström landmarks of ``n_components="auto"`` beyond :data:`EXACT_MAX_ROWS` points.
 LARGE_N_COMPONENTS = 300
 #: Anchors of ``n_anchors=None`` beyond :data:`EXACT_MAX_ROWS` points.
 LARGE_N_ANCHORS = 20
@@ -109,8 +110,8 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         Weight λ_b >= 0 of ‖b‖²_{H_kb}, the bias's own ridge (§3.3 "Models with bias").
     n_anchors : int or None, default=None
         Number m of anchors in (0, 1); None means min(⌈√n⌉, 100), and at least 20 for
-        Gauss–Legendre, up to :data:`EXACT_MAX_ROWS` points; :data:`LARGE_N_ANCHORS` beyond
-        (see the large-n Notes).
+        Gauss–Legendre; with ``n_components="auto"`` beyond :data:`EXACT_MAX_ROWS` points,
+        :data:`LARGE_N_ANCHORS` (see the large-n Notes).
     quadrature : {"gauss-legendre", "sobol"}, default="gauss-legendre"
         Rule of the anchors and weights (:mod:`~manytask.itl.quadrature`). Gauss–Legendre's
         outer nodes approach 0 and 1 like 1.45/(m + ½)² (0.0034 for m = 20); the first m
@@ -133,15 +134,14 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     random_state : None, int or numpy Generator, default=None
         Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
         landmarks.
-    n_components : int or None, default=None
-        An integer r: the low-rank model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r
-        landmarks Z drawn from the training points with ``random_state``: memory
-        O(n r + r m), time per L-BFGS-B iteration O(n r q + n q m), q <= 2m the θ rank.
-        r >= n is the exact model. None (the default): the exact model (k_X on all n
-        training points) up to :data:`EXACT_MAX_ROWS` points, and r =
-        :data:`LARGE_N_COMPONENTS` beyond, where the exact features (O(n × rank K_X)
-        memory, rank near n for a Gaussian kernel on several inputs) no longer fit (see the
-        large-n Notes).
+    n_components : "auto", int or None, default="auto"
+        None: the exact model (k_X on all n training points). An integer r: the low-rank
+        model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r landmarks Z drawn from the
+        training points with ``random_state``: memory O(n r + r m), time per L-BFGS-B
+        iteration O(n r q + n q m), q <= 2m the θ rank; r >= n is the exact model. "auto"
+        (ours): None up to :data:`EXACT_MAX_ROWS` points, r = :data:`LARGE_N_COMPONENTS`
+        beyond, where the exact features (memory n × rank K_X, a rank near n for a Gaussian
+        kernel on several inputs) no longer fit (see the large-n Notes).
     monotone_bias : bool, default=False
         Our remedy, not the paper's: add λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the non-crossing
         penalty at an input far from every training point (where h = b). False is eq. (14).
@@ -219,11 +219,15 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     (:func:`~manytask.itl.whitening.pivoted_cholesky`), so memory and time grow with n r,
     r the numerical rank of K_X.
 
-    Large n (ours, not the paper's). With the defaults, beyond :data:`EXACT_MAX_ROWS`
-    training points the fit uses :data:`LARGE_N_COMPONENTS` Nyström landmarks, and the
-    choice of λ and bandwidth (``lambda_=None``, or ``cv``) runs on :data:`SELECTION_ROWS`
-    points drawn with ``random_state``, with the same landmarks count; then one fit on all
-    the points. Beyond :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows the objective and
+    Large n (ours, not the paper's). With ``n_components="auto"`` (the default), beyond
+    :data:`EXACT_MAX_ROWS` training points the fit uses :data:`LARGE_N_COMPONENTS` Nyström
+    landmarks and (unless ``n_anchors`` is given) :data:`LARGE_N_ANCHORS` anchors: the θ side
+    of the model has rank about 22 at the default θ bandwidth, so more anchors add time,
+    not directions. Beyond :data:`SELECTION_ROWS` points (any ``n_components``) the choice
+    of λ and bandwidth (``lambda_=None``, or ``cv``) runs on that many points drawn with
+    ``random_state``, with the same features; the fit on all the points then starts from
+    the same problem's minimiser on those points (about 6× fewer L-BFGS-B iterations on
+    10⁵ points). Beyond :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows the objective and
     its gradient are summed over blocks of rows on as many threads as BLAS has
     (:func:`~manytask.itl.blockwise.blockwise_data_term`): memory O(n r) for the features
     plus O(block × m) per thread. Measured on n = 10⁶, d = 10 in ``benchmarks/RESULTS.md``
@@ -254,7 +258,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         max_iter=2000,
         tol=1e-8,
         random_state=None,
-        n_components=None,
+        n_components="auto",
         monotone_bias=False,
         extra_crossing_points=0,
         rearrange=True,
@@ -316,7 +320,8 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         for name in ("bias", "monotone_bias", "rearrange"):
             check_bool(getattr(self, name), name)
         X, y = self._validate_training_data(X, y)
-        large = len(y) > EXACT_MAX_ROWS
+        auto = isinstance(self.n_components, str) and self.n_components == "auto"
+        large = auto and len(y) > EXACT_MAX_ROWS
         n_anchors = LARGE_N_ANCHORS if self.n_anchors is None and large else self.n_anchors
         quadrature = self._default_anchors(len(y), n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
@@ -324,8 +329,9 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         n_extra = check_int(self.extra_crossing_points, "extra_crossing_points", minimum=0)
         folds = check_int(self.cv, "cv", minimum=2, allow_none=True)
         check_int(self.verbose, "verbose", minimum=0)
-        n_components = check_int(self.n_components, "n_components", allow_none=True)
-        if n_components is None and large:
+        n_components = None if auto else self.n_components
+        n_components = check_int(n_components, "n_components", allow_none=True)
+        if large:
             n_components = LARGE_N_COMPONENTS
         chosen = {"n_components": n_components}
         for name in FIT_DEPENDENT:
