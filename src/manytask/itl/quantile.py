@@ -162,10 +162,6 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         summed over the grid (at every y: the rearrangement inequality). It changes
         :meth:`predict` only, not the fit. False: the paper's model h(x)(θ) as fitted (what
         the reproductions of Table 1 and Figure 1 report).
-    verbose : int, default=1
-        0: silent. 1: a tqdm progress bar over the L-BFGS-B iterations of the final fit on
-        stderr once that fit has run :data:`~manytask.itl._estimator.PROGRESS_DELAY`
-        seconds (long fits only). 2 or more: the bar from the start.
     cv : int or None, default=None
         None: the hold-out choice of ``lambda_=None``, or the given ``lambda_``. An integer
         K >= 2: choose λ from :data:`~manytask.itl.selection.LAMBDA_PATH` (``lambda_`` is
@@ -177,6 +173,10 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
         2K points the selection is skipped. Beyond :data:`SELECTION_ROWS` points it runs on
         a random subset of that many (see the large-n Notes).
+    verbose : int, default=1
+        0: silent. 1: a tqdm progress bar over the L-BFGS-B iterations of the final fit on
+        stderr once that fit has run :data:`~manytask.itl._estimator.PROGRESS_DELAY`
+        seconds (long fits only). 2 or more: the bar from the start.
 
     Attributes
     ----------
@@ -447,12 +447,13 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         """
         levels = check_quantiles(quantiles)
         X = self._transform_X(self._validate_test_data(X))
-        values = self._model_quantiles(X, levels)
         lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())
         below, above = levels < lowest, levels > highest
-        if self.rearrange and highest > lowest:
-            inside = ~(below | above)
+        if self.rearrange and highest > lowest:  # every column is set below: no h(x)(levels)
+            values, inside = np.empty((len(X), len(levels))), ~(below | above)
             values[:, inside], ends = self._rearranged(X, levels[inside], lowest, highest)
+        else:
+            values = self._model_quantiles(X, levels)
         if np.any(below):
             values[:, below] = self._tail(X, levels[below], lowest, np.minimum)
             if self.rearrange and highest > lowest:

@@ -377,6 +377,7 @@ class WhitenedModel:
         """
         restricted = copy.copy(self)
         restricted.features_ = self.features_[rows]
+        restricted.__dict__.pop("_projection", None)
         return restricted
 
     # ------------------------------------------------------------- packing
@@ -486,6 +487,15 @@ class WhitenedModel:
         return both[:, :m], beta, coefficients
 
     # --------------------------------------------------------- predictions
+    def _projected(self, alpha):
+        """Φ V, kept for the next call with the same ``alpha`` object (a data term asks for
+        the values and then the slopes of the same V: one n × r × q product, not two)."""
+        kept = self.__dict__.get("_projection")
+        if kept is None or kept[0] is not alpha:
+            kept = (alpha, self.features_ @ alpha)
+            self._projection = kept
+        return kept[1]
+
     def predict(self, alpha, beta=None, bias=None):
         """H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ at the training points and anchors.
 
@@ -514,7 +524,7 @@ class WhitenedModel:
         >>> whitened.predict(V, None, v).shape
         (5, 2)
         """
-        values = (self.features_ @ alpha) @ self.theta_values_.T
+        values = self._projected(alpha) @ self.theta_values_.T
         if bias is not None:
             values += (self.bias_values_ @ bias)[None, :]
         return values
@@ -550,7 +560,7 @@ class WhitenedModel:
         """
         if not self.slopes:
             raise ValueError("predict_dtheta needs a WhitenedModel with slopes=True")
-        values = (self.features_ @ alpha) @ self.theta_slopes_.T
+        values = self._projected(alpha) @ self.theta_slopes_.T
         if bias is not None:
             values += (self.bias_slopes_ @ bias)[None, :]
         return values
