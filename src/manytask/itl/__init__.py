@@ -8,6 +8,8 @@
 - :mod:`~manytask.itl.whitening`: the same model in whitened coordinates (the ridge penalty
   becomes ‖V‖²), exact or on Nyström landmarks (the estimators' ``n_components``); the fits
   run there.
+- :mod:`~manytask.itl.blockwise`: the large-n path: data term, gradient and Nyström features
+  by blocks of rows (bounded memory, both cores).
 
 - :mod:`~manytask.itl.kernel_quantile`: the ∞-QR data term (eqs. 8–9, 14) and the fit on
   given anchors that ∞-QR, JQR and IND-QR share.

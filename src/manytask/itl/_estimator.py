@@ -22,7 +22,8 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
+from tqdm.auto import tqdm
 
 from .._validation import (
     binary_scale,
@@ -34,6 +35,7 @@ from .._validation import (
     validate_X_y,
 )
 from ..kernels import RBF, Kernel, median_heuristic
+from .blockwise import BLOCK_ROWS, blockwise_data_term
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
 
@@ -52,6 +54,8 @@ MAX_DEFAULT_ANCHORS = 100
 MIN_GAUSS_ANCHORS = 20
 #: Bandwidths allowed by :func:`check_bandwidth`.
 BANDWIDTH_RANGE = (1e-150, 1e150)
+#: With ``verbose=1`` the fit's progress bar appears once a fit has run this many seconds.
+PROGRESS_DELAY = 2.0
 #: Quadrature rules by name (the ``quadrature`` parameter of the estimators).
 QUADRATURES = {
     "gauss-legendre": gauss_legendre,
@@ -195,11 +199,14 @@ def _add(first, second):
     return first if second is None else first + second
 
 
-def penalised_objective(params, model, data_term, penalty):
+def penalised_objective(params, model, data_term, penalty, block_rows=None, workers=1):
     """(value, gradient) of data term + penalty at the packed parameters (for L-BFGS-B).
 
     ``model`` may also be a :class:`~manytask.itl.whitening.WhitenedModel`, whose packed
-    parameters are [vec V, v] and whose ``beta`` is ``None``.
+    parameters are [vec V, v] and whose ``beta`` is ``None``. With ``block_rows`` (a
+    WhitenedModel only) the data term and its backward pass run over blocks of that many
+    rows (:func:`~manytask.itl.blockwise.blockwise_data_term`): memory O(block_rows × m)
+    instead of O(n m), the same value and gradient up to rounding.
 
     Parameters
     ----------
@@ -215,6 +222,12 @@ def penalised_objective(params, model, data_term, penalty):
     penalty : callable
         ``(model, alpha, beta, bias) -> (value, grad_alpha, grad_beta, grad_bias)``, e.g.
         :func:`ridge_penalty` or :func:`level_set_penalty`.
+    block_rows : int or None, default=None
+        None: the data term on all rows at once. An integer: blocks of that many rows; the
+        data term then takes ``rows=`` (a slice of the model's rows), as
+        :func:`~manytask.itl.kernel_quantile.quantile_risk`'s does.
+    workers : int, default=1
+        Threads over the blocks (each with single-threaded BLAS).
 
     Returns
     -------
@@ -238,8 +251,14 @@ def penalised_objective(params, model, data_term, penalty):
     (0.5, (10,))
     """
     alpha, beta, bias = model.unpack(params)
-    value, grad_values, grad_slopes, grad_bias_direct = data_term(model, alpha, beta, bias)
-    grad_alpha, grad_beta, grad_bias = model.backward(grad_values, grad_slopes)
+    if block_rows is None:
+        value, grad_values, grad_slopes, grad_bias_direct = data_term(model, alpha, beta, bias)
+        grad_alpha, grad_beta, grad_bias = model.backward(grad_values, grad_slopes)
+    else:
+        value, grad_alpha, grad_bias, grad_bias_direct = blockwise_data_term(
+            model, data_term, alpha, bias, block_rows, workers
+        )
+        grad_beta = None
     penalty_value, penalty_alpha, penalty_beta, penalty_bias = penalty(model, alpha, beta, bias)
     grad_alpha = grad_alpha + penalty_alpha
     grad_beta = _add(grad_beta, penalty_beta)
@@ -247,10 +266,13 @@ def penalised_objective(params, model, data_term, penalty):
     return value + penalty_value, model.pack(grad_alpha, grad_beta, grad_bias)
 
 
-def minimise(problem, data_term, penalty, max_iter, tol, start=None):
+def minimise(
+    problem, data_term, penalty, max_iter, tol, start=None, block_rows=None, progress=None
+):
     """L-BFGS-B on :func:`penalised_objective` from ``start`` (zeros by default).
 
-    ``ftol`` = ``tol``, ``gtol`` = ``tol``/100, BLAS held to one thread.
+    ``ftol`` = ``tol``, ``gtol`` = ``tol``/100. BLAS is held to one thread, except with
+    ``block_rows``: the blocks then run on as many threads as BLAS had (one BLAS thread each).
 
     Parameters
     ----------
@@ -264,6 +286,10 @@ def minimise(problem, data_term, penalty, max_iter, tol, start=None):
         L-BFGS-B ``ftol``.
     start : ndarray of shape (problem.n_params,) or None, default=None
         Starting point; None means zeros.
+    block_rows : int or None, default=None
+        As in :func:`penalised_objective` (a WhitenedModel only); None: all rows at once.
+    progress : tqdm progress bar or None, default=None
+        Advanced by one at every L-BFGS-B iteration.
 
     Returns
     -------
@@ -284,15 +310,21 @@ def minimise(problem, data_term, penalty, max_iter, tol, start=None):
     True
     """
     start = np.zeros(problem.n_params) if start is None else start
+    workers = 1
+    if block_rows is not None:
+        blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+        workers = max([1, *blas])
+    callback = None if progress is None else (lambda _: progress.update())
     # SciPy's L-BFGS-B calls BLAS on short vectors at every step, where threads cost more
     # in synchronisation than they compute.
     with threadpool_limits(limits=1, user_api="blas"):
         return minimize(
             penalised_objective,
             start,
-            args=(problem, data_term, penalty),
+            args=(problem, data_term, penalty, block_rows, workers),
             jac=True,
             method="L-BFGS-B",
+            callback=callback,
             options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
         )
 
@@ -462,12 +494,30 @@ class ITLEstimatorMixin:
             f"penalty weights ({weights})"
         )
 
-    def _fit_model(self, model, data_term, penalty, max_iter, tol, whitened=None):
-        """Minimise :func:`penalised_objective` from zero with L-BFGS-B; sets the fitted state.
+    def _fit_model(
+        self,
+        model,
+        data_term,
+        penalty,
+        max_iter,
+        tol,
+        whitened=None,
+        blockwise=False,
+        verbose=0,
+        start=None,
+    ):
+        """Minimise :func:`penalised_objective` from ``start`` (None: zero) with L-BFGS-B;
+        sets the fitted state.
 
         With ``whitened`` (a :class:`WhitenedModel` of ``model``, see :meth:`_precompute`)
         the minimisation runs in its whitened coordinates, where the penalty is ‖V‖²; the
         solution is mapped back to ``model``'s coefficients. Without it, directly over (A, B, c).
+        ``blockwise``: the data term takes ``rows=`` and, on more than
+        :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows, is evaluated by blocks
+        (:func:`~manytask.itl.blockwise.blockwise_data_term`). ``verbose``: 0 no progress
+        bar; 1 a tqdm bar over the iterations on stderr once the fit has run
+        :data:`PROGRESS_DELAY` seconds; 2 the bar from the start. ``start``: the packed
+        starting point of L-BFGS-B (None: zeros).
 
         Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
         (the minimised value, in the standardised units the estimator works in),
@@ -477,10 +527,22 @@ class ITLEstimatorMixin:
         """
         max_iter = check_int(max_iter, "max_iter")
         tol = check_positive(tol, "tol")
+        block_rows = None
+        if blockwise and whitened is not None and whitened.n_samples > BLOCK_ROWS:
+            block_rows = BLOCK_ROWS
+        progress = tqdm(
+            total=max_iter,
+            desc=f"{type(self).__name__}.fit (L-BFGS-B iterations)",
+            disable=verbose == 0,
+            delay=PROGRESS_DELAY if verbose == 1 else 0.0,
+            leave=False,
+        )
         problem = model if whitened is None else whitened
         try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                result = minimise(problem, data_term, penalty, max_iter, tol)
+            with np.errstate(over="ignore", invalid="ignore"), progress:
+                result = minimise(
+                    problem, data_term, penalty, max_iter, tol, start, block_rows, progress
+                )
         except ValueError as error:  # the losses refuse a non-finite model value
             raise self._overflow_error() from error
         if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from .._validation import check_positive
-from ._estimator import ITLEstimator, random_generator, ridge_penalty
+from ._estimator import ITLEstimator, minimise, random_generator, ridge_penalty
 from .losses import (
     pinball,
     pinball_gradient,
@@ -58,8 +58,10 @@ def quantile_risk(
     Returns
     -------
     callable
-        ``data_term(model, alpha, beta, bias) -> (risk, grad_values, grad_slopes,
-        grad_bias)`` for :func:`~manytask.itl._estimator.penalised_objective`.
+        ``data_term(model, alpha, beta, bias, rows=None) -> (risk, grad_values, grad_slopes,
+        grad_bias)`` for :func:`~manytask.itl._estimator.penalised_objective`. With ``rows``
+        (a slice of the n + e rows, ``model`` restricted to them) it returns that block's
+        share of the sums, the ``monotone_bias`` term with the block that starts at row 0.
 
     Examples
     --------
@@ -80,17 +82,20 @@ def quantile_risk(
     level_weights = anchor_weights[None, :] / n
     crossing_weights = anchor_weights[None, :] / (n + n_extra_points)
 
-    def data_term(model, alpha, beta, bias):
+    def data_term(model, alpha, beta, bias, rows=None):
+        first, stop, _ = (rows or slice(0, n + n_extra_points)).indices(n + n_extra_points)
+        labelled = max(0, min(stop, n) - first)  # rows of the block that carry a y
         values = model.predict(alpha, beta, bias)
-        risk = float(np.sum(level_weights * pinball(y, values[:n], theta, kappa)))
+        fitted, targets = values[:labelled], y[first : first + labelled]
+        risk = float(np.sum(level_weights * pinball(targets, fitted, theta, kappa)))
         grad_values = np.zeros_like(values)
-        grad_values[:n] = level_weights * pinball_gradient(y, values[:n], theta, kappa)
+        grad_values[:labelled] = level_weights * pinball_gradient(targets, fitted, theta, kappa)
         if lambda_nc == 0.0:
             return risk, grad_values, None, None
         decrease = -model.predict_dtheta(alpha, beta, bias)
         risk += lambda_nc * float(np.sum(crossing_weights * smooth_positive_part(decrease, kappa)))
         grad_slopes = -lambda_nc * crossing_weights * smooth_positive_part_gradient(decrease, kappa)
-        if not monotone_bias or bias is None:
+        if not monotone_bias or bias is None or first > 0:
             return risk, grad_values, grad_slopes, None
         bias_decrease = -model.bias_dtheta(bias)
         risk += lambda_nc * float(anchor_weights @ smooth_positive_part(bias_decrease, kappa))
@@ -178,10 +183,17 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         n_extra_points=0,
         lambda_=None,
         input_bandwidth=None,
+        n_components=None,
+        warm_rows=None,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
-        ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters.
+        ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters;
+        ``n_components`` is the Nyström rank r of
+        :meth:`~manytask.itl._estimator.ITLEstimatorMixin._precompute` (None: exact).
+        ``warm_rows`` (indices, without extra points): start L-BFGS-B from the same problem's
+        minimiser on those rows alone (same landmarks and coordinates), a cheap warm start
+        for a fit on many rows.
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -190,7 +202,6 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             X_standardised, self.input_kernel, bandwidth, self.random_state
         )
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
-        n_components = getattr(self, "n_components", None)
         extra = smoothed_inputs(X_standardised, input_kernel, n_extra_points, self.random_state)
         whitened = self._precompute(
             model, np.vstack([X_standardised, extra]), quadrature.anchors, n_components
@@ -206,7 +217,28 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             len(extra),
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
-        return self._fit_model(model, data_term, penalty, self.max_iter, self.tol, whitened)
+        start = None
+        if warm_rows is not None and len(extra) == 0:
+            term = quantile_risk(
+                y_standardised[warm_rows],
+                quadrature.anchors,
+                quadrature.weights,
+                lambda_nc,
+                self.kappa,
+                monotone_bias,
+            )
+            start = minimise(whitened.rows(warm_rows), term, penalty, self.max_iter, self.tol).x
+        return self._fit_model(
+            model,
+            data_term,
+            penalty,
+            self.max_iter,
+            self.tol,
+            whitened,
+            blockwise=True,
+            verbose=getattr(self, "verbose", 0),
+            start=start,
+        )
 
     def _predict_levels(self, X, levels):
         """Quantile predictions at ``levels`` (None: the anchors), back in the units of y."""

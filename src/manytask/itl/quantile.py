@@ -39,7 +39,7 @@ import numpy as np
 
 from .._validation import check_bool, check_int, check_positive, unchanged_on_error
 from ..kernels import RBF
-from ._estimator import check_bandwidth, median_bandwidth
+from ._estimator import check_bandwidth, median_bandwidth, random_generator
 from .conformal import ConformalIntervalsMixin
 from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
@@ -72,6 +72,16 @@ FIT_DEPENDENT = (
 )
 #: Midpoint grid on [θ_1, θ_m] on which ``rearrange=True`` sorts h(x)(·).
 REARRANGEMENT_GRID = 256
+#: ``n_components="auto"`` is the exact model up to this many training points (the size up to
+#: which :func:`~manytask.itl.whitening.pivoted_cholesky` factorises a formed Gram matrix).
+EXACT_MAX_ROWS = 5000
+#: Nyström landmarks of ``n_components="auto"`` beyond :data:`EXACT_MAX_ROWS` points.
+LARGE_N_COMPONENTS = 300
+#: Anchors of ``n_anchors=None`` beyond :data:`EXACT_MAX_ROWS` points.
+LARGE_N_ANCHORS = 20
+#: Beyond this many training points the choice of λ and bandwidth (``lambda_=None`` or
+#: ``cv``) runs on a random subset of this many (then one fit on all of them).
+SELECTION_ROWS = 5000
 
 
 class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
@@ -100,7 +110,8 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         Weight λ_b >= 0 of ‖b‖²_{H_kb}, the bias's own ridge (§3.3 "Models with bias").
     n_anchors : int or None, default=None
         Number m of anchors in (0, 1); None means min(⌈√n⌉, 100), and at least 20 for
-        Gauss–Legendre.
+        Gauss–Legendre; with ``n_components="auto"`` beyond :data:`EXACT_MAX_ROWS` points,
+        :data:`LARGE_N_ANCHORS` (see the large-n Notes).
     quadrature : {"gauss-legendre", "sobol"}, default="gauss-legendre"
         Rule of the anchors and weights (:mod:`~manytask.itl.quadrature`). Gauss–Legendre's
         outer nodes approach 0 and 1 like 1.45/(m + ½)² (0.0034 for m = 20); the first m
@@ -123,11 +134,14 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     random_state : None, int or numpy Generator, default=None
         Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
         landmarks.
-    n_components : int or None, default=None
+    n_components : "auto", int or None, default="auto"
         None: the exact model (k_X on all n training points). An integer r: the low-rank
         model on Nyström features Φ = K_{X,Z} K_{Z,Z}^{-1/2} of r landmarks Z drawn from the
         training points with ``random_state``: memory O(n r + r m), time per L-BFGS-B
-        iteration O(n r m). r >= n is the exact model.
+        iteration O(n r q + n q m), q <= 2m the θ rank; r >= n is the exact model. "auto"
+        (ours): None up to :data:`EXACT_MAX_ROWS` points, r = :data:`LARGE_N_COMPONENTS`
+        beyond, where the exact features (memory n × rank K_X, a rank near n for a Gaussian
+        kernel on several inputs) no longer fit (see the large-n Notes).
     monotone_bias : bool, default=False
         Our remedy, not the paper's: add λ_nc Σ_j w_j |−b'(θ_j)|^κ₊, the non-crossing
         penalty at an input far from every training point (where h = b). False is eq. (14).
@@ -157,7 +171,12 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         all the data (the paper chose them by 5-fold CV, §5;
         :func:`~manytask.itl.selection.cross_validate_quantiles`). Folds drawn with
         ``random_state``; the selection ignores ``extra_crossing_points``. With fewer than
-        2K points the selection is skipped.
+        2K points the selection is skipped. Beyond :data:`SELECTION_ROWS` points it runs on
+        a random subset of that many (see the large-n Notes).
+    verbose : int, default=1
+        0: silent. 1: a tqdm progress bar over the L-BFGS-B iterations of the final fit on
+        stderr once that fit has run :data:`~manytask.itl._estimator.PROGRESS_DELAY`
+        seconds (long fits only). 2 or more: the bar from the start.
 
     Attributes
     ----------
@@ -200,6 +219,20 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     (:func:`~manytask.itl.whitening.pivoted_cholesky`), so memory and time grow with n r,
     r the numerical rank of K_X.
 
+    Large n (ours, not the paper's). With ``n_components="auto"`` (the default), beyond
+    :data:`EXACT_MAX_ROWS` training points the fit uses :data:`LARGE_N_COMPONENTS` Nyström
+    landmarks and (unless ``n_anchors`` is given) :data:`LARGE_N_ANCHORS` anchors: the θ side
+    of the model has rank about 22 at the default θ bandwidth, so more anchors add time,
+    not directions. Beyond :data:`SELECTION_ROWS` points (any ``n_components``) the choice
+    of λ and bandwidth (``lambda_=None``, or ``cv``) runs on that many points drawn with
+    ``random_state``, with the same features; the fit on all the points then starts from
+    the same problem's minimiser on those points (about 6× fewer L-BFGS-B iterations on
+    10⁵ points). Beyond :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows the objective and
+    its gradient are summed over blocks of rows on as many threads as BLAS has
+    (:func:`~manytask.itl.blockwise.blockwise_data_term`): memory O(n r) for the features
+    plus O(block × m) per thread. Measured on n = 10⁶, d = 10 in ``benchmarks/RESULTS.md``
+    (``bench_itl_large``).
+
     Examples
     --------
     >>> import numpy as np
@@ -225,11 +258,12 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         max_iter=2000,
         tol=1e-8,
         random_state=None,
-        n_components=None,
+        n_components="auto",
         monotone_bias=False,
         extra_crossing_points=0,
         rearrange=True,
         cv=None,
+        verbose=1,
     ):
         self.lambda_ = lambda_
         self.lambda_nc = lambda_nc
@@ -249,6 +283,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         self.extra_crossing_points = extra_crossing_points
         self.rearrange = rearrange
         self.cv = cv
+        self.verbose = verbose
 
     @unchanged_on_error
     def fit(self, X, y):
@@ -285,24 +320,37 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         for name in ("bias", "monotone_bias", "rearrange"):
             check_bool(getattr(self, name), name)
         X, y = self._validate_training_data(X, y)
-        quadrature = self._default_anchors(len(y), self.n_anchors, rule=self.quadrature)
+        auto = isinstance(self.n_components, str) and self.n_components == "auto"
+        large = auto and len(y) > EXACT_MAX_ROWS
+        n_anchors = LARGE_N_ANCHORS if self.n_anchors is None and large else self.n_anchors
+        quadrature = self._default_anchors(len(y), n_anchors, rule=self.quadrature)
         theta_kernel = RBF(theta_bandwidth)
         bias_kernel = RBF(theta_bandwidth) if self.bias else None
         n_extra = check_int(self.extra_crossing_points, "extra_crossing_points", minimum=0)
         folds = check_int(self.cv, "cv", minimum=2, allow_none=True)
-        chosen = {}
+        check_int(self.verbose, "verbose", minimum=0)
+        n_components = None if auto else self.n_components
+        n_components = check_int(n_components, "n_components", allow_none=True)
+        if large:
+            n_components = LARGE_N_COMPONENTS
+        chosen = {"n_components": n_components}
         for name in FIT_DEPENDENT:
             self.__dict__.pop(name, None)  # none left from an earlier fit or calibration
         kernels = (theta_kernel, bias_kernel)
-        if folds is not None and len(y) >= 2 * folds:
-            chosen = self._select(X, y, folds, quadrature, kernels, lambda_nc)
-        elif folds is None and self.lambda_ is None and len(y) >= 2 * HOLDOUT_FOLDS:
-            splits = HOLDOUT_FOLDS if len(y) < SMALL_SET else 1
-            chosen = self._select(
-                X, y, HOLDOUT_FOLDS, quadrature, kernels, lambda_nc, splits, SELECTION_MAX_ITER
+        X_select, y_select = X, y
+        if len(y) > SELECTION_ROWS:
+            rows = np.sort(
+                random_generator(self.random_state).choice(len(y), SELECTION_ROWS, False)
             )
+            X_select, y_select, chosen["warm_rows"] = X[rows], y[rows], rows
+        selection = (X_select, y_select, quadrature, kernels, lambda_nc, n_components)
+        if folds is not None and len(y) >= 2 * folds:
+            chosen.update(self._select(*selection, folds))
+        elif folds is None and self.lambda_ is None and len(y) >= 2 * HOLDOUT_FOLDS:
+            splits = HOLDOUT_FOLDS if len(y_select) < SMALL_SET else 1
+            chosen.update(self._select(*selection, HOLDOUT_FOLDS, splits, SELECTION_MAX_ITER))
         elif self.lambda_ is None:
-            chosen = {"lambda_": FALLBACK_LAMBDA}
+            chosen["lambda_"] = FALLBACK_LAMBDA
         return self._fit_on_levels(
             X,
             y,
@@ -315,10 +363,22 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
             **chosen,
         )
 
-    def _select(self, X, y, folds, quadrature, kernels, lambda_nc, max_splits=None, max_iter=None):
+    def _select(
+        self,
+        X,
+        y,
+        quadrature,
+        kernels,
+        lambda_nc,
+        n_components,
+        folds,
+        max_splits=None,
+        max_iter=None,
+    ):
         """λ and bandwidth of least held-out risk over the first ``max_splits`` (None: all) of
-        ``folds`` folds, path fits capped at ``max_iter`` (None: the estimator's) iterations;
-        sets the ``cv_`` and ``selected_`` attributes."""
+        ``folds`` folds, path fits capped at ``max_iter`` (None: the estimator's) iterations,
+        on ``n_components`` (None: exact) features; sets the ``cv_`` and ``selected_``
+        attributes."""
         max_iter = self.max_iter if max_iter is None else min(max_iter, self.max_iter)
         X_standardised, y_standardised = self._standardise_X(X), self._standardise_y(y)
         bandwidths = [self.input_bandwidth]
@@ -332,7 +392,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
                 X_standardised, self.input_kernel, bandwidth, self.random_state
             )
             model = DecomposableModel(kernel, *kernels)
-            return self._precompute(model, X_standardised, anchors, self.n_components)
+            return self._precompute(model, X_standardised, anchors, n_components)
 
         def data_term(y_fold):
             return quantile_risk(
@@ -387,12 +447,13 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         """
         levels = check_quantiles(quantiles)
         X = self._transform_X(self._validate_test_data(X))
-        values = self._model_quantiles(X, levels)
         lowest, highest = float(self.anchors_.min()), float(self.anchors_.max())
         below, above = levels < lowest, levels > highest
-        if self.rearrange and highest > lowest:
-            inside = ~(below | above)
+        if self.rearrange and highest > lowest:  # every column is set below: no h(x)(levels)
+            values, inside = np.empty((len(X), len(levels))), ~(below | above)
             values[:, inside], ends = self._rearranged(X, levels[inside], lowest, highest)
+        else:
+            values = self._model_quantiles(X, levels)
         if np.any(below):
             values[:, below] = self._tail(X, levels[below], lowest, np.minimum)
             if self.rearrange and highest > lowest:

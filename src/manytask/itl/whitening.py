@@ -39,12 +39,15 @@ What does not live here: the losses, the estimators and the L-BFGS-B call.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy.linalg import eigh, lapack, solve_triangular
 from scipy.sparse.linalg import eigsh
 from threadpoolctl import threadpool_limits
 
 from .._validation import as_finite_array, as_points
+from .blockwise import nystrom_features
 
 __all__ = ["WhitenedModel", "pivoted_cholesky", "psd_factor"]
 
@@ -235,7 +238,7 @@ class WhitenedModel:
                 self.features_ = U * np.sqrt(s)
             else:
                 X = as_points(X, "X", n_features=model.X_.shape[1])
-                self.features_ = model.input_kernel(X, model.X_) @ self.input_map_
+                self.features_ = nystrom_features(model.input_kernel, X, model.X_, self.input_map_)
         if slopes:
             joint = np.block(
                 [[model.gram_theta_, model.dtheta_], [model.dtheta_.T, model.d2theta_]]
@@ -345,6 +348,38 @@ class WhitenedModel:
         """
         return self.model.anchors_
 
+    def rows(self, rows):
+        """The same model seen at the training points ``rows`` only (same coordinates V, v).
+
+        A shallow copy whose features are Φ[rows] (a view for a slice): the data term of a
+        block of rows, or of a fold (:mod:`~manytask.itl.selection`).
+
+        Parameters
+        ----------
+        rows : slice or array of int
+            The training points kept.
+
+        Returns
+        -------
+        WhitenedModel
+
+        Examples
+        --------
+        >>> from manytask.itl import DecomposableModel
+        >>> from manytask.kernels import RBF
+        >>> X, anchors = np.linspace(0, 1, 5)[:, None], np.array([0.25, 0.75])
+        >>> model = DecomposableModel(RBF(0.5), RBF(0.3), RBF(0.3)).precompute(X, anchors)
+        >>> whitened = WhitenedModel(model)
+        >>> V, _, v = whitened.unpack(np.ones(whitened.n_params))
+        >>> block = whitened.rows(slice(1, 3))
+        >>> bool(np.array_equal(block.predict(V, None, v), whitened.predict(V, None, v)[1:3]))
+        True
+        """
+        restricted = copy.copy(self)
+        restricted.features_ = self.features_[rows]
+        restricted.__dict__.pop("_projection", None)
+        return restricted
+
     # ------------------------------------------------------------- packing
     def pack(self, alpha, beta=None, bias=None):
         """[vec V, v]; ``beta`` must be ``None`` (B is folded into V).
@@ -452,6 +487,15 @@ class WhitenedModel:
         return both[:, :m], beta, coefficients
 
     # --------------------------------------------------------- predictions
+    def _projected(self, alpha):
+        """Φ V, kept for the next call with the same ``alpha`` object (a data term asks for
+        the values and then the slopes of the same V: one n × r × q product, not two)."""
+        kept = self.__dict__.get("_projection")
+        if kept is None or kept[0] is not alpha:
+            kept = (alpha, self.features_ @ alpha)
+            self._projection = kept
+        return kept[1]
+
     def predict(self, alpha, beta=None, bias=None):
         """H = Φ V Ψ_hᵀ + 1 (Ψ_b v)ᵀ at the training points and anchors.
 
@@ -480,7 +524,7 @@ class WhitenedModel:
         >>> whitened.predict(V, None, v).shape
         (5, 2)
         """
-        values = (self.features_ @ alpha) @ self.theta_values_.T
+        values = self._projected(alpha) @ self.theta_values_.T
         if bias is not None:
             values += (self.bias_values_ @ bias)[None, :]
         return values
@@ -516,7 +560,7 @@ class WhitenedModel:
         """
         if not self.slopes:
             raise ValueError("predict_dtheta needs a WhitenedModel with slopes=True")
-        values = (self.features_ @ alpha) @ self.theta_slopes_.T
+        values = self._projected(alpha) @ self.theta_slopes_.T
         if bias is not None:
             values += (self.bias_slopes_ @ bias)[None, :]
         return values
