@@ -23,7 +23,7 @@ def test_itl_section_runs_and_adds_its_section(tmp_path):
 def test_demo_curves_are_ordered_and_its_pinball_is_a_direct_mean():
     result = run_itl_demo(seed=1, n_samples=200, n_test=200)
     assert result.curves.shape == (200, len(LEVELS))
-    # λ_nc = 10 and 200 points: no visible crossing on the plotting grid or the test points
+    # the default rearranged predict: no crossing on the plotting grid or the test points
     assert np.all(np.diff(result.curves, axis=1) >= -1e-3)
     assert result.crossing_x100 <= 0.01
     # the pinball of the true quantiles, recomputed from the loss, element by element

@@ -113,3 +113,44 @@ def test_cli_accepts_datasets(tmp_path, monkeypatch):
         ["reproduce", "itl-table1", "--quick", "--datasets", "engel", "--out", str(tmp_path)]
     )
     assert args.panels == "engel" and args.quick
+
+
+def test_in_fit_selection_tunes_the_baselines_on_the_same_held_out_thirds():
+    # n = 30 < SMALL_SET: ∞-QR averages its held-out risk over the 3 thirds of KFold(3)
+    # seeded from its random_state; JQR's choice must be the argmin of its held-out pinball
+    # over the same thirds and candidates, computed here by a loop of plain fits.
+    from sklearn.model_selection import KFold, train_test_split
+
+    from manytask.experiments.itl_table1 import LEVELS, run_split
+    from manytask.itl import InfiniteQuantileRegressor, JointQuantileRegressor, pinball_loss
+    from manytask.itl.selection import BANDWIDTH_FACTORS, LAMBDA_PATH
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(43, 1))
+    y = np.sin(3 * X[:, 0]) + (0.2 + 0.3 * np.abs(X[:, 0])) * rng.normal(size=43)
+    settings = Settings(selection="in-fit", repeats=1)
+    assert "in-fit selection" in settings.describe()
+    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, random_state=0)
+    itl = run_split(X, y, 0, "itl", settings)
+    model = InfiniteQuantileRegressor(rearrange=False, random_state=0).fit(X_train, y_train)
+    assert itl["lambda"] == model.selected_lambda_
+    assert itl["input_bandwidth"] == model.selected_input_bandwidth_
+    jqr = run_split(X, y, 0, "jqr", settings)
+    row = np.unravel_index(np.argmin(model.cv_risks_), model.cv_risks_.shape)[0]
+    median = model.selected_input_bandwidth_ / BANDWIDTH_FACTORS[row]
+    seed = int(np.random.default_rng(0).integers(2**31))
+    thirds = list(KFold(3, shuffle=True, random_state=seed).split(X_train))
+    risks = {}
+    for factor in BANDWIDTH_FACTORS:
+        for lambda_ in LAMBDA_PATH:
+            risk = 0.0
+            for train, test in thirds:
+                fit = JointQuantileRegressor(
+                    quantiles=LEVELS, lambda_=lambda_, input_bandwidth=factor * median,
+                    random_state=0,
+                ).fit(X_train[train], y_train[train])  # fmt: skip
+                Q = fit.predict(X_train[test], LEVELS)
+                risk += pinball_loss(y_train[test], Q, LEVELS)
+            risks[factor * median, lambda_] = risk
+    best = min(risks, key=risks.get)
+    assert np.isclose(jqr["input_bandwidth"], best[0]) and jqr["lambda"] == best[1]

@@ -15,7 +15,10 @@ closed form) and report, for each λ_nc, mean ± std over draws (seed s for draw
 
 The paper does not give the other hyper-parameters of Fig. 1; we fix them (not tuned on the
 test data): Gaussian k_X of bandwidth 0.3 on standardised inputs (≈ 0.13 in x), λ = 1e-3,
-Gaussian k_Θ of bandwidth 0.2, manytask's default Huber smoothing κ = 0.01.
+Gaussian k_Θ of bandwidth 0.2, manytask's default Huber smoothing κ = 0.01. This is the
+paper's model as the paper ran it, not :class:`~manytask.itl.InfiniteQuantileRegressor`'s
+defaults (λ and bandwidth chosen in ``fit``, rearranged ``predict``), which ``manytask demo``
+shows.
 Outputs inside ``out``: ``figure1.png``, ``results.md``, ``draws.csv``.
 """
 

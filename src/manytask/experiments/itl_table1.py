@@ -40,6 +40,9 @@ from ..itl import (
     crossing_loss,
     pinball_loss,
 )
+from ..itl._estimator import median_bandwidth, random_generator
+from ..itl.quantile import HOLDOUT_FOLDS, SMALL_SET
+from ..itl.selection import BANDWIDTH_FACTORS, LAMBDA_PATH
 from ..kernels import median_heuristic
 from . import protocol
 from ._tables import csv_bytes, mean_std, read_paper_table
@@ -110,6 +113,14 @@ class Settings(protocol.Settings):
         L-BFGS-B iterations of every fit.
     tol : float, default=1e-8
         L-BFGS-B ``ftol``.
+    selection : {"grid", "in-fit"}, default="grid"
+        "grid": every method by the grid search above (the paper's protocol, with a grid).
+        "in-fit": ∞-QR with its defaults, λ and input bandwidth chosen inside ``fit``
+        (``lambda_=None``, :mod:`~manytask.itl.selection`), read raw (``rearrange=False``,
+        the paper's model h, so its crossings are counted); JQR and IND-QR tuned the same
+        way: the same λ and bandwidth candidates, the same held-out third(s) of the
+        training part (all three below ∞-QR's ``SMALL_SET``) and held-out pinball,
+        θ bandwidth 0.2; the other settings above are then unused.
 
     Examples
     --------
@@ -137,6 +148,7 @@ class Settings(protocol.Settings):
     cv_folds: int = 5
     max_iter: int = 2000
     tol: float = 1e-8
+    selection: str = "grid"
 
     def describe(self) -> str:
         """The grid and fit settings in one line, for ``results.md``.
@@ -151,6 +163,14 @@ class Settings(protocol.Settings):
         >>> Settings.quick().describe()[:56]
         'grid: input bandwidth ∈ [0.3, 1.0] × median heuristic, θ'
         """
+        if self.selection == "in-fit":
+            return (
+                f"in-fit selection: λ ∈ {list(LAMBDA_PATH)} × input bandwidth ∈ "
+                f"{list(BANDWIDTH_FACTORS)} × median heuristic on held-out thirds of the "
+                f"training part (all 3 below {SMALL_SET} points, else the first), ∞-QR "
+                "inside `fit` (its defaults, read raw), JQR and IND-QR by the same held-out "
+                "split(s) and candidates (θ bandwidth 0.2)"
+            )
         return (
             f"grid: input bandwidth ∈ {list(self.bandwidth_factors)} × median heuristic, "
             f"θ bandwidth ∈ {list(self.theta_bandwidths)} (∞-QR, JQR), "
@@ -162,6 +182,11 @@ class Settings(protocol.Settings):
 
 
 def _estimator(method, settings, random_state):
+    if settings.selection == "in-fit":
+        if method == "itl":
+            return InfiniteQuantileRegressor(rearrange=False, random_state=random_state)
+        fixed = JointQuantileRegressor if method == "jqr" else IndependentQuantileRegressor
+        return fixed(quantiles=LEVELS, random_state=random_state)
     # κ = 0.01 and the rest as in the committed results, pinned against changes of defaults
     common = dict(max_iter=settings.max_iter, tol=settings.tol, random_state=random_state,
                   kappa=0.01)  # fmt: skip
@@ -175,8 +200,19 @@ def _estimator(method, settings, random_state):
     return IndependentQuantileRegressor(quantiles=LEVELS, **common)
 
 
-def _grid(method, settings, X_train):
+def _held_out_splits(n, random_state):
+    """The held-out third(s) on which ∞-QR's ``lambda_=None`` ranks its candidates."""
+    seed = int(random_generator(random_state).integers(2**31))
+    splits = list(KFold(HOLDOUT_FOLDS, shuffle=True, random_state=seed).split(np.zeros(n)))
+    return splits if n < SMALL_SET else splits[:1]
+
+
+def _grid(method, settings, X_train, random_state=0):
     scaled = (X_train - X_train.mean(axis=0)) / np.where(X_train.std(axis=0) > 0, X_train.std(0), 1)
+    if settings.selection == "in-fit":  # ∞-QR's candidates (its median heuristic)
+        median = median_bandwidth(scaled, random_state)
+        return {"input_bandwidth": [f * median for f in BANDWIDTH_FACTORS],
+                "lambda_": list(LAMBDA_PATH)}  # fmt: skip
     median = median_heuristic(scaled, random_state=0)
     grid = {
         "input_bandwidth": [factor * median for factor in settings.bandwidth_factors],
@@ -224,12 +260,22 @@ def run_split(X, y, split, method, settings, n_jobs=1) -> dict:
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=split)
     start = time.perf_counter()
     estimator = _estimator(method, settings, random_state=split)
-    grid = _grid(method, settings, X_train)
-    if math.prod(len(values) for values in grid.values()) > 1:
+    grid = _grid(method, settings, X_train, split)
+    if settings.selection == "in-fit" and method == "itl":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted = estimator.fit(X_train, y_train)
+        params = {"input_bandwidth": fitted.selected_input_bandwidth_,
+                  "lambda_": fitted.selected_lambda_, "theta_bandwidth": 0.2}  # fmt: skip
+    elif math.prod(len(values) for values in grid.values()) > 1:
+        if settings.selection == "in-fit":
+            folds = _held_out_splits(len(y_train), split)
+        else:
+            folds = KFold(settings.cv_folds, shuffle=True, random_state=split)
         search = GridSearchCV(
             estimator,
             grid,
-            cv=KFold(settings.cv_folds, shuffle=True, random_state=split),
+            cv=folds,
             n_jobs=n_jobs,
             error_score="raise",
         )
