@@ -28,13 +28,19 @@ import argparse
 import json
 import os
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import qmc
 
-from bench_bo_botorch import MC_SAMPLES, N_CANDIDATES, N_INITIAL, botorch_model, hypervolume
+from bench_bo_botorch import (
+    MC_SAMPLES,
+    N_CANDIDATES,
+    N_INITIAL,
+    candidate_index,
+    hypervolume,
+    run_botorch,
+)
 
 from _common import machine, markdown_table, write_section
 
@@ -64,10 +70,6 @@ class Setting:
         return hypervolume(self.values[chosen, :N_OBJECTIVES], self.ref_point)
 
 
-def index_of(setting, x):
-    return int(np.flatnonzero(np.all(setting.unit == np.asarray(x), axis=1))[0])
-
-
 def run_manytask(setting, initial, noise_draws, rounds, seed):
     from manytask.bo import MultiTaskBO
 
@@ -80,7 +82,7 @@ def run_manytask(setting, initial, noise_draws, rounds, seed):
         start = time.perf_counter()
         x = optimizer.ask()
         elapsed = time.perf_counter() - start
-        index = index_of(setting, x)
+        index = candidate_index(setting, x)
         y = setting.observe(index, count, noise_draws)
         start = time.perf_counter()
         optimizer.tell(x, y[:N_OBJECTIVES], constraints=y[N_OBJECTIVES:])
@@ -89,57 +91,14 @@ def run_manytask(setting, initial, noise_draws, rounds, seed):
     return chosen, times
 
 
-def run_parego(setting, initial, noise_draws, rounds, seed):
-    import torch
-    from botorch.acquisition.logei import qLogNoisyExpectedImprovement
-    from botorch.acquisition.objective import GenericMCObjective
-    from botorch.fit import fit_gpytorch_mll
-    from botorch.optim import optimize_acqf_discrete
-    from botorch.sampling.normal import SobolQMCNormalSampler
-    from botorch.utils.multi_objective.scalarization import get_chebyshev_scalarization
-    from botorch.utils.sampling import sample_simplex
-
-    torch.manual_seed(seed)
-    choices = torch.as_tensor(setting.unit, dtype=torch.float64)
-    chosen = list(initial)
-    observed = [setting.observe(index, count, noise_draws) for count, index in enumerate(initial)]
-    times = []
-    for count in range(len(initial), len(initial) + rounds):
-        start = time.perf_counter()
-        X = choices[chosen]
-        Y = torch.as_tensor(np.array(observed), dtype=torch.float64)
-        model, mll = botorch_model(X, Y)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fit_gpytorch_mll(mll)
-            with torch.no_grad():
-                predicted = model.posterior(X).mean[:, :N_OBJECTIVES]
-            weights = sample_simplex(N_OBJECTIVES, dtype=torch.float64).squeeze()
-            scalarize = get_chebyshev_scalarization(weights=weights, Y=predicted)
-            acquisition = qLogNoisyExpectedImprovement(
-                model=model,
-                objective=GenericMCObjective(
-                    lambda Z, X=None, s=scalarize: s(Z[..., :N_OBJECTIVES])
-                ),
-                constraints=[lambda Z: Z[..., N_OBJECTIVES]],  # ≤ 0 is feasible
-                X_baseline=X,
-                prune_baseline=True,
-                sampler=SobolQMCNormalSampler(sample_shape=torch.Size([MC_SAMPLES])),
-            )
-            x, _ = optimize_acqf_discrete(acquisition, q=1, choices=choices)
-        times.append(time.perf_counter() - start)
-        index = index_of(setting, x[0].numpy())
-        chosen.append(index)
-        observed.append(setting.observe(index, count, noise_draws))
-    return chosen, times
-
-
 def run_one(setting, method, seed, rounds):
     rng = np.random.default_rng([seed, 27])
     initial = [int(i) for i in rng.choice(N_CANDIDATES, N_INITIAL, replace=False)]
     noise_draws = rng.standard_normal((N_INITIAL + rounds, N_OBJECTIVES + 1))
-    run = run_manytask if method == "manytask" else run_parego
-    chosen, times = run(setting, initial, noise_draws, rounds, seed)
+    if method == "manytask":
+        chosen, times = run_manytask(setting, initial, noise_draws, rounds, seed)
+    else:  # bench_bo_botorch's loop, the last output a constraint
+        chosen, times = run_botorch(method, setting, initial, noise_draws, rounds, seed, 1)
     return {
         "hv_fraction": setting.feasible_hv(chosen) / setting.max_hv,
         "n_feasible": int(setting.feasible[chosen].sum()),
