@@ -161,7 +161,7 @@ def botorch_acquisition(method, model, X, ref_point, n_tasks, n_constraints=0):
             X_baseline=X,
             prune_baseline=True,
             sampler=sampler,
-            objective=IdentityMCMultiOutputObjective(list(range(n_tasks))),
+            objective=IdentityMCMultiOutputObjective(list(range(n_tasks))) if constraints else None,
             constraints=constraints or None,
         )
     with torch.no_grad():
