@@ -139,18 +139,21 @@ def botorch_model(X, Y):
     return model, SumMarginalLogLikelihood(model.likelihood, model)
 
 
-def botorch_acquisition(method, model, X, ref_point, n_tasks):
+def botorch_acquisition(method, model, X, ref_point, n_tasks, n_constraints=0):
     import torch
     from botorch.acquisition.logei import qLogNoisyExpectedImprovement
     from botorch.acquisition.multi_objective.logei import (
         qLogNoisyExpectedHypervolumeImprovement,
     )
+    from botorch.acquisition.multi_objective.objective import IdentityMCMultiOutputObjective
     from botorch.acquisition.objective import GenericMCObjective
     from botorch.sampling.normal import SobolQMCNormalSampler
     from botorch.utils.multi_objective.scalarization import get_chebyshev_scalarization
     from botorch.utils.sampling import sample_simplex
 
     sampler = SobolQMCNormalSampler(sample_shape=torch.Size([MC_SAMPLES]))
+    # outputs after the n_tasks objectives are constraints c ≤ 0 (bench_bo_constraints.py)
+    constraints = [lambda Z, j=j: Z[..., j] for j in range(n_tasks, n_tasks + n_constraints)]
     if method == "qLogNEHVI":
         return qLogNoisyExpectedHypervolumeImprovement(
             model=model,
@@ -158,17 +161,25 @@ def botorch_acquisition(method, model, X, ref_point, n_tasks):
             X_baseline=X,
             prune_baseline=True,
             sampler=sampler,
+            objective=IdentityMCMultiOutputObjective(list(range(n_tasks))) if constraints else None,
+            constraints=constraints or None,
         )
     with torch.no_grad():
-        predicted = model.posterior(X).mean
+        predicted = model.posterior(X).mean[:, :n_tasks]
     weights = sample_simplex(n_tasks, dtype=torch.float64).squeeze()
-    objective = GenericMCObjective(get_chebyshev_scalarization(weights=weights, Y=predicted))
+    scalarize = get_chebyshev_scalarization(weights=weights, Y=predicted)
+    objective = GenericMCObjective(lambda Z, X=None: scalarize(Z[..., :n_tasks]))
     return qLogNoisyExpectedImprovement(
-        model=model, objective=objective, X_baseline=X, prune_baseline=True, sampler=sampler
+        model=model,
+        objective=objective,
+        X_baseline=X,
+        prune_baseline=True,
+        sampler=sampler,
+        constraints=constraints or None,
     )
 
 
-def run_botorch(method, setting, initial, noise_draws, rounds, seed):
+def run_botorch(method, setting, initial, noise_draws, rounds, seed, n_constraints=0):
     import torch
     from botorch.fit import fit_gpytorch_mll
     from botorch.optim import optimize_acqf_discrete
@@ -186,7 +197,10 @@ def run_botorch(method, setting, initial, noise_draws, rounds, seed):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fit_gpytorch_mll(mll)
-            acquisition = botorch_acquisition(method, model, X, setting.ref_point, Y.shape[1])
+            n_tasks = Y.shape[1] - n_constraints
+            acquisition = botorch_acquisition(
+                method, model, X, setting.ref_point, n_tasks, n_constraints
+            )
             x, _ = optimize_acqf_discrete(acquisition, q=1, choices=choices)
         times.append(time.perf_counter() - start)
         index = candidate_index(setting, x[0].numpy())

@@ -23,9 +23,11 @@ start-up trials, logEI / logEHVI; needs torch, the ``bench`` extra),
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -70,6 +72,10 @@ def check_optimal_hypervolumes():
         assert abs(dense - PROBLEMS[name][3]) < 1e-4, (name, dense)
 
 
+FAST = "MultiTaskSampler(n_sobol=512, n_restarts=2)"  # a cheaper acquisition search
+SAMPLERS = ("MultiTaskSampler", FAST, "GPSampler", "TPESampler")
+
+
 def make_sampler(name, seed):
     import optuna
 
@@ -77,6 +83,8 @@ def make_sampler(name, seed):
 
     if name == "MultiTaskSampler":
         return MultiTaskSampler(seed=seed)
+    if name == FAST:
+        return MultiTaskSampler(seed=seed, n_sobol=512, n_restarts=2)
     if name == "GPSampler":
         return optuna.samplers.GPSampler(seed=seed)
     return optuna.samplers.TPESampler(seed=seed)
@@ -106,10 +114,18 @@ def run(problem, sampler_name, seed, n_trials):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--quick", action="store_true", help="1 seed, 20 trials")
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
+    parser.add_argument("--samplers", nargs="*", default=list(SAMPLERS))
+    parser.add_argument(
+        "--cache",
+        default=str(Path(__file__).with_name("bench_optuna_runs.jsonl")),
+        help="JSON lines of finished runs (committed, so the table can be re-rendered)",
+    )
+    parser.add_argument("--render-only", action="store_true", help="table from --cache")
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()
     if args.quick:
@@ -119,26 +135,48 @@ def main():
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     threadpool_limits(1)
-    samplers = ["MultiTaskSampler", "TPESampler"]
+    samplers = list(SAMPLERS)
     try:
         import torch
 
         torch.set_num_threads(1)
-        samplers.insert(1, "GPSampler")
     except ImportError:
         print("torch is not installed: GPSampler left out")
+        samplers.remove("GPSampler")
     check_optimal_hypervolumes()
-    load_before = os.getloadavg()[0]
-    started = time.perf_counter()
-    results = {}
+    cache = Path(args.cache)
+    if not args.render_only:
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            for problem in args.problems:
+                for name in args.samplers:
+                    if name not in samplers:
+                        continue
+                    score, seconds, cpu = run(problem, name, seed, args.trials)
+                    record = dict(
+                        problem=problem, sampler=name, seed=seed, trials=args.trials,
+                        score=score, seconds=seconds, cpu_seconds=cpu,
+                        load=os.getloadavg()[0],
+                    )  # fmt: skip
+                    print(json.dumps(record), flush=True)
+                    with cache.open("a") as handle:
+                        handle.write(json.dumps(record) + "\n")
+    records = [json.loads(line) for line in cache.read_text().splitlines() if line]
+    records = [r for r in records if r["trials"] == args.trials]
+    unique = {(r["problem"], r["sampler"], r["seed"]): r for r in records}
+    samplers = [name for name in samplers if any(n == name for (_, n, _) in unique)]
+    results, seeds, loads = {}, None, []
     for problem in args.problems:
         for name in samplers:
-            runs = [run(problem, name, seed, args.trials) for seed in range(args.seeds)]
-            results[problem, name] = np.array(runs)
-            score, seconds, cpu = results[problem, name].mean(axis=0)
-            print(f"{problem:16s} {name:18s} {score:.4f} {seconds:.3f} s {cpu:.3f} cpu", flush=True)
-    minutes = (time.perf_counter() - started) / 60
-    load_after = os.getloadavg()[0]
+            done = {s for (p, n, s) in unique if p == problem and n == name}
+            seeds = done if seeds is None else seeds & done
+    seeds = sorted(seeds)
+    for problem in args.problems:
+        for name in samplers:
+            runs = [unique[problem, name, seed] for seed in seeds]
+            loads += [r["load"] for r in runs]
+            results[problem, name] = np.array(
+                [[r["score"], r["seconds"], r["cpu_seconds"]] for r in runs]
+            )
     rows = []
     for problem in args.problems:
         digits = 4 if PROBLEMS[problem][2] == 1 else 3
@@ -172,11 +210,11 @@ def main():
     text = f"""## Optuna samplers: MultiTaskSampler beside GPSampler and TPESampler
 
 Measured {machine()}, {versions}; BLAS and torch on 1 thread; 1-minute load average
-{load_before:.1f} at the start and {load_after:.1f} at the end (2 cores shared with other
-jobs: times are indicative, ratios between samplers on the same run less so). `python
-benchmarks/bench_optuna.py --seeds {args.seeds} --trials {args.trials}`, {minutes:.1f} min.
-Every sampler at its defaults with seeds 0–{args.seeds - 1}, {args.trials} trials per run;
-the problems, reference points and scores are described in the script's docstring.
+{min(loads):.1f}–{max(loads):.1f} at the end of the runs (2 cores shared with other jobs:
+wall times are indicative, CPU times less affected). `python benchmarks/bench_optuna.py
+--trials {args.trials}` (runs accumulate in `--cache`, the table is rendered from it).
+Every sampler at its defaults with seeds {", ".join(map(str, seeds))}, {args.trials} trials
+per run; the problems, reference points and scores are described in the script's docstring.
 
 {table}
 """

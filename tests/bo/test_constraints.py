@@ -208,3 +208,92 @@ def test_c2_dtlz2_matches_botorch():
             expected_c = -problem.evaluate_slack_true(torch.as_tensor(X)).numpy()
         np.testing.assert_allclose(F, expected_F, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(c, expected_c, rtol=1e-12, atol=1e-12)
+
+
+def dense_gp(X, y, kernel, variance, noise, X_new):
+    """Posterior mean and latent sd of one GP, by a dense solve."""
+    K = variance * kernel(X, X) + noise * np.eye(len(X))
+    K_new = variance * kernel(X_new, X)
+    mean = K_new @ np.linalg.solve(K, y)
+    var = variance - np.sum(K_new * np.linalg.solve(K, K_new.T).T, axis=1)
+    return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
+    """kernel="auto": the constraint's posterior (back in c's units) is the dense GP of its own
+    fit (variance b, lengthscales, noise η_c) on the standardised c — the rescaling by
+    √(η/η_c) changes nothing — and the objectives' is the dense ICM posterior of theirs."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(14, 2))
+    Y = np.c_[np.sin(3 * X[:, 0]), np.cos(3 * X[:, 0])] + 0.05 * rng.normal(size=(14, 2))
+    c = 20 * np.cos(7 * X[:, 1]) + 3 + rng.normal(size=14)  # its own axis, scale and noise
+    optimizer = MultiTaskBO(bounds=[[0, 1], [0, 1]], n_constraints=1, refit_every=1, seed=0)
+    for x, y, cj in zip(X, Y, c):
+        optimizer.tell(x, y, constraints=[cj])
+    learned, posterior = optimizer._learned, optimizer._policy.posterior
+    fit = learned.fit_
+    X_new = rng.uniform(size=(7, 2))
+    mean, cov = posterior.mean(X_new), posterior.cov(X_new)
+    scale = learned.scale_
+    c_hat = (c - c.mean()) / c.std()  # the standardisation before the rescaling
+    fit_c = fit.constraints[0]
+    expected_mean, expected_sd = dense_gp(
+        X, c_hat, RBF(fit_c.lengthscales), fit_c.B[0, 0], fit_c.noise, X_new
+    )
+    in_c_units = mean[:, 2] * scale[2] + learned.mean_[2]
+    expected = expected_mean * c.std() + c.mean()
+    np.testing.assert_allclose(in_c_units, expected, rtol=1e-6, atol=1e-6)
+    sd = np.sqrt(cov[:, 2, 2]) * scale[2]
+    np.testing.assert_allclose(sd, expected_sd * c.std(), rtol=1e-6, atol=1e-8)
+    # the objectives: the dense ICM posterior, unaffected by the constraint
+    Y_hat = (Y - Y.mean(axis=0)) / Y.std(axis=0)
+    B, k = fit.objectives.B, RBF(fit.objectives.lengthscales)
+    K = np.kron(k(X, X), B) + fit.objectives.noise * np.eye(28)
+    K_new = np.kron(k(X_new, X), B)
+    expected = (K_new @ np.linalg.solve(K, Y_hat.ravel())).reshape(7, 2)
+    np.testing.assert_allclose(mean[:, :2], expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(cov[:, :2, 2], 0.0, atol=1e-12)  # blocks independent
+    # the constraint lives on its own axis: a shorter lengthscale there than the objectives'
+    assert fit_c.lengthscales[1] < fit.objectives.lengthscales[1]
+    # c = 0 in the posterior's units is τ = −m/s, with the rescaled s
+    np.testing.assert_allclose(learned.constraint_thresholds(), -learned.mean_[2:] / scale[2:])
+
+
+def test_map_fit_maximises_likelihood_plus_botorch_log_normal_priors():
+    """prior=True: at the fit, the log marginal likelihood (recomputed independently) plus the
+    log-normal log densities (scipy) of the lengthscales and η is not beaten by nearby
+    parameters, and the reported value is the likelihood without the prior."""
+    stats = pytest.importorskip("scipy.stats")
+    from manytask.bo.kernel_learning import fit_icm_kernel, icm_log_marginal_likelihood
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(12, 3))
+    y = np.sin(4 * X[:, :1]) + 0.1 * rng.normal(size=(12, 1))
+    y = (y - y.mean()) / y.std()
+    fit = fit_icm_kernel(X, y, n_restarts=2, random_state=0, prior=True)
+    d = 3
+
+    def log_posterior(lengthscales, noise):
+        lml = icm_log_marginal_likelihood(X, y, lengthscales, fit.W, fit.task_diagonal, noise)
+        prior = stats.lognorm(s=np.sqrt(3), scale=np.exp(np.sqrt(2) + 0.5 * np.log(d)))
+        return (
+            lml
+            + np.sum(prior.logpdf(lengthscales))
+            + stats.lognorm(s=1.0, scale=np.exp(-4.0)).logpdf(noise)
+        )
+
+    best = log_posterior(fit.lengthscales, fit.noise)
+    assert fit.log_marginal_likelihood == pytest.approx(
+        icm_log_marginal_likelihood(X, y, fit.lengthscales, fit.W, fit.task_diagonal, fit.noise)
+    )
+    for k in range(d + 1):
+        for step in (-1e-3, 1e-3):
+            lengthscales, noise = fit.lengthscales.copy(), fit.noise
+            if k < d:
+                lengthscales[k] *= np.exp(step)
+            else:
+                noise *= np.exp(step)
+            if not (0.01 <= lengthscales.min() and lengthscales.max() <= 10 and noise >= 1e-6):
+                continue  # outside LENGTHSCALE_BOUNDS / NOISE_BOUNDS: not a candidate
+            # a stationary point (or a bound): a 1e-3 step gains at most O(1e-6)
+            assert log_posterior(lengthscales, noise) <= best + 1e-5

@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..kernels import RBF, Separable
+from ..kernels import RBF, Separable, SumOfSeparable
+from .constraints import fit_constrained_kernel
 from .kernel_learning import fit_icm_kernel
 from .transforms import normalize_inputs, standardize_outputs
 
@@ -142,12 +143,19 @@ class LearnedKernel:
         Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else 1
+        width = self.box[:, 1] - self.box[:, 0]
+        if self.n_objectives < self.n_tasks:  # constraints: the block model (.constraints)
+            fit = fit_constrained_kernel(
+                X_unit, Y_standard, self.n_objectives, restarts, np.random.default_rng(seed),
+                self.fit_,
+            )  # fmt: skip
+            kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
+            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t)
         fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
             init=self.fit_,
         )  # fmt: skip
-        lengthscales = fit.lengthscales * (self.box[:, 1] - self.box[:, 0])
-        kernel = Separable(RBF(lengthscales), fit.B)
+        kernel = Separable(RBF(fit.lengthscales * width), fit.B)
         return Refit(kernel, float(fit.noise), fit, mean, scale, t)
 
     def accept(self, refit: Refit):
