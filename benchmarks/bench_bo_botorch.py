@@ -57,8 +57,10 @@ BOTORCH = ("qLogNParEGO", "qLogNEHVI")
 # MultiTaskBO's defaults when the cache began, pinned here so that its cached runs keep their
 # meaning whatever the defaults become; every other entry overrides some of them. A new entry
 # is a new method: its runs accumulate in the cache beside the others'.
+# beta=KANDASAMY: the radius √(0.2 d log(2t)) that beta=None meant with kernel="auto" then
+KANDASAMY = "sqrt(0.2 d log 2t)"
 MANYTASK_BASE = dict(
-    scalarization="chebyshev", weights="paria", reference="observed", beta=None, refit_every=5
+    scalarization="chebyshev", weights="paria", reference="observed", beta=KANDASAMY, refit_every=5
 )
 VARIANTS = {
     "manytask": {},
@@ -158,6 +160,9 @@ def manytask_config(method):
 def run_manytask(setting, initial, noise_draws, rounds, seed, config):
     from manytask.bo import MultiTaskBO
 
+    if config["beta"] == KANDASAMY:
+        d = setting.problem.dim
+        config = {**config, "beta": lambda t: float(np.sqrt(0.2 * d * np.log(2 * max(t, 1))))}
     optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=seed, **config)
     chosen = list(initial)
     for count, index in enumerate(initial):
@@ -263,9 +268,12 @@ def default_method():
     import inspect
 
     from manytask.bo import MultiTaskBO
+    from manytask.bo.learned import LEARNED_BETA
 
     parameters = inspect.signature(MultiTaskBO).parameters
     defaults = {name: parameters[name].default for name in MANYTASK_BASE}
+    if defaults["beta"] is None:  # the radius beta=None stands for with kernel="auto"
+        defaults["beta"] = LEARNED_BETA
     matches = [m for m in VARIANTS if manytask_config(m) == defaults]
     return matches[0] if matches else None
 
