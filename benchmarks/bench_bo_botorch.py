@@ -1,31 +1,36 @@
-"""End-to-end multi-objective BO against BoTorch on its own test problems.
+"""End-to-end multi-objective BO against BoTorch on a suite of its own test problems.
 
-For each problem (BoTorch's DTLZ2 with 2 and 3 objectives, ZDT1 and VehicleSafety, negated
-so that every objective is maximised, as BoTorch's examples do) and each seed:
+For each problem (nine of BoTorch's ``test_functions.multi_objective``: 2, 3 and 4
+objectives, d from 2 to 10, five of them with objective ranges ≥ 10× apart; negated by
+``problem(X, noise=False)`` so that every objective is maximised, as BoTorch's examples do),
+each noise level and each seed:
 
 * a fixed set of N = 1000 scrambled Sobol candidates in the problem's box (the same for every
   seed and method); every method works in the unit cube and picks among these candidates;
 * 6 initial points (random candidates, the same for every method of a seed), then
   ``--rounds`` rounds of one point each; observations carry Gaussian noise of standard
-  deviation ``--noise`` × (range of the objective over the candidates), the same draws for
-  every method (one stream per seed, indexed by the evaluation count);
-* methods: ``MultiTaskBO(candidates=C, kernel="auto")`` (manytask's defaults: MT-KB,
-  Chebyshev scalarisation on the observed range, ICM kernel refitted every 5 observations),
-  BoTorch's ``qLogNParEGO`` (``qLogNoisyExpectedImprovement`` of a random augmented
-  Chebyshev scalarisation, as in BoTorch's multi-objective tutorial) and ``qLogNEHVI``, both
-  on a ``ModelListGP`` of ``SingleTaskGP`` (noise inferred, ``Standardize``) refitted by
+  deviation ``noise`` × (range of the objective over the candidates), the same draws for
+  every method (one stream per seed and problem, indexed by the evaluation count);
+* methods: ``MultiTaskBO(candidates=C, kernel="auto", **config)`` for every configuration
+  of ``VARIANTS`` (``"manytask"``: the defaults before this suite, pinned), BoTorch's
+  ``qLogNParEGO`` (``qLogNoisyExpectedImprovement`` of a random augmented Chebyshev
+  scalarisation, as in BoTorch's multi-objective tutorial) and ``qLogNEHVI``, both on a
+  ``ModelListGP`` of ``SingleTaskGP`` (noise inferred, ``Standardize``) refitted by
   ``fit_gpytorch_mll`` every round, 128 Sobol QMC samples, acquisition maximised over the
-  candidates by ``optimize_acqf_discrete``;
+  candidates by ``optimize_acqf_discrete`` (``run_botorch``, which bench_bo_constraints.py
+  shares);
 * score: hypervolume of the noise-free values of the evaluated points over the largest
   hypervolume reachable among the N candidates, both against BoTorch's fixed reference
   point of the problem (``problem.ref_point``), computed by BoTorch's ``Hypervolume``;
 * time per iteration: wall time of one round's proposal and update (manytask: ``ask`` +
   ``tell``; BoTorch: model refit + acquisition + ``optimize_acqf_discrete``), the objective
-  evaluation excluded, mean over the rounds.
+  evaluation excluded, mean over the rounds; the 1-minute load average is kept per run.
 
-Each finished (problem, method, seed) is appended to ``--cache`` (JSON lines) and the table
-is rewritten in RESULTS.md after every seed, from every cached run with the same settings,
-so runs can be resumed or split; the default cache,
+Runs accumulate: each finished (problem, noise, method, seed) is appended to ``--cache``
+(JSON lines) and never rerun, by this process or any other on the same cache, so the suite
+can be split over processes and sessions (seeds are visited round robin over the problems
+and noise levels: every problem gets a seed before any gets the next). ``--render-only``
+rewrites the tables in RESULTS.md from the cache; the default cache,
 ``benchmarks/bench_bo_botorch_runs.jsonl``, is committed with the runs behind RESULTS.md.
 Needs the ``bench`` extra: ``pip install -e '.[bench]'``.
 """
@@ -34,36 +39,78 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import qmc
+from scipy.stats import qmc, rankdata
 
 from _common import machine, markdown_table, write_section
 
 N_CANDIDATES = 1000
 N_INITIAL = 6
 MC_SAMPLES = 128
-METHODS = ("manytask", "qLogNParEGO", "qLogNEHVI")
+BOTORCH = ("qLogNParEGO", "qLogNEHVI")
+# manytask's configurations, MultiTaskBO(candidates=C, kernel="auto", **config): "manytask" is
+# MultiTaskBO's defaults when the cache began, pinned here so that its cached runs keep their
+# meaning whatever the defaults become; every other entry overrides some of them. A new entry
+# is a new method: its runs accumulate in the cache beside the others'.
+# beta=KANDASAMY: the radius √(0.2 d log(2t)) that beta=None meant with kernel="auto" then
+KANDASAMY = "sqrt(0.2 d log 2t)"
+MANYTASK_BASE = dict(
+    scalarization="chebyshev", weights="paria", reference="observed", beta=KANDASAMY, refit_every=5
+)
+VARIANTS = {
+    "manytask": {},
+    "mt reference=None": dict(reference=None),
+    "mt linear": dict(scalarization="linear"),
+    "mt hypervolume": dict(scalarization="hypervolume", weights="unit-sphere"),
+    "mt beta=1": dict(beta=1.0),
+    "mt refit_every=1": dict(refit_every=1),
+    "mt hypervolume, beta=1": dict(scalarization="hypervolume", weights="unit-sphere", beta=1.0),
+    "mt beta=0.5": dict(beta=0.5),
+    "mt beta=1, refit_every=1": dict(beta=1.0, refit_every=1),
+}
+# run on two seeds of every problem and noise, then left out of the ranking (and of later
+# seeds) as clearly behind the others
+SCREENED = ("mt reference=None",)
+METHODS = (*VARIANTS, *BOTORCH)
+NOISES = (0.05, 0.01)  # observation noise sd, as a fraction of each objective's range
 
 
 def make_problem(name):
-    from botorch.test_functions.multi_objective import DTLZ2, ZDT1, VehicleSafety
+    from botorch.test_functions import multi_objective as mo
 
-    if name == "DTLZ2 (2 obj.)":
-        return DTLZ2(dim=6, num_objectives=2, negate=True)
-    if name == "DTLZ2 (3 obj.)":
-        return DTLZ2(dim=6, num_objectives=3, negate=True)
-    if name == "ZDT1":
-        return ZDT1(dim=4, num_objectives=2, negate=True)
-    if name == "VehicleSafety":
-        return VehicleSafety(negate=True)
-    raise ValueError(f"unknown problem {name!r}")
+    makers = {
+        "DTLZ2 (2 obj.)": lambda: mo.DTLZ2(dim=6, num_objectives=2, negate=True),
+        "DTLZ2 (3 obj.)": lambda: mo.DTLZ2(dim=6, num_objectives=3, negate=True),
+        "ZDT1": lambda: mo.ZDT1(dim=4, num_objectives=2, negate=True),
+        "VehicleSafety": lambda: mo.VehicleSafety(negate=True),
+        "BraninCurrin": lambda: mo.BraninCurrin(negate=True),
+        "DTLZ1 (d = 10)": lambda: mo.DTLZ1(dim=10, num_objectives=2, negate=True),
+        "DTLZ7 (3 obj.)": lambda: mo.DTLZ7(dim=6, num_objectives=3, negate=True),
+        "Penicillin": lambda: mo.Penicillin(negate=True),
+        "CarSideImpact": lambda: mo.CarSideImpact(negate=True),
+    }
+    if name not in makers:
+        raise ValueError(f"unknown problem {name!r}")
+    return makers[name]()
 
 
-PROBLEMS = ("DTLZ2 (2 obj.)", "DTLZ2 (3 obj.)", "ZDT1", "VehicleSafety")
+# the first four are the original benchmark's; the order fixes each problem's random stream
+PROBLEMS = (
+    "DTLZ2 (2 obj.)",
+    "DTLZ2 (3 obj.)",
+    "ZDT1",
+    "VehicleSafety",
+    "BraninCurrin",
+    "DTLZ1 (d = 10)",
+    "DTLZ7 (3 obj.)",
+    "Penicillin",
+    "CarSideImpact",
+)
 
 
 class Setting:
@@ -79,7 +126,7 @@ class Setting:
         self.unit = unit  # what the methods see
         box = bounds[0] + (bounds[1] - bounds[0]) * torch.as_tensor(unit)
         with torch.no_grad():
-            self.values = self.problem.evaluate_true(box).numpy()  # (N, n), maximised
+            self.values = self.problem(box, noise=False).numpy()  # (N, n), negated: maximised
         self.noise_std = noise * (self.values.max(axis=0) - self.values.min(axis=0))
         self.ref_point = self.problem.ref_point.to(torch.float64)
         self.max_hv = hypervolume(self.values, self.ref_point)
@@ -105,10 +152,18 @@ def candidate_index(setting, x):
     return int(matches[0])
 
 
-def run_manytask(setting, initial, noise_draws, rounds, seed):
+def manytask_config(method):
+    """The keyword arguments of a manytask method (a key of VARIANTS)."""
+    return {**MANYTASK_BASE, **VARIANTS[method]}
+
+
+def run_manytask(setting, initial, noise_draws, rounds, seed, config):
     from manytask.bo import MultiTaskBO
 
-    optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=seed)
+    if config["beta"] == KANDASAMY:
+        d = setting.problem.dim
+        config = {**config, "beta": lambda t: float(np.sqrt(0.2 * d * np.log(2 * max(t, 1))))}
+    optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=seed, **config)
     chosen = list(initial)
     for count, index in enumerate(initial):
         optimizer.tell(setting.unit[index], setting.observe(index, count, noise_draws))
@@ -213,114 +268,201 @@ def run_one(setting, method, seed, rounds):
     rng = np.random.default_rng([seed, PROBLEMS.index(setting.name)])
     initial = [int(i) for i in rng.choice(N_CANDIDATES, N_INITIAL, replace=False)]
     noise_draws = rng.standard_normal((N_INITIAL + rounds, setting.values.shape[1]))
-    if method == "manytask":
-        chosen, times = run_manytask(setting, initial, noise_draws, rounds, seed)
+    if method in VARIANTS:
+        config = manytask_config(method)
+        chosen, times = run_manytask(setting, initial, noise_draws, rounds, seed, config)
     else:
         chosen, times = run_botorch(method, setting, initial, noise_draws, rounds, seed)
     fraction = hypervolume(setting.values[chosen], setting.ref_point) / setting.max_hv
     return {"hv_fraction": fraction, "time_per_iter_s": float(np.mean(times))}
 
 
+def default_method():
+    """The VARIANTS key whose configuration is MultiTaskBO's current defaults, or None."""
+    import inspect
+
+    from manytask.bo import MultiTaskBO
+    from manytask.bo.learned import LEARNED_BETA
+
+    parameters = inspect.signature(MultiTaskBO).parameters
+    defaults = {name: parameters[name].default for name in MANYTASK_BASE}
+    if defaults["beta"] is None:  # the radius beta=None stands for with kernel="auto"
+        defaults["beta"] = LEARNED_BETA
+    matches = [m for m in VARIANTS if manytask_config(m) == defaults]
+    return matches[0] if matches else None
+
+
+def cell_stats(records):
+    """{(problem, noise): {method: {seed: record}}}."""
+    cells = {}
+    for r in records:
+        cells.setdefault((r["problem"], r["noise"]), {}).setdefault(r["method"], {})[r["seed"]] = r
+    return cells
+
+
+def mean_sd(values):
+    values = np.asarray(values, dtype=float)
+    sd = values.std(ddof=1) if len(values) > 1 else float("nan")
+    return f"{values.mean():.3f} ± {sd:.3f}"
+
+
 def summarise(records, args):
+    """The suite's tables: the default against BoTorch per problem and noise, then every
+    manytask configuration's mean HV fraction, rank and win count over the problems."""
+    default = default_method()
+    cells = cell_stats(records)
+    keys = [(p, n) for n in sorted({n for _, n in cells}, reverse=True) for p in PROBLEMS]
+    keys = [k for k in keys if k in cells and default in cells[k]]
     rows, verdicts = [], []
-    for name in PROBLEMS:
-        stats = {}
-        done = {
-            m: {r["seed"] for r in records if r["problem"] == name and r["method"] == m}
-            for m in METHODS
-        }
-        for method in METHODS:  # each peer on the seeds manytask also finished: means pair up
-            paired = done[method] & done["manytask"]
-            runs = sorted(
-                (r for r in records if r["problem"] == name and r["method"] == method),
-                key=lambda r: r["seed"],
-            )
-            runs = [r for r in runs if r["seed"] in paired]
-            if runs:
-                hv = np.array([r["hv_fraction"] for r in runs])
-                stats[method] = (hv, np.mean([r["time_per_iter_s"] for r in runs]))
-        if not stats:
-            continue
-        cells = [name]
-        for method in METHODS:
-            if method in stats:
-                hv, t = stats[method]
-                sd = hv.std(ddof=1) if len(hv) > 1 else float("nan")
-                cells += [f"{hv.mean():.3f} ± {sd:.3f} ({len(hv)})", f"{1000 * t:.1f}"]
-            else:
-                cells += ["—", "—"]
-        if "manytask" in stats and "qLogNParEGO" in stats:
-            common = sorted(done["manytask"] & done["qLogNParEGO"])
-            hv_of = {
-                (r["method"], r["seed"]): r["hv_fraction"] for r in records if r["problem"] == name
-            }
-            hv_m = np.array([hv_of["manytask", seed] for seed in common])
-            hv_p = np.array([hv_of["qLogNParEGO", seed] for seed in common])
-            t_m, t_p = stats["manytask"][1], stats["qLogNParEGO"][1]
-            ratio = t_p / t_m
-            hv_ok = hv_m.mean() >= hv_p.mean() - 0.01
-            time_ok = ratio >= 50
-            cells += [f"{ratio:.0f}×"]
-            if "qLogNEHVI" in stats:
-                cells += [f"{stats['qLogNEHVI'][1] / t_m:.0f}×"]
-            else:
-                cells += ["—"]
-            cells += [
-                f"HV {'met' if hv_ok else 'not met'} ({hv_m.mean() - hv_p.mean():+.3f} on "
-                f"{len(common)} seeds; manytask ≥ ParEGO on {int(np.sum(hv_m >= hv_p))}), "
-                f"time {'met' if time_ok else 'not met'}"
+    for problem, noise in keys:
+        runs = cells[problem, noise]
+        mine = runs[default]
+        row = [
+            problem,
+            f"{noise:g}",
+            f"{mean_sd([r['hv_fraction'] for r in mine.values()])} ({len(mine)})",
+        ]
+        t_mine = np.mean([r["time_per_iter_s"] for r in mine.values()])
+        row.append(f"{1000 * t_mine:.0f}")
+        for method in BOTORCH:
+            peer = runs.get(method, {})
+            common = sorted(set(peer) & set(mine))
+            if not common:
+                row += ["—", "—", "—"]
+                continue
+            hv_p = np.array([peer[s]["hv_fraction"] for s in common])
+            hv_m = np.array([mine[s]["hv_fraction"] for s in common])
+            t_p = np.mean([peer[s]["time_per_iter_s"] for s in common])
+            t_m = np.mean([mine[s]["time_per_iter_s"] for s in common])
+            row += [
+                f"{mean_sd(hv_p)} ({len(common)})",
+                f"{hv_m.mean() - hv_p.mean():+.3f}",
+                f"{t_p / t_m:.0f}×",
             ]
-            verdicts.append((name, hv_ok, time_ok))
-        else:
-            cells += ["—", "—", "—"]
-        rows.append(cells)
+            verdicts.append((problem, noise, method, hv_m.mean() - hv_p.mean(), len(common)))
+        rows.append(row)
     header = [
         "problem",
-        "manytask HV fraction (seeds)",
+        "noise",
+        f"manytask default ({default}) HV fraction (seeds)",
         "manytask ms/iter",
-        "qLogNParEGO HV fraction",
-        "qLogNParEGO ms/iter",
-        "qLogNEHVI HV fraction",
-        "qLogNEHVI ms/iter",
+        "qLogNParEGO HV fraction (seeds)",
+        "default − ParEGO (paired)",
         "ParEGO / manytask time",
+        "qLogNEHVI HV fraction (seeds)",
+        "default − NEHVI (paired)",
         "NEHVI / manytask time",
-        "target (HV ≥ ParEGO − 0.01, time ≤ 1/50)",
     ]
+    # every manytask configuration against the others and BoTorch, per problem and noise;
+    # the ranks compare the ranked configurations on the seeds all of them ran
+    methods = [m for m in METHODS if any(m in cells[k] for k in keys)]
+    ranked = [m for m in VARIANTS if m not in SCREENED]
+    variant_rows, ranks = [], {m: [] for m in ranked}
+    wins, par_ok, n_par = dict.fromkeys(ranked, 0), dict.fromkeys(ranked, 0), 0
+    for key in keys:
+        runs = cells[key]
+        means = {m: np.mean([r["hv_fraction"] for r in runs[m].values()]) for m in runs}
+        seeds = [len(runs.get(m, {})) for m in ranked]
+        row = [key[0], f"{key[1]:g}", f"{min(seeds)}–{max(seeds)}"]
+        row += [f"{means[m]:.3f}" if m in means else "—" for m in methods]
+        variant_rows.append(row)
+        common = set.intersection(*(set(runs.get(m, {})) for m in ranked))
+        if not common:
+            continue
+        paired = [np.mean([runs[m][s]["hv_fraction"] for s in common]) for m in ranked]
+        cell_ranks = rankdata(-np.array(paired))  # ties share their mean rank
+        for m, rank in zip(ranked, cell_ranks):
+            ranks[m].append(rank)
+            wins[m] += bool(rank == cell_ranks.min())
+        peer = runs.get("qLogNParEGO", {})
+        if set(peer) & common:
+            n_par += 1
+            both = sorted(set(peer) & common)
+            parego = np.mean([peer[s]["hv_fraction"] for s in both])
+            for m in ranked:
+                mine = np.mean([runs[m][s]["hv_fraction"] for s in both])
+                par_ok[m] += bool(mine >= parego - 0.01)
+    n_ranked = len(next(iter(ranks.values())))
+    variant_rows.append(
+        ["mean rank among manytask's", f"{n_ranked} cells", ""]
+        + [f"{np.mean(ranks[m]):.2f}" if m in ranks else "" for m in methods]
+    )
+    variant_rows.append(
+        ["wins (best of manytask's)", "", ""] + [str(wins.get(m, "")) for m in methods]
+    )
+    variant_rows.append(
+        [f"≥ ParEGO − 0.01 (of {n_par} cells, paired seeds)", "", ""]
+        + [str(par_ok.get(m, "")) for m in methods]
+    )
     import botorch
     import torch
 
-    seed_list = ", ".join(str(seed) for seed in sorted({r["seed"] for r in records}))
-    seed_list += (
-        " (each peer's column: its seeds that manytask also ran, count in brackets; manytask's"
-        " column: all its seeds)"
-    )
-
-    text = f"""## Multi-objective BO end to end against BoTorch (qLogNParEGO, qLogNEHVI)
+    text = f"""## Multi-objective BO end to end against BoTorch (qLogNParEGO, qLogNEHVI): the suite
 
 Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__},
-{args.threads} thread(s) for BLAS and torch, on a machine shared with other jobs
-(timings are indicative).
-`python benchmarks/bench_bo_botorch.py --rounds {args.rounds}`, seeds
-{seed_list} (runs accumulate in `--cache`; the table is rendered from it with `--render-only`).
+{args.threads} thread(s) for BLAS and torch on both sides, on a machine shared with other
+jobs (every run's 1-minute load average is in the cache; timings are indicative).
+`python benchmarks/bench_bo_botorch.py` (runs accumulate in
+`benchmarks/bench_bo_botorch_runs.jsonl`, one line per finished (problem, noise, method,
+seed), never rerun; `--render-only` rewrites this block from it).
 
-BoTorch's test problems, negated (all objectives maximised): DTLZ2 (d = 6, 2 and 3
-objectives), ZDT1 (d = 4), VehicleSafety (d = 5). N = {N_CANDIDATES} fixed scrambled Sobol
-candidates; {N_INITIAL} initial random candidates (the same for every method of a seed) +
-{args.rounds} rounds of one point; Gaussian observation noise with sd {args.noise} × the
-objective's range over the candidates (the same draws for every method). *manytask*:
-`MultiTaskBO(candidates=C, kernel="auto")` with its defaults (MT-KB, Chebyshev on the
-observed range, ICM kernel refitted every 5 observations). *BoTorch*: ModelListGP of
-SingleTaskGP (noise inferred, Standardize) refitted by `fit_gpytorch_mll` every round,
-{MC_SAMPLES} QMC samples, `optimize_acqf_discrete` over the same candidates; qLogNParEGO =
-qLogNEI of a random Chebyshev scalarisation (BoTorch's tutorial). *HV fraction*: hypervolume
-of the noise-free values at the evaluated points / the largest among the {N_CANDIDATES}
-candidates, reference point = BoTorch's `problem.ref_point`; mean ± sd over seeds (count in
-brackets). *ms/iter*: mean wall time of one round's proposal + model update (refits
-included, the objective evaluation excluded).
+Nine of BoTorch's `test_functions.multi_objective`, negated (all objectives maximised):
+{problem_list()}. N = {N_CANDIDATES} fixed scrambled Sobol candidates; {N_INITIAL} initial
+random candidates (the same for every method of a seed) + {args.rounds} rounds of one point;
+Gaussian observation noise with sd *noise* × the objective's range over the candidates (the
+same draws for every method). *manytask*: `MultiTaskBO(candidates=C, kernel="auto",
+**config)` (configurations below). *BoTorch*: ModelListGP of SingleTaskGP (noise inferred,
+Standardize) refitted by `fit_gpytorch_mll` every round, {MC_SAMPLES} QMC samples,
+`optimize_acqf_discrete` over the same candidates; qLogNParEGO = qLogNEI of a random
+Chebyshev scalarisation (BoTorch's tutorial). *HV fraction*: hypervolume of the noise-free
+values at the evaluated points / the largest among the {N_CANDIDATES} candidates, reference
+point = BoTorch's `problem.ref_point`; mean ± sd over seeds (count in brackets); a peer's
+column and the differences use the seeds both ran. *ms/iter*: mean wall time of one round's
+proposal + model update (refits included, the objective evaluation excluded); the ratios
+pair seeds.
 
 {markdown_table(header, rows)}
+
+Every manytask configuration: mean HV fraction over its seeds (*seeds*: the fewest and most
+among the ranked configurations). The rank, the win count and the comparison with
+qLogNParEGO use, in every (problem, noise) cell, the seeds all ranked configurations (and
+ParEGO) ran; {", ".join(SCREENED)} ran on the first seeds only and is not ranked.
+{configurations_text()}
+
+{markdown_table(["problem", "noise", "seeds", *methods], variant_rows)}
 """
     return text, verdicts
+
+
+def problem_list():
+    parts = []
+    for name in PROBLEMS:
+        problem = make_problem(name)
+        parts.append(f"{name} (d = {problem.dim}, {problem.num_objectives} obj.)")
+    return ", ".join(parts)
+
+
+def configurations_text():
+    base = ", ".join(f"{k}={v!r}" for k, v in MANYTASK_BASE.items())
+    others = "; ".join(
+        f"*{m}*: " + ", ".join(f"{k}={v!r}" for k, v in VARIANTS[m].items())
+        for m in VARIANTS
+        if VARIANTS[m]
+    )
+    return f"*manytask*: {base} (MultiTaskBO's defaults before this suite); {others}."
+
+
+def read_cache(cache):
+    """Every cached run, the last of any duplicate (problem, noise, method, seed, rounds)."""
+    if not cache.exists():
+        return []
+    records = [json.loads(line) for line in cache.read_text().splitlines() if line]
+    unique = {run_key(r): r for r in records}
+    return list(unique.values())
+
+
+def run_key(record):
+    return (record["problem"], record["noise"], record["method"], record["seed"], record["rounds"])
 
 
 def main():
@@ -328,7 +470,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=40)
-    parser.add_argument("--noise", type=float, default=0.05)
+    parser.add_argument("--noise", type=float, nargs="*", default=list(NOISES))
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
     parser.add_argument("--threads", type=int, default=1, help="BLAS and torch threads")
@@ -349,33 +491,42 @@ def main():
     if args.render_only:
         render(cache, args)
         return
-    settings = {name: Setting(name, args.noise) for name in args.problems}
-    warm_up = next(iter(settings.values()))
-    for method in args.methods:  # imports and first-call costs, untimed
-        run_one(warm_up, method, seed=10**6, rounds=1)
+    settings = {}
+    warmed = set()
+    # round robin: every problem and noise level gets a seed before any gets the next one;
+    # a run already in the cache (by this or another process) is skipped, never rerun
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        for name, setting in settings.items():
-            for method in args.methods:
-                result = run_one(setting, method, seed, args.rounds)
-                record = dict(
-                    problem=name,
-                    method=method,
-                    seed=seed,
-                    rounds=args.rounds,
-                    noise=args.noise,
-                    **result,
-                )
-                print(json.dumps(record), flush=True)
-                with cache.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
-        render(cache, args)
+        for noise in args.noise:
+            for name in args.problems:
+                for method in args.methods:
+                    key = (name, noise, method, seed, args.rounds)
+                    if key in {run_key(r) for r in read_cache(cache)}:
+                        continue
+                    if (name, noise) not in settings:
+                        settings[name, noise] = Setting(name, noise)
+                    setting = settings[name, noise]
+                    if method not in warmed:  # imports and first-call costs, untimed
+                        run_one(setting, method, seed=10**6, rounds=1)
+                        warmed.add(method)
+                    result = run_one(setting, method, seed, args.rounds)
+                    record = dict(
+                        problem=name,
+                        method=method,
+                        seed=seed,
+                        rounds=args.rounds,
+                        noise=noise,
+                        **result,
+                        threads=args.threads,
+                        load=round(os.getloadavg()[0], 2),
+                    )
+                    print(json.dumps(record), flush=True)
+                    with cache.open("a") as handle:
+                        handle.write(json.dumps(record) + "\n")
 
 
 def render(cache, args):
-    records = [json.loads(line) for line in cache.read_text().splitlines() if line]
-    records = [r for r in records if r["rounds"] == args.rounds and r["noise"] == args.noise]
-    unique = {(r["problem"], r["method"], r["seed"]): r for r in records}
-    text, _ = summarise(list(unique.values()), args)
+    records = [r for r in read_cache(cache) if r["rounds"] == args.rounds]
+    text, _ = summarise(records, args)
     if args.no_write:
         print(text)
     else:

@@ -161,7 +161,7 @@ def test_auto_kernel_proposals_do_not_depend_on_the_output_scale():
 
 
 def test_auto_kernel_refits_when_a_value_is_far_outside_the_fitted_range():
-    optimizer = warm(MultiTaskBO(candidates=C, kernel="auto", seed=0), 4)
+    optimizer = warm(MultiTaskBO(candidates=C, kernel="auto", seed=0, refit_every=5), 4)
     fitted_at = optimizer._learned._fitted_at
     x = optimizer.ask()
     assert len(optimizer.X_) + 1 - fitted_at < optimizer.refit_every  # no refit is due
