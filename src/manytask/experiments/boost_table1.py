@@ -41,6 +41,7 @@ from .boost_table1_runs import (
     method_keys,
     run_fold,
 )
+from .boost_table1_trees import run_tree_fold, tree_section
 from .protocol import render
 
 __all__ = [
@@ -158,6 +159,7 @@ def _dataset_markdown(table, name) -> list[str]:
                 cell += f" ({_paper_cell(paper_rows, method, key)})"
             cells.append(cell)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += tree_section(table, name)
     lines.append("")
     lines += _verdict(table, name, methods)
     stops = [
@@ -317,6 +319,8 @@ class Table1(FoldExperiment):
     ----------
     diagnostics : dict
         ``diagnostics[(data set, fold)]``: :func:`run_fold`'s diagnostics.
+    tree_rates : dict
+        ``tree_rates[data set][method]``: the peers' learning rate chosen in each fold.
 
     Examples
     --------
@@ -332,6 +336,7 @@ class Table1(FoldExperiment):
     def __init__(self, settings=None, panels=None, data_home=None, loader=None):
         super().__init__(settings, panels, data_home, loader)
         self.diagnostics: dict = {}
+        self.tree_rates: dict = {}
 
     def values(self, dataset, method, column) -> np.ndarray:
         """``column`` of every fold of (``dataset``, ``method``).
@@ -390,8 +395,11 @@ class Table1(FoldExperiment):
         (7, 1)
         """
         rows, diagnostics = run_fold(X, y, domains, fold_of, fold, self.settings)
-        self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
+        tree_rows, rates = run_tree_fold(X, y, domains, fold_of, fold, self.settings)
+        self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows + tree_rows]
         self.diagnostics[(name, fold)] = diagnostics
+        for method, rate in rates.items():
+            self.tree_rates.setdefault(name, {}).setdefault(method, []).append(rate)
 
     def outputs(self) -> dict:
         """The CSV tables and, when a data set ran, the two figures.
