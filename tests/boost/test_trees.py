@@ -106,16 +106,17 @@ def test_numba_and_numpy_histograms_agree():
     np.testing.assert_array_equal(numba_tree.predict(X), numpy_tree.predict(X))
 
 
+@pytest.mark.parametrize("n_outputs", [1, 2])
 @pytest.mark.parametrize("last_level", [False, True])
-def test_compiled_level_equals_direct_histograms_and_a_loop_over_splits(last_level):
+def test_compiled_level_equals_direct_histograms_and_a_loop_over_splits(last_level, n_outputs):
     """One level below a parent: the kernel's histograms (smaller child summed, sibling by
-    subtraction) against a direct bincount of every child's points, and its maxima against a
-    loop over the bin edges of _split_scores."""
+    subtraction) against a direct bincount of every child's points, and its maxima (a scalar
+    path for one output, C = 1) against _split_scores over every bin edge."""
     if not kernels.numba_available():
         pytest.skip("numba is not installed")
     from manytask.boost.trees import _histograms, _level, _split_scores
 
-    X, signed = _signed_problem(9, m=300, d=4, n_outputs=2)
+    X, signed = _signed_problem(9, m=300, d=4, n_outputs=n_outputs)
     presorted = presort(X, n_bins=16)
     channels = np.hstack([signed, np.abs(signed)])
     points = np.flatnonzero(np.any(signed != 0, axis=1))

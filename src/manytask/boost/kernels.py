@@ -168,9 +168,10 @@ def _load() -> dict | None:
         return None
     prange = numba.prange
     # Helpers the kernels call: compiled first, inlined there.
-    global _better_polarity, _keep_best_split, _split_maximum
+    global _better_polarity, _keep_best_split, _split_maximum, _split_maximum_binary
     _better_polarity = numba.njit(inline="always", nogil=True)(_better_polarity)
     _keep_best_split = numba.njit(inline="always", nogil=True)(_keep_best_split)
+    _split_maximum_binary = numba.njit(inline="always", nogil=True)(_split_maximum_binary)
     _split_maximum = numba.njit(inline="always", nogil=True)(_split_maximum)
     kernels = {}
     for name, function in _KERNELS.items():
@@ -390,11 +391,36 @@ def _coordinate_pieces(terms, margins, order, starts):
     return pieces
 
 
+def _split_maximum_binary(cells, n_thresholds, last_level):
+    """:func:`_split_maximum` for one output (C = 1): channels (S, W)."""
+    total_sum, total_mass = 0.0, 0.0
+    for b in range(cells.shape[0]):
+        total_sum += cells[b, 0]
+        total_mass += cells[b, 1]
+    left_sum, left_mass = 0.0, 0.0
+    best = -np.inf
+    for split in range(1, n_thresholds + 1):
+        left_sum += cells[split - 1, 0]
+        left_mass += cells[split - 1, 1]
+        right_sum, right_mass = total_sum - left_sum, total_mass - left_mass
+        if not (left_mass > 0.0 and right_mass > 0.0):
+            continue
+        if last_level:
+            score = abs(left_sum) + abs(right_sum)
+        else:
+            score = left_sum * left_sum / left_mass + right_sum * right_sum / right_mass
+        if score > best:
+            best = score
+    return best
+
+
 def _split_maximum(cells, n_thresholds, last_level, left, total):
     """The greatest score over the bin edges 1..n_thresholds of one (node, feature)'s
     histogram ``cells`` (B, 2C); −inf if no edge leaves weight on both sides."""
     channels = cells.shape[1]
     n_outputs = channels // 2
+    if channels == 2:  # binary: the same sums in scalars
+        return _split_maximum_binary(cells, n_thresholds, last_level)
     total[:] = 0.0
     for b in range(cells.shape[0]):
         for c in range(channels):
