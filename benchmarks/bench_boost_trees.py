@@ -19,7 +19,9 @@ Round time (``--round``): m = 30 000, 100 features, 3 sources (``bench_boost``'s
 data): a depth-6 MultiBoost round (numba kernels, 256 bins) against XGBoost's depth-6
 ``hist`` round on 2 threads (numba also on 2 threads); per-round time = (fit with T rounds −
 fit with 1 round)/(T − 1) with T = 11, Q(k|x) fitted once beforehand; median of ``--repeats``
-repeats (each the two sides back to back). Target ≤ 1.5×.
+repeats (each the two sides back to back), with the process CPU time beside the wall time;
+``--round-threads 1`` runs both sides on one thread (the CPU time then measures the work
+alone, steadier than wall time on a busy machine). Target ≤ 1.5× on 2 threads.
 
 Run: ``python benchmarks/bench_boost_trees.py --round --errors`` (``--depths 2 4 6``).
 XGBoost and LightGBM come with the ``bench`` extra. The machine's load (``uptime``) is
@@ -169,16 +171,16 @@ def errors_table(datasets, depths, rounds, n_splits, max_per_domain, clips, thre
 
 
 def _per_round(fit, rounds):
-    """(fit with ``rounds`` rounds − fit with 1 round)/(rounds − 1)."""
+    """(fit with ``rounds`` rounds − fit with 1 round)/(rounds − 1): wall and process CPU s."""
     times = {}
     for n in (1, rounds):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fit(n)
-        times[n] = time.perf_counter() - start
+        times[n] = np.array([time.perf_counter() - start, time.process_time() - cpu])
     return (times[rounds] - times[1]) / (rounds - 1)
 
 
-def round_times(m, rounds, repeats):
+def round_times(m, rounds, repeats, threads):
     import xgboost
 
     X, y, domains = synthetic_sources(m)
@@ -189,21 +191,25 @@ def round_times(m, rounds, repeats):
             mt.boost.MultiBoostClassifier(n_estimators=n, max_depth=6, domain_classifier=Q)
             .fit(X, y, domains=domains)
         ),
-        f"XGBoost hist depth 6, {THREADS} threads": lambda n: xgboost.XGBClassifier(
+        f"XGBoost hist depth 6, {threads} thread(s)": lambda n: xgboost.XGBClassifier(
             tree_method="hist", max_depth=6, n_estimators=n, learning_rate=1.0,
-            n_jobs=THREADS, max_bin=256,
+            n_jobs=threads, max_bin=256,
         ).fit(X, y),
     }  # fmt: skip
     for fit in fits.values():
         fit(2)  # compile and warm up
     load_before = uptime()
     # the two sides back to back in every repeat, so that both see the same load
-    times = np.array([[_per_round(fit, rounds) for fit in fits.values()] for _ in range(repeats)])
-    print(f"## Depth-6 round, m = {m}, 100 features, 3 sources, {repeats} repeats\n")
+    both = np.array([[_per_round(fit, rounds) for fit in fits.values()] for _ in range(repeats)])
+    times, cpu = both[..., 0], both[..., 1]  # (repeats, 2) each
+    print(f"## Depth-6 round, m = {m}, 100 features, 3 sources, {threads} thread(s), "
+          f"{repeats} repeats\n")  # fmt: skip
     print(f"load before: {load_before}\nload after: {uptime()}\n")
-    print("| method | median s / round | min | max |\n|---|---|---|---|")
-    for label, values in zip(fits, times.T):
-        print(f"| {label} | {np.median(values):.4f} | {values.min():.4f} | {values.max():.4f} |")
+    print("| method | median s / round | min | max | median CPU s / round |")
+    print("|---|---|---|---|---|")
+    for label, values, seconds in zip(fits, times.T, cpu.T):
+        print(f"| {label} | {np.median(values):.4f} | {values.min():.4f} | {values.max():.4f} "
+              f"| {np.median(seconds):.4f} |")  # fmt: skip
     ratios = times[:, 0] / times[:, 1]
     print(f"\nratio MultiBoost / XGBoost: median {np.median(ratios):.2f}× (per repeat "
           f"{', '.join(f'{r:.2f}' for r in ratios)}); ratio of the medians "
@@ -223,10 +229,12 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="peers' threads in --errors")
     parser.add_argument("--m", type=int, default=30_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--round-threads", type=int, default=THREADS, help="numba's and XGBoost's")
     arguments = parser.parse_args()
-    os.environ.setdefault("NUMBA_NUM_THREADS", str(THREADS if arguments.round else 1))
+    threads = arguments.threads if arguments.errors else arguments.round_threads
+    os.environ.setdefault("NUMBA_NUM_THREADS", str(threads))
     if arguments.round:
-        round_times(arguments.m, 11, arguments.repeats)
+        round_times(arguments.m, 11, arguments.repeats, arguments.round_threads)
     if arguments.errors:
         errors_table(arguments.datasets, arguments.depths, arguments.rounds, arguments.splits,
                      arguments.max_per_domain, arguments.clips, arguments.threads)  # fmt: skip
