@@ -228,7 +228,7 @@ def tree_section(table, name) -> list[str]:
     >>> table = SimpleNamespace(rows=rows, settings=SimpleNamespace(depths=(2,)),
     ...                         tree_rates={})
     >>> tree_section(table, "toy")[-1]
-    '- Lowest mean agnostic error of these rows: MultiBoost, d = 2 (0.2000).'
+    '- Lowest mean agnostic error of these rows (0.2000): MultiBoost, d = 2.'
     """
 
     def values(method, column):
@@ -258,8 +258,9 @@ def tree_section(table, name) -> list[str]:
             )
     if len(lines) == 5:
         return []
-    (label, depth), best = min(means.items(), key=lambda item: item[1])
+    best = min(means.values())
+    tied = [f"{label}, d = {depth}" for (label, depth), v in means.items() if v <= best + 1e-9]
     return lines + [
         "",
-        f"- Lowest mean agnostic error of these rows: {label}, d = {depth} ({best:.4f}).",
+        f"- Lowest mean agnostic error of these rows ({best:.4f}): {'; '.join(tied)}.",
     ]
