@@ -387,12 +387,13 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=(2,))
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
-        >>> len(experiment.rows), experiment.rows[0]["fold"]  # 2 + 1 + 1 + 3 methods
-        (7, 1)
+        >>> methods = [row["method"] for row in experiment.rows]  # 2 + 1 + 1 + 3 stump rows
+        >>> methods[6:8], experiment.rows[0]["fold"]  # then the depth-2 rows
+        (['multiboost-line-search', 'multiboost-d2'], 1)
         """
         rows, diagnostics = run_fold(X, y, domains, fold_of, fold, self.settings)
         tree_rows, rates = run_tree_fold(X, y, domains, fold_of, fold, self.settings)
@@ -415,7 +416,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
@@ -459,7 +460,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
@@ -482,7 +483,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
