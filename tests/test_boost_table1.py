@@ -5,6 +5,7 @@ run in seconds and do not need the real loaders' files.
 """
 
 import csv
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 import manytask.experiments._boost_folds as _boost_folds
 from _helpers import assert_errors_within
-from manytask.boost import AdaBoost, MultiBoostClassifier
+from manytask.boost import AdaBoost, MultiBoostClassifier, mixture_errors
 from manytask.boost.baselines import DMSAClassifier
 from manytask.cli import main
 from manytask.demos.boost import make_three_sources
@@ -28,9 +29,19 @@ from manytask.experiments.boost_table1 import (
     method_keys,
     run_fold,
 )
+from manytask.experiments.boost_table1_trees import (
+    PEERS,
+    RATES,
+    peer_model,
+    run_tree_fold,
+    tree_method_keys,
+)
 
 PAPER = Path(__file__).resolve().parents[2] / "shared/papers/boosting-with-multiple-sources.txt"
-TINY = Settings(n_folds=3, repeats=2, n_estimators=5)
+TINY = Settings(n_folds=3, repeats=2, n_estimators=5, depths=(2,))
+PEERS_INSTALLED = [peer for peer in PEERS if importlib.util.find_spec(peer) is not None]
+TREE_METHODS = [m for m in tree_method_keys(2) if m.split("-")[0] not in PEERS or
+                m.split("-")[0] in PEERS_INSTALLED]  # fmt: skip
 
 
 def toy_loader(name, *, max_per_domain=None, random_state=0, data_home=None):
@@ -102,6 +113,40 @@ def test_fold_errors_match_models_refitted_by_hand():
         np.testing.assert_allclose(losses[0], 1.0)  # F_k(0) = mean of e^0 on every source
 
 
+def test_tree_rows_match_models_refitted_by_hand():
+    X, y, domains, _, _ = toy_loader("toy")
+    fold_of = source_folds(domains, n_folds=3, random_state=0)
+    rows, rates = run_tree_fold(X, y, domains, fold_of, 1, TINY)
+    by_method = {row["method"]: row for row in rows}
+    assert list(by_method) == TREE_METHODS
+    train, test = fold_of != 1, fold_of == 1
+    references = {
+        # its own Q(k|x), fitted as the run's shared one is
+        "multiboost-d2": MultiBoostClassifier(5, max_depth=2).fit(
+            X[train], y[train], domains=domains[train]
+        ),
+        "adaboost-all-d2": AdaBoost(5, max_depth=2).fit(X[train], y[train]),
+    }
+    for peer in PEERS_INSTALLED:
+        references[f"{peer}-d2"] = peer_model(peer, 2, 5, 1.0).fit(X[train], y[train])
+        assert rates[f"{peer}-best-d2"] in RATES
+        references[f"{peer}-best-d2"] = peer_model(peer, 2, 5, rates[f"{peer}-best-d2"]).fit(
+            X[train], y[train]
+        )
+    for method, model in references.items():
+        expected = per_source_errors_by_loop(model, X[test], y[test], domains[test])
+        row = by_method[method]
+        np.testing.assert_allclose([row["error_1"], row["error_2"], row["error_3"]], expected)
+        assert row["error_agnostic"] == pytest.approx(max(expected))
+        assert row["n_train"] == train.sum() and row["n_test"] == test.sum()
+    dmsa = by_method["dmsa-d2"]
+    fitted = DMSAClassifier(base_estimator=AdaBoost(5, max_depth=2), random_state=0).fit(
+        X[train], y[train], domains[train]
+    )
+    errors = mixture_errors(fitted, X[test], y[test], domains[test])
+    assert dmsa["error_agnostic"] == pytest.approx(errors.agnostic)
+
+
 def test_alpha_mass_sums_the_steps_of_each_chosen_domain():
     X, y, domains, _, _ = toy_loader("toy")
     model = MultiBoostClassifier(8, mu=10.0).fit(X, y, domains=domains)
@@ -117,7 +162,7 @@ def test_tiny_run_writes_every_fold_and_the_paper_beside_ours(tmp_path):
     with open(tmp_path / "folds.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == fold_columns(3)
-    assert len(rows) == len(table.rows) == 2 * 2 * len(method_keys(3))
+    assert len(rows) == len(table.rows) == 2 * 2 * (len(method_keys(3)) + len(TREE_METHODS))
     for row in rows:
         errors = [float(row[f"error_{k}"]) for k in (1, 2, 3)]
         assert float(row["error_uniform"]) == pytest.approx(np.mean(errors), abs=1e-6)
@@ -132,6 +177,7 @@ def test_tiny_run_writes_every_fold_and_the_paper_beside_ours(tmp_path):
     assert "(0.028 ± 0.003)" in results  # the paper's MultiBoost Error-1 on Fashion-MNIST
     assert "0.221 ± 0.013" in results  # the paper's AdaBoost-all Error-1 on Adult, for reference
     assert "soft-max" in results and "OUR" in results
+    assert results.count("Trees of depth d") == 2 and "| 2 | MultiBoost |" in results
     stall_lines = results.count("; training max_k F_k before the last round")
     assert stall_lines == 2 * len(MULTIBOOST_METHODS)  # sets × runs
 
@@ -158,8 +204,8 @@ def test_quick_run_reproduces_the_committed_cps1988_fold_within_two_test_points(
         committed = {
             row["method"]: row
             for row in csv.DictReader(handle)
-            if (row["dataset"], row["fold"]) == ("cps1988", "1")
-        }
+            if (row["dataset"], row["fold"]) == ("cps1988", "1") and row["method"] in method_keys(3)
+        }  # the stump rows; the tree rows are run_tree_fold's
     assert {row["n_test"] for row in rows} == {300}  # 100 test points per source
     assert_errors_within(rows, committed, "method", atol=0.02)
 

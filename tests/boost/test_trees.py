@@ -106,6 +106,34 @@ def test_numba_and_numpy_histograms_agree():
     np.testing.assert_array_equal(numba_tree.predict(X), numpy_tree.predict(X))
 
 
+@pytest.mark.parametrize("n_outputs", [1, 2])
+@pytest.mark.parametrize("last_level", [False, True])
+def test_compiled_level_equals_direct_histograms_and_a_loop_over_splits(last_level, n_outputs):
+    """One level below a parent: the kernel's histograms (smaller child summed, sibling by
+    subtraction) against a direct bincount of every child's points, and its maxima (a scalar
+    path for one output, C = 1) against _split_scores over every bin edge."""
+    if not kernels.numba_available():
+        pytest.skip("numba is not installed")
+    from manytask.boost.trees import _histograms, _level, _split_scores
+
+    X, signed = _signed_problem(9, m=300, d=4, n_outputs=n_outputs)
+    presorted = presort(X, n_bins=16)
+    channels = np.hstack([signed, np.abs(signed)])
+    points = np.flatnonzero(np.any(signed != 0, axis=1))
+    parent = _histograms(presorted, points, np.zeros(points.size, np.intp), channels, 1)
+    node_of_point = (X[:, 2] > 0.1).astype(np.intp)  # two children of unequal size
+    with kernels.use_backend("numba"):
+        histogram, maxima = _level(presorted, points, node_of_point, channels, parent,
+                                   last_level)  # fmt: skip
+    direct = _histograms(presorted, points, node_of_point[points], channels, 2)
+    np.testing.assert_allclose(histogram, direct, rtol=1e-12, atol=1e-12)
+    for node in range(2):
+        for feature in range(4):
+            scores = _split_scores(direct[node, feature], presorted.n_thresholds[feature],
+                                   last_level)  # fmt: skip
+            assert maxima[node, feature] == pytest.approx(scores.max(), rel=1e-12)
+
+
 def _stump_search_by_depth_one_trees(presorted, y, weights, check_input=True):
     """best_stump's interface answered by grow_tree(…, 1): the depth-1 tree and its error."""
     rows = np.atleast_2d(weights)

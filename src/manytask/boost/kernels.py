@@ -11,9 +11,10 @@ kernels, each a loop that replaces a chain of NumPy passes with one pass over th
 - :func:`steepest_splits` / :func:`binned_steepest_splits`: per feature, the split (exact, or
   bin edge) of each (q, polarity) maximising the least rate over the tied domains (the
   steepest coordinate of :mod:`.steepest` at a tie);
-- :func:`tree_histograms` / :func:`tree_split_maxima`: per level of a histogram tree, the
-  signed weights summed per (node, feature, bin, output), and each (node, feature)'s best
-  split score (the split search of :mod:`.trees`);
+- :func:`tree_level`: per level of a histogram tree, the signed weights and masses summed per
+  (node, feature, bin) over the smaller child of each split, the sibling as the parent minus
+  it, and each (node, feature)'s best split score, in one pass per feature (the split search
+  of :mod:`.trees`);
 - :func:`coordinate_pieces`: F_l(α + η e) and its first two derivatives in η for every
   domain l, one fused pass over the terms a_i e^{−η u_i} (the line search of :mod:`.figure1`).
 
@@ -55,8 +56,7 @@ __all__ = [
     "exact_search",
     "numba_available",
     "steepest_splits",
-    "tree_histograms",
-    "tree_split_maxima",
+    "tree_level",
     "use_backend",
 ]
 
@@ -168,9 +168,11 @@ def _load() -> dict | None:
         return None
     prange = numba.prange
     # Helpers the kernels call: compiled first, inlined there.
-    global _better_polarity, _keep_best_split
+    global _better_polarity, _keep_best_split, _split_maximum, _split_maximum_binary
     _better_polarity = numba.njit(inline="always", nogil=True)(_better_polarity)
     _keep_best_split = numba.njit(inline="always", nogil=True)(_keep_best_split)
+    _split_maximum_binary = numba.njit(inline="always", nogil=True)(_split_maximum_binary)
+    _split_maximum = numba.njit(inline="always", nogil=True)(_split_maximum)
     kernels = {}
     for name, function in _KERNELS.items():
         # The feature loops also get a serial twin: on small problems starting numba's
@@ -389,56 +391,94 @@ def _coordinate_pieces(terms, margins, order, starts):
     return pieces
 
 
-def _tree_histograms(bins, points, nodes, signed, n_nodes, n_bins):
+def _split_maximum_binary(cells, n_thresholds, last_level):
+    """:func:`_split_maximum` for one output (C = 1): channels (S, W)."""
+    total_sum, total_mass = 0.0, 0.0
+    for b in range(cells.shape[0]):
+        total_sum += cells[b, 0]
+        total_mass += cells[b, 1]
+    left_sum, left_mass = 0.0, 0.0
+    best = -np.inf
+    for split in range(1, n_thresholds + 1):
+        left_sum += cells[split - 1, 0]
+        left_mass += cells[split - 1, 1]
+        right_sum, right_mass = total_sum - left_sum, total_mass - left_mass
+        if not (left_mass > 0.0 and right_mass > 0.0):
+            continue
+        if last_level:
+            score = abs(left_sum) + abs(right_sum)
+        else:
+            score = left_sum * left_sum / left_mass + right_sum * right_sum / right_mass
+        if score > best:
+            best = score
+    return best
+
+
+def _split_maximum(cells, n_thresholds, last_level, left, total):
+    """The greatest score over the bin edges 1..n_thresholds of one (node, feature)'s
+    histogram ``cells`` (B, 2C); −inf if no edge leaves weight on both sides."""
+    channels = cells.shape[1]
+    n_outputs = channels // 2
+    if channels == 2:  # binary: the same sums in scalars
+        return _split_maximum_binary(cells, n_thresholds, last_level)
+    total[:] = 0.0
+    for b in range(cells.shape[0]):
+        for c in range(channels):
+            total[c] += cells[b, c]
+    left[:] = 0.0
+    best = -np.inf
+    for split in range(1, n_thresholds + 1):
+        for c in range(channels):
+            left[c] += cells[split - 1, c]
+        left_mass, right_mass, score = 0.0, 0.0, 0.0
+        for c in range(n_outputs):
+            left_mass += left[n_outputs + c]
+            right_mass += total[n_outputs + c] - left[n_outputs + c]
+        if not (left_mass > 0.0 and right_mass > 0.0):
+            continue
+        for c in range(n_outputs):
+            s_left, s_right = left[c], total[c] - left[c]
+            if last_level:
+                score += abs(s_left) + abs(s_right)
+            else:
+                w_left = left[n_outputs + c]
+                w_right = total[n_outputs + c] - w_left
+                if w_left > 0.0:
+                    score += s_left * s_left / w_left
+                if w_right > 0.0:
+                    score += s_right * s_right / w_right
+        if score > best:
+            best = score
+    return best
+
+
+def _tree_level(bins, points, children, channels, parent, smaller, n_nodes, n_bins,
+                n_thresholds, last_level):  # fmt: skip
     d = bins.shape[0]
-    n, n_outputs = signed.shape
-    histogram = np.zeros((n_nodes, d, n_bins, n_outputs))
+    n, n_channels = channels.shape
+    histogram = np.zeros((n_nodes, d, n_bins, n_channels))
+    maxima = np.full((n_nodes, d), -np.inf)
     for feature in prange(d):
         row = bins[feature]
         for position in range(n):
-            cell = histogram[nodes[position], feature, row[points[position]]]
-            for c in range(n_outputs):
-                cell[c] += signed[position, c]
-    return histogram
-
-
-def _tree_split_maxima(histogram, n_thresholds, last_level):
-    n_nodes, d, n_bins, channels = histogram.shape
-    n_outputs = channels // 2
-    maxima = np.full((n_nodes, d), -np.inf)
-    for feature in prange(d):
-        left = np.empty(channels)
-        total = np.empty(channels)
-        for node in range(n_nodes):
-            cells = histogram[node, feature]
-            total[:] = 0.0
+            node, b = children[position], row[points[position]]
+            for c in range(n_channels):
+                histogram[node, feature, b, c] += channels[position, c]
+        for j in range(parent.shape[0]):  # the siblings: parent minus the summed child
+            summed = smaller[j]
+            sibling = summed ^ 1
             for b in range(n_bins):
-                total += cells[b]
-            left[:] = 0.0
-            best = -np.inf
-            for split in range(1, n_thresholds[feature] + 1):
-                left += cells[split - 1]
-                left_mass, right_mass, score = 0.0, 0.0, 0.0
-                for c in range(n_outputs):
-                    left_mass += left[n_outputs + c]
-                    right_mass += total[n_outputs + c] - left[n_outputs + c]
-                if not (left_mass > 0.0 and right_mass > 0.0):
-                    continue
-                for c in range(n_outputs):
-                    s_left, s_right = left[c], total[c] - left[c]
-                    if last_level:
-                        score += abs(s_left) + abs(s_right)
-                    else:
-                        w_left = left[n_outputs + c]
-                        w_right = total[n_outputs + c] - w_left
-                        if w_left > 0.0:
-                            score += s_left * s_left / w_left
-                        if w_right > 0.0:
-                            score += s_right * s_right / w_right
-                if score > best:
-                    best = score
-            maxima[node, feature] = best
-    return maxima
+                for c in range(n_channels):
+                    histogram[sibling, feature, b, c] = (
+                        parent[j, feature, b, c] - histogram[summed, feature, b, c]
+                    )
+        left = np.empty(n_channels)
+        total = np.empty(n_channels)
+        for node in range(n_nodes):
+            maxima[node, feature] = _split_maximum(
+                histogram[node, feature], n_thresholds[feature], last_level, left, total
+            )
+    return histogram, maxima
 
 
 _KERNELS = {
@@ -447,8 +487,7 @@ _KERNELS = {
     "steepest_splits": _steepest_splits,
     "binned_steepest_splits": _binned_steepest_splits,
     "coordinate_pieces": _coordinate_pieces,
-    "tree_histograms": _tree_histograms,
-    "tree_split_maxima": _tree_split_maxima,
+    "tree_level": _tree_level,
 }
 
 
@@ -628,57 +667,32 @@ def binned_steepest_splits(cells, n_thresholds, n_bins: int, contributions, tota
     return kernel(cells, n_thresholds, int(n_bins), contributions, totals)
 
 
-def tree_histograms(bins, points, nodes, signed, n_nodes: int, n_bins: int):
-    """H[n, f, b, c] = Σ s_ic over the ``points`` in node ``nodes`` with bin b on feature f.
+def tree_level(bins, points, children, channels, parent, smaller, n_bins: int, n_thresholds,
+               last_level: bool):  # fmt: skip
+    """One level of a histogram tree: its histograms and each (node, feature)'s best score.
 
-    ``bins`` (d, m) are the bin numbers of every training point, ``points`` (n,) the rows
-    searched, ``nodes`` (n,) their node within the level and ``signed`` (n, C) their
-    weights; the histograms of :func:`~manytask.boost.trees.grow_tree`.
+    H[n, f, b, c] = Σ channels_ic over the ``points`` of node n with bin b on feature f, for
+    the children summed directly (``smaller``); the sibling of each is its parent's histogram
+    minus it. The score of a split is the leaves' edge Σ_c |S_left,c| + |S_right,c| on the
+    last level and the weighted Gini score Σ_c S²_c/W_c of the children above (as
+    ``manytask.boost.trees._split_scores``); a split needs weight on both sides.
 
     Parameters
     ----------
     bins : numpy.ndarray
         (d, m) the bin numbers of every training point.
     points : numpy.ndarray
-        (n,) the rows searched.
-    nodes : numpy.ndarray
+        (n,) the rows summed directly.
+    children : numpy.ndarray
         (n,) their node within the level.
-    signed : numpy.ndarray
-        (n, C) their weights s_ic.
-    n_nodes : int
-        The number of nodes of the level.
+    channels : numpy.ndarray
+        (n, 2C) their signed weights s_ic, then their masses |s_ic|.
+    parent : numpy.ndarray or None
+        (n_parents, d, B, 2C) the previous level's histograms; None at the root.
+    smaller : numpy.ndarray
+        (n_parents,) the child (2j or 2j + 1) of parent j whose points are in ``points``.
     n_bins : int
-        The number of bins per feature.
-
-    Returns
-    -------
-    numpy.ndarray
-        (n_nodes, d, n_bins, C) the histograms H.
-
-    Examples
-    --------
-    >>> bins = np.array([[0, 1, 1]], dtype=np.uint8)
-    >>> histogram = tree_histograms(bins, np.array([0, 1, 2]), np.array([0, 0, 0]),
-    ...                             np.array([[1.0], [2.0], [3.0]]), 1, 2)
-    >>> histogram[0, 0, :, 0].tolist()
-    [1.0, 5.0]
-    """
-    kernel = _kernel("tree_histograms", bins.shape[0] * points.size)
-    return kernel(bins, points, nodes, np.ascontiguousarray(signed), int(n_nodes), int(n_bins))
-
-
-def tree_split_maxima(histogram, n_thresholds, last_level: bool):
-    """Per (node, feature) of a tree level, the greatest split score over the bin edges.
-
-    The score is the leaves' edge Σ_c |S_left,c| + |S_right,c| on the last level, the weighted
-    Gini score Σ_c S²_c/W_c of the children above (as ``manytask.boost.trees._split_scores``);
-    a split is allowed when both sides carry weight.
-
-    Parameters
-    ----------
-    histogram : numpy.ndarray
-        (n_nodes, d, B, 2C) the sums S_c then the masses W_c per bin, from
-        :func:`tree_histograms` of the channels (s, |s|).
+        B, the number of bins per feature.
     n_thresholds : numpy.ndarray
         (d,) each feature's number of thresholds.
     last_level : bool
@@ -686,17 +700,29 @@ def tree_split_maxima(histogram, n_thresholds, last_level: bool):
 
     Returns
     -------
-    numpy.ndarray
-        (n_nodes, d) the greatest scores, −inf where no split is allowed.
+    histogram : numpy.ndarray
+        (n_nodes, d, B, 2C), n_nodes = 2 n_parents (1 at the root).
+    maxima : numpy.ndarray
+        (n_nodes, d) the greatest split scores, −inf where no split is allowed.
 
     Examples
     --------
-    >>> histogram = np.array([[[[-1.0, 1.0], [3.0, 3.0]]]])  # bins 0 and 1: S = −1 and 3
-    >>> tree_split_maxima(histogram, np.array([1]), last_level=True).tolist()
-    [[4.0]]
+    >>> bins = np.array([[0, 1, 1]], dtype=np.uint8)
+    >>> channels = np.array([[-1.0, 1.0], [2.0, 2.0], [1.0, 1.0]])
+    >>> histogram, maxima = tree_level(bins, np.arange(3), np.zeros(3, np.intp), channels,
+    ...                                None, np.zeros(0, np.intp), 2, np.array([1]), True)
+    >>> histogram[0, 0, :, 0].tolist(), maxima.tolist()  # bins 0 and 1: S = −1 and 3
+    ([-1.0, 3.0], [[4.0]])
     """
-    kernel = _kernel("tree_split_maxima", histogram.shape[0] * histogram.shape[1] * 64)
-    return kernel(np.ascontiguousarray(histogram), n_thresholds, bool(last_level))
+    d, n_channels = bins.shape[0], channels.shape[1]
+    if parent is None:
+        parent, n_nodes = np.zeros((0, d, int(n_bins), n_channels)), 1
+    else:
+        n_nodes = 2 * parent.shape[0]
+    kernel = _kernel("tree_level", d * max(points.size, n_nodes * int(n_bins)))
+    return kernel(bins, points, children, np.ascontiguousarray(channels),
+                  np.ascontiguousarray(parent), smaller, n_nodes, int(n_bins),
+                  n_thresholds, bool(last_level))  # fmt: skip
 
 
 def coordinate_pieces(terms, margins, order, starts):

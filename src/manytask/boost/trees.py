@@ -31,8 +31,9 @@ exactly the stumps with the constant, and the binary search finds the same least
 
 Splits are the bin edges of :func:`~manytask.boost.stumps.presort` with ``n_bins``
 (histograms of the signed weights per node, feature and bin: O(d·m·C) per level); the
-compiled kernel :func:`~manytask.boost.kernels.tree_histograms` fills them when numba is
-installed, ``np.bincount`` otherwise (same sums up to the order of addition).
+compiled kernel :func:`~manytask.boost.kernels.tree_level` fills them and scans their splits
+when numba is installed, ``np.bincount`` and ``np.cumsum`` otherwise (the same sums, added in
+the same order).
 
 >>> from manytask.boost.stumps import presort
 >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -195,12 +196,8 @@ def tree_training_values(presorted, tree: Tree) -> np.ndarray:
 
 def _histograms(presorted, points, nodes, channels, n_nodes) -> np.ndarray:
     """H[n, f, b, c] = Σ_{i ∈ points, nodes[i] = n, bin_f(x_i) = b} channels_ic,
-    shape (n_nodes, d, B, 2C)."""
+    shape (n_nodes, d, B, 2C), by ``np.bincount``."""
     d, n_bins, n_channels = presorted.n_features, presorted.n_bins, channels.shape[1]
-    if kernels.backend() == "numba":
-        return kernels.tree_histograms(
-            presorted.bins, points, nodes, channels[points], n_nodes, n_bins
-        )
     cells = (nodes[None, :] * d + np.arange(d)[:, None]) * n_bins
     cells = (cells + presorted.bins[:, points]).ravel()  # (d·n,) in feature-major order
     size = n_nodes * d * n_bins
@@ -211,23 +208,35 @@ def _histograms(presorted, points, nodes, channels, n_nodes) -> np.ndarray:
     return np.moveaxis(histogram.reshape(n_channels, n_nodes, d, n_bins), 0, -1)
 
 
-def _level_histograms(presorted, points, node_of_point, channels, parent):
-    """The histograms of a level's nodes, children 2j and 2j + 1 of the previous level's node
-    j: summed over the smaller child's points only, the sibling's as the parent's minus it
-    (half the points of a direct sum, at most)."""
+def _level(presorted, points, node_of_point, channels, parent, last_level: bool):
+    """(histograms, maxima) of a level's nodes, children 2j and 2j + 1 of the previous level's
+    node j: summed over the smaller child's points only, the sibling's as the parent's minus
+    it (half the points of a direct sum, at most); maxima[n, f] the best split score of node
+    n on feature f (:func:`_split_scores`). One compiled pass per feature
+    (:func:`~manytask.boost.kernels.tree_level`) with numba, NumPy otherwise (same sums)."""
     if parent is None:
-        return _histograms(presorted, points, np.zeros(points.size, np.intp), channels, 1)
-    n_parents = parent.shape[0]
-    counts = np.bincount(node_of_point[points], minlength=2 * n_parents)
-    smaller = 2 * np.arange(n_parents) + (counts[1::2] < counts[0::2])
-    is_smaller = np.zeros(2 * n_parents, dtype=bool)
-    is_smaller[smaller] = True
-    chosen = points[is_smaller[node_of_point[points]]]
-    small = _histograms(presorted, chosen, node_of_point[chosen] // 2, channels, n_parents)
-    histogram = np.empty((2 * n_parents, *parent.shape[1:]))
-    histogram[smaller] = small
-    histogram[smaller ^ 1] = parent - small
-    return histogram
+        chosen, smaller = points, np.zeros(0, dtype=np.intp)
+    else:
+        n_parents = parent.shape[0]
+        counts = np.bincount(node_of_point[points], minlength=2 * n_parents)
+        smaller = 2 * np.arange(n_parents) + (counts[1::2] < counts[0::2])
+        is_smaller = np.zeros(2 * n_parents, dtype=bool)
+        is_smaller[smaller] = True
+        chosen = points[is_smaller[node_of_point[points]]]
+    if kernels.backend() == "numba":
+        return kernels.tree_level(
+            presorted.bins, chosen, node_of_point[chosen], channels[chosen], parent, smaller,
+            presorted.n_bins, presorted.n_thresholds, last_level,
+        )  # fmt: skip
+    if parent is None:
+        histogram = _histograms(presorted, points, np.zeros(points.size, np.intp), channels, 1)
+    else:
+        small = _histograms(presorted, chosen, node_of_point[chosen] // 2, channels, n_parents)
+        histogram = np.empty((2 * n_parents, *parent.shape[1:]))
+        histogram[smaller] = small
+        histogram[smaller ^ 1] = parent - small
+    maxima = _split_scores(histogram, presorted.n_thresholds, last_level).max(axis=-1)
+    return histogram, maxima
 
 
 def _squares(sums, masses):
@@ -259,7 +268,7 @@ def _split_scores(histogram, n_thresholds, last_level: bool):
     return np.where(valid, scores, -np.inf)
 
 
-def _best_splits(histogram, n_thresholds, last_level: bool):
+def _best_splits(histogram, maxima, n_thresholds, last_level: bool):
     """Per node: (score of its best split, feature, bin edge, the node's own score, scale).
 
     Scores as :func:`_split_scores`: on the last level the edge of the two leaves (so that
@@ -267,29 +276,25 @@ def _best_splits(histogram, n_thresholds, last_level: bool):
     convex in the children's sums, so a split whose children both lean the same way still
     counts (the edge does not see it, and a later level may). The first split in (feature,
     edge) order within ``TIE_RTOL`` of the best wins (:func:`~.steps.first_best`, the tie
-    rule of every search): the first feature whose best split is that close, then its first
-    such edge.
+    rule of every search): the first feature whose best split (``maxima``) is that close,
+    then its first such edge.
     """
     n_nodes, n_outputs = histogram.shape[0], histogram.shape[-1] // 2
-    if kernels.backend() == "numba":
-        maxima = kernels.tree_split_maxima(histogram, n_thresholds, last_level)
-    else:
-        maxima = _split_scores(histogram, n_thresholds, last_level).max(axis=-1)
     node = histogram[:, 0].sum(axis=1)  # (nodes, 2C): the node's sums and masses
     scale = node[:, n_outputs:].sum(axis=1)  # Σ_i Σ_c |s_ic| over the node's points
     if last_level:
         node_score = np.abs(node[:, :n_outputs]).sum(axis=1)
     else:
         node_score = _squares(node[:, :n_outputs], node[:, n_outputs:])
-    best = np.full(n_nodes, -np.inf)
-    feature = np.zeros(n_nodes, dtype=np.intp)
-    edge = np.ones(n_nodes, dtype=np.intp)
-    for n in range(n_nodes):
-        feature[n] = first_best(maxima[n], scale[n], maximise=True)
-        scores = _split_scores(histogram[n, feature[n]], n_thresholds[feature[n]], last_level)
-        edge[n] = 1 + first_best(scores, scale[n], maximise=True)
-        best[n] = scores[edge[n] - 1]
-    return best, feature, edge, node_score, scale
+    feature = np.array(
+        [first_best(maxima[n], scale[n], maximise=True) for n in range(n_nodes)], dtype=np.intp
+    )
+    nodes = np.arange(n_nodes)
+    scores = _split_scores(histogram[nodes, feature], n_thresholds[feature], last_level)
+    edge = 1 + np.array(
+        [first_best(scores[n], scale[n], maximise=True) for n in range(n_nodes)], dtype=np.intp
+    )
+    return scores[nodes, edge - 1], feature, edge, node_score, scale
 
 
 def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
@@ -332,9 +337,12 @@ def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
     histogram = None
     for level in range(max_depth):
         first = 2**level - 1
-        histogram = _level_histograms(presorted, points, node_of_point, channels, histogram)
+        last_level = level == max_depth - 1
+        histogram, maxima = _level(
+            presorted, points, node_of_point, channels, histogram, last_level
+        )
         best, feature, edge, node_score, scale = _best_splits(
-            histogram, presorted.n_thresholds, last_level=level == max_depth - 1
+            histogram, maxima, presorted.n_thresholds, last_level
         )
         splits = best > node_score + TIE_RTOL * scale  # a split must raise the score
         nodes = first + np.flatnonzero(splits)

@@ -41,6 +41,7 @@ from .boost_table1_runs import (
     method_keys,
     run_fold,
 )
+from .boost_table1_trees import run_tree_fold, tree_section
 from .protocol import render
 
 __all__ = [
@@ -158,6 +159,7 @@ def _dataset_markdown(table, name) -> list[str]:
                 cell += f" ({_paper_cell(paper_rows, method, key)})"
             cells.append(cell)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += tree_section(table, name)
     lines.append("")
     lines += _verdict(table, name, methods)
     stops = [
@@ -317,6 +319,8 @@ class Table1(FoldExperiment):
     ----------
     diagnostics : dict
         ``diagnostics[(data set, fold)]``: :func:`run_fold`'s diagnostics.
+    tree_rates : dict
+        ``tree_rates[data set][method]``: the peers' learning rate chosen in each fold.
 
     Examples
     --------
@@ -332,6 +336,7 @@ class Table1(FoldExperiment):
     def __init__(self, settings=None, panels=None, data_home=None, loader=None):
         super().__init__(settings, panels, data_home, loader)
         self.diagnostics: dict = {}
+        self.tree_rates: dict = {}
 
     def values(self, dataset, method, column) -> np.ndarray:
         """``column`` of every fold of (``dataset``, ``method``).
@@ -382,16 +387,20 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=(2,))
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
-        >>> len(experiment.rows), experiment.rows[0]["fold"]  # 2 + 1 + 1 + 3 methods
-        (7, 1)
+        >>> methods = [row["method"] for row in experiment.rows]  # 2 + 1 + 1 + 3 stump rows
+        >>> methods[6:8], experiment.rows[0]["fold"]  # then the depth-2 rows
+        (['multiboost-line-search', 'multiboost-d2'], 1)
         """
         rows, diagnostics = run_fold(X, y, domains, fold_of, fold, self.settings)
-        self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows]
+        tree_rows, rates = run_tree_fold(X, y, domains, fold_of, fold, self.settings)
+        self.rows += [{"dataset": name, "fold": fold + 1, **row} for row in rows + tree_rows]
         self.diagnostics[(name, fold)] = diagnostics
+        for method, rate in rates.items():
+            self.tree_rates.setdefault(name, {}).setdefault(method, []).append(rate)
 
     def outputs(self) -> dict:
         """The CSV tables and, when a data set ran, the two figures.
@@ -407,7 +416,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
@@ -451,7 +460,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)
@@ -474,7 +483,7 @@ class Table1(FoldExperiment):
         ...     rng = np.random.default_rng(0)
         ...     X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
         ...     return X, y, np.repeat([0, 1], 20), ["a", "b"], "generated"
-        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2)
+        >>> settings = Settings(n_folds=2, repeats=1, n_estimators=2, depths=())
         >>> experiment = Table1(settings, "cps1988", loader=loader)
         >>> for job in experiment.jobs():  # one fold, every method, T = 2
         ...     experiment.run_job(job)

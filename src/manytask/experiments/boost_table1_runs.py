@@ -42,6 +42,9 @@ class Settings(FoldSettings):
         MultiBoost's histogram-binned stump search; None: exact.
     mu : float, default=10.0
         Soft-max μ of the ``multiboost-soft`` run.
+    depths : tuple of int, default=(2, 4, 6)
+        Depths d of the tree rows (:mod:`~manytask.experiments.boost_table1_trees`); ``()``:
+        none.
 
     Examples
     --------
@@ -49,16 +52,20 @@ class Settings(FoldSettings):
     (1000, [0, 1, 2])
     """
 
-    QUICK: ClassVar[dict] = {"repeats": 3, "max_per_domain": 1000}
+    QUICK: ClassVar[dict] = {"repeats": 3, "max_per_domain": 1000, "depths": (2, 6)}
 
     n_estimators: int = 100
     n_bins: int | None = None
     mu: float = MU_SOFT
+    depths: tuple = (2, 4, 6)
 
     def __post_init__(self):
         super().__post_init__()
         if int(self.n_estimators) < 1:
             raise ValueError(f"n_estimators must be >= 1, got {self.n_estimators!r}")
+        if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1
+               for d in self.depths):  # fmt: skip
+            raise ValueError(f"depths must be ints >= 1, got {self.depths!r}")
 
     def describe(self) -> str:
         """The protocol and budget in one sentence, for ``results.md``.
@@ -78,7 +85,8 @@ class Settings(FoldSettings):
         return (
             f"{len(self.run_folds)} of {self.n_folds} folds per source, {cap}, "
             f"T = {self.n_estimators} rounds for every method, MultiBoost with {search} "
-            f"(AdaBoost and DMSA: exact), soft-max μ = {self.mu:g}, seed {self.random_state}"
+            f"(AdaBoost and DMSA: exact), soft-max μ = {self.mu:g}, seed {self.random_state}; "
+            f"tree rows of depth {', '.join(map(str, self.depths)) or 'none'}"
         )
 
 
