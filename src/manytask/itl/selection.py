@@ -28,8 +28,6 @@ the levels by the quadrature of the fit.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from sklearn.model_selection import KFold
 
@@ -45,13 +43,6 @@ LAMBDA_PATH = (1e-2, 1e-3, 1e-4, 1e-5)
 BANDWIDTH_FACTORS = (0.5, 1.0, 2.0, 4.0)
 #: Loosest L-BFGS-B ``ftol`` of the fits on the folds (they rank settings, then one refit).
 CV_TOL = 1e-6
-
-
-def _rows(whitened, rows):
-    """The whitened model restricted to the training points ``rows`` (same coordinates)."""
-    restricted = copy.copy(whitened)
-    restricted.features_ = whitened.features_[rows]
-    return restricted
 
 
 def held_out_risk(whitened, params, y, anchors, weights):
@@ -137,7 +128,7 @@ def cross_validate_quantiles(
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
-            (_rows(whitened, train), _rows(whitened, test), data_term(y[train]), y[test])
+            (whitened.rows(train), whitened.rows(test), data_term(y[train]), y[test])
             for train, test in splits
         ]
         starts = [None] * len(parts)
