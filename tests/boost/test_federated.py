@@ -906,3 +906,90 @@ def test_every_transport_builds_the_same_candidate_table_from_quantile_reports()
     np.testing.assert_allclose(flat[1:], np.concatenate(merged), rtol=1e-12)
     expected_features = np.concatenate([np.full(t.size, j) for j, t in enumerate(merged)])
     np.testing.assert_array_equal(features[1:], expected_features)
+
+
+# ----------------------------------------------------------------------- trees (max_depth > 1)
+
+
+def few_values(n_per_domain=40, n_values=7, seed=0):
+    """Three sources, features taking ``n_values`` distinct random reals each (one grid for
+    every seed; so the binned tree search with ``n_bins >= n_values`` splits at every midpoint,
+    as the candidate table ``candidate_thresholds`` does) and a label that needs two splits
+    (x0 and x1 high), with source-dependent noise: random counts per cell, so no two splits
+    tie."""
+    values = np.sort(np.random.default_rng(0).normal(size=(3, n_values)), axis=1)
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1, 2], n_per_domain)
+    X = np.column_stack([values[j, rng.integers(n_values, size=domains.size)] for j in range(3)])
+    X[:, 2] = values[2, np.minimum(domains * 2 + rng.integers(2, size=domains.size),
+                                   n_values - 1)]  # fmt: skip
+    score = (X[:, 0] > values[0, 2]) & (X[:, 1] > values[1, 3])
+    flip = rng.random(domains.size) < 0.05 * (domains + 1)
+    return X, (score ^ flip).astype(int), domains
+
+
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_trees_with_one_client_per_source_equal_multiboost_classifier_trees(step, max_depth):
+    # One client per source, all taking part, the candidate table = the estimator's bins
+    # (every midpoint): each client grows the tree the estimator grows for its source (the
+    # weights differ by 1/Z_{t,k}, a constant per source, see client_tree), the pooled edge
+    # of that tree is the estimator's rate, so the ensembles are the same function.
+    X, y, domains = few_values(seed=1)
+    fed = simulate(X, y, domains, 1, n_rounds=8, random_state=0, step=step,
+                   thresholds=candidate_thresholds(X.T), domain_classifier="central",
+                   max_depth=max_depth)  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=8, step=step, max_depth=max_depth,
+                                   n_bins=8).fit(X, y, domains=domains)  # fmt: skip
+    # the exact step may stop early, at a tie of the hard max that no tree descends (both do)
+    assert len(fed.estimators_) == len(central.estimators_) >= 3
+    assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in fed.estimators_)
+    assert_same_ensemble(fed, central, X)
+    Xt, yt, _ = few_values(seed=2)  # new points on the grid
+    np.testing.assert_allclose(fed.decision_function(Xt), central.decision_function(Xt),
+                               rtol=0.0, atol=1e-9)  # fmt: skip
+    assert fed.score(Xt, yt) == central.score(Xt, yt)
+
+
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+def test_tree_rounds_send_s_candidate_trees_and_get_s_edges_back(step):
+    # Figure 2 with trees: per round a participant receives its missing terms (domain, step,
+    # 2(2^d − 1) node numbers and 2^d votes each) and d, answers Φ, Z and its tree; then each
+    # participant of an active source receives the s trees of its source and answers s edges.
+    X, y, domains = few_values(60, seed=4)
+    depth, s = 2, 2
+    per_tree = 2 * (2**depth - 1) + 2**depth
+    clf = simulate(X, y, domains, 3, r=3, s=s, n_rounds=5, random_state=1, n_quantiles=6,
+                   step=step, max_depth=depth, record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    known = {}
+    for t, record in enumerate(run.history):
+        participants = sum(record["participants"], [])
+        scorers = sum((record["participants"][k] for k in record["active"]), [])
+        messages = [(phase, m) for rnd, phase, _, m in run.messages if rnd == record["round"]]
+        proposals = [m for phase, m in messages if phase == "propose"]
+        scores = [m for phase, m in messages if phase == "score"]
+        assert len(proposals) == len(participants) and len(scores) == len(scorers)
+        assert all(protocol.count_numbers(m) == 2 + per_tree for m in proposals)
+        assert all(m["edge_sums"].shape == (1, s) for m in scores)  # O(p·s) with p rows at most
+        searched = sum(protocol.count_numbers(m) for phase, m in messages if phase == "line_search")
+        assert record["numbers_from_clients"] == (2 + per_tree) * len(proposals) + s * len(
+            scorers) + searched  # fmt: skip
+        missing = [t - known.get(c, 0) for c in participants]
+        line_search_sent = (
+            record["numbers_to_clients"]
+            - sum(1 + (2 + per_tree) * m + 1 for m in missing)
+            - s * per_tree * len(scorers)
+        )
+        assert line_search_sent == 0 if step == "adaboost" else line_search_sent > 0
+        known.update({c: t for c in participants})
+    Xt, yt, _ = few_values(60, seed=5)
+    assert clf.score(Xt, yt) > 0.75
+
+
+def test_trees_need_the_hard_max():
+    X, y, domains = few_values(seed=6)
+    with pytest.raises(ValueError, match="max_depth > 1 needs mu=None"):
+        simulate(X, y, domains, 1, n_rounds=2, mu=10.0, max_depth=2)
+    with pytest.raises(ValueError, match="max_depth"):
+        simulate(X, y, domains, 1, n_rounds=2, max_depth=0)

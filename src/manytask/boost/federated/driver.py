@@ -33,6 +33,7 @@ from ..steps import (
 )
 from ..stumps import Stump
 from ..thresholds import sketch_thresholds
+from ..trees import Tree
 from .protocol import ClientFailure, ask_every
 from .server import section_search, soft_max_aggregate
 
@@ -168,12 +169,21 @@ def _pooled_columns(server, reports, key, n_points):
     )
 
 
+def _direction_payload(direction):
+    """A direction as the ``line_search`` request carries it: 4 numbers for a stump, the
+    domain and the three arrays for a tree."""
+    if np.ndim(direction[1]) == 0:
+        return {"direction": np.array(direction, dtype=float)}
+    keys = ("direction_domain", "tree_features", "tree_thresholds", "tree_votes")
+    return dict(zip(keys, direction))
+
+
 def _line_search(server, transport, participants, n_points, direction, batch, aggregate=None):
     """(η, exchanges) along ``direction`` from every participant's batched (F_l, F_l') sums."""
     everyone = [c for ids in participants for c in ids]
 
     def evaluate(steps):
-        payload = {"direction": np.array(direction, dtype=float), "steps": steps}
+        payload = {**_direction_payload(direction), "steps": steps}
         answers = transport.request("line_search", {c: payload for c in everyone})
         reports = [[answers[c] for c in ids] for ids in participants]
         return tuple(
@@ -240,7 +250,8 @@ def run_round(server, transport, participants, candidates, batch):
     ([1.0, 1.0], (0, 0, 0.5, 1))
     """
     everyone = [c for ids in participants for c in ids]
-    answers = transport.request("round", server.round_payloads(participants, candidates))
+    phase = "round" if server.max_depth == 1 else "propose"
+    answers = transport.request(phase, server.round_payloads(participants, candidates))
     server.acknowledge(everyone)
     reports = [[answers[c] for c in ids] for ids in participants]
     n_points = [sum(report["n_points"] for report in per_domain) for per_domain in reports]
@@ -251,9 +262,15 @@ def run_round(server, transport, participants, candidates, batch):
     if server.mu is not None:
         return _soft_round(server, transport, participants, candidates, batch, losses, n_points,
                            reports)  # fmt: skip
+    asked = None if server.own_rows_only else np.arange(losses.size)
+    if server.max_depth > 1:  # the s proposed trees of each active source, scored by its clients
+        candidates = server.select_trees(reports)
+        scorers = {c: candidates[k] for k in active for c in participants[k]}
+        scores = transport.request("score", scorers)
+        reports = [[scores.get(c) for c in ids] for ids in participants]
+        asked = None  # own rows only: no tie fallback with trees, as MultiBoostClassifier
     edge_reports = {int(l): reports[l] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
-    asked = None if server.own_rows_only else np.arange(losses.size)
     directions = server.directions(active, edge_reports, candidates, n_points, asked)
     if server.step == "adaboost":  # Figure 2's direction, always taken (Lemma 1, §6)
         if not directions:
@@ -376,7 +393,7 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
         transport.round, transport.sent, transport.received = round_number, 0, 0
         transport.batches, transport.failures = 0, []
         participants = server.select_clients(clients_by_domain)
-        candidates = server.select_candidates()
+        candidates = server.select_candidates() if server.max_depth == 1 else None
         restarts = 0
         while True:
             if any(not ids for ids in participants):
@@ -435,7 +452,7 @@ def ensemble_terms(state, run, domain_labels):
     (0, [0.25], 'a')
     """
     estimators = [
-        (int(k), Stump(feature=int(j), threshold=float(t), polarity=int(p)))
+        (int(k), _base(j, t, p))
         for k, j, t, p in zip(state.domains, state.features, state.thresholds, state.polarities)
     ]
     history, terms = [], iter(estimators)
@@ -449,6 +466,17 @@ def ensemble_terms(state, run, domain_labels):
                 entry[key] = record[key]
         history.append(entry)
     return estimators, state.steps.copy(), history
+
+
+def _base(feature, threshold, polarity):
+    """A term's :class:`~manytask.boost.stumps.Stump`, or its
+    :class:`~manytask.boost.trees.Tree` (``split_bins`` −1: it was grown on the clients' bins,
+    not the estimator's; prediction reads the thresholds)."""
+    if np.ndim(feature) == 0:
+        return Stump(feature=int(feature), threshold=float(threshold), polarity=int(polarity))
+    votes = np.asarray(polarity, dtype=float)[:, None]
+    return Tree(np.asarray(feature, dtype=np.intp), np.asarray(threshold, dtype=float),
+                np.full(np.size(feature), -1, dtype=np.intp), votes)  # fmt: skip
 
 
 def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):

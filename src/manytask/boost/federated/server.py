@@ -84,6 +84,13 @@ class FederatedServer:
         (default, Lemma 1 and §6) η = ½ log((1 − ε)/ε) from the pooled aggregates, no
         line-search exchanges; "exact_line_search" argmin_η F(α + η e) by
         :func:`section_search` over the clients' batched (F_l, F_l') sums.
+    max_depth : int >= 1, default=1
+        The base classifiers: 1, the candidate stumps; d > 1, trees of depth d, as
+        ``MultiBoostClassifier(max_depth=d)``. Each round every participant proposes the tree
+        it grows for its source on its points (``propose``), the server takes s proposals per
+        source (:meth:`select_trees`, H_{t,k}) and sends each participant of an active source
+        those s trees, which it scores (``score``: s numbers back). Needs ``mu=None``: the
+        soft-max's rows combine every source's points, which no client holds.
 
     Examples
     --------
@@ -93,7 +100,7 @@ class FederatedServer:
     """
 
     def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
-                 random_state=None, mu=None, step="adaboost"):  # fmt: skip
+                 random_state=None, mu=None, step="adaboost", max_depth=1):  # fmt: skip
         if step not in FEDERATED_STEPS:
             check_step(step, "exponential")  # the renamed rules' message
             raise ValueError(f"step must be one of {FEDERATED_STEPS}, got {step!r}")
@@ -101,6 +108,9 @@ class FederatedServer:
         check_positive_int(r, "r", allow_none=True)
         check_positive_int(s, "s", allow_none=True)
         self.mu = check_positive(mu, "mu", allow_none=True)
+        self.max_depth = check_positive_int(max_depth, "max_depth")
+        if self.max_depth > 1 and self.mu is not None:
+            raise ValueError(f"max_depth > 1 needs mu=None, got mu={mu!r}")
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
@@ -154,7 +164,11 @@ class FederatedServer:
         payloads = {}
         for k, ids in enumerate(participants):
             rows = [k] if self.own_rows_only else list(range(n_domains))
-            asked = {"domains": np.array(rows), "asked": np.stack([candidates[q] for q in rows])}
+            if self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
+                asked = {"max_depth": self.max_depth}
+            else:
+                asked = {"domains": np.array(rows),
+                         "asked": np.stack([candidates[q] for q in rows])}  # fmt: skip
             for client in ids:
                 start = min(self.known.get(client, 0), self.state.size)
                 terms = state_to_payload(self.state.tail(start))
@@ -224,6 +238,39 @@ class FederatedServer:
             for _ in range(self.n_domains)
         ]  # fmt: skip
 
+    def select_trees(self, proposals):
+        """H_{t,k} with trees: s of the trees source k's participants proposed (all if ``s`` is
+        None or at least their number), in client order.
+
+        Parameters
+        ----------
+        proposals : sequence of sequence of dict
+            Per source, its participants' ``propose`` messages.
+
+        Returns
+        -------
+        list of dict
+            Per source, ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and
+            ``tree_votes`` (s, 2^d): the ``score`` payload of its participants.
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0], [0.5], max_depth=2)
+        >>> tree = {"tree_features": [0, 0, 0], "tree_thresholds": [0.5, np.inf, np.inf],
+        ...         "tree_votes": [-1, 1, 1, 1]}
+        >>> server.select_trees([[tree, tree]])[0]["tree_votes"].shape
+        (2, 4)
+        """
+        chosen = []
+        for messages in proposals:
+            keep = np.arange(len(messages))
+            if self.s is not None and self.s < keep.size:
+                keep = np.sort(self.rng.choice(keep.size, self.s, replace=False))
+            keys = ("tree_features", "tree_thresholds", "tree_votes")
+            chosen.append({key: np.stack([np.asarray(messages[i][key]) for i in keep])
+                           for key in keys})  # fmt: skip
+        return chosen
+
     @staticmethod
     def pooled(reports, key, n_points):
         """Σ_{c∈C_k} (key)_c / Σ_{c∈C_k} m_c over one domain's reports.
@@ -250,6 +297,11 @@ class FederatedServer:
         return sum(report[key] for report in reports) / n_points
 
     def _direction(self, k, candidates, r, edge):
+        sign = 1 if edge >= 0 else -1
+        if isinstance(candidates[k], dict):  # a tree: (k, node features, thresholds, votes)
+            trees = candidates[k]
+            return (int(k), trees["tree_features"][r], trees["tree_thresholds"][r],
+                    sign * trees["tree_votes"][r])  # fmt: skip
         index = candidates[k][r]
         return (int(k), int(self.candidate_features[index]),
                 float(self.candidate_thresholds[index]), 1 if edge >= 0 else -1)  # fmt: skip
