@@ -272,6 +272,7 @@ def test_transient_failure_is_retried_and_changes_nothing(mu):
     clean = simulate(X, y, domains, 3, n_rounds=5, random_state=0, mu=mu)
     retried = simulate(X, y, domains, 3, n_rounds=5, random_state=0, retries=1, mu=mu,
                        fault=fail(3, 7, "round", once=True))  # fmt: skip
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_, retried.estimator_weights_)
     failures = retried.federated_run_.history[2]["failures"]
     assert [(f["client"], f["phase"], f["attempt"]) for f in failures] == [(7, "round", 0)]
@@ -286,6 +287,7 @@ def test_dropped_client_round_equals_dense_round_without_it(phase):
     clean = simulate(X, y, domains, 3, **kwargs)
     faulty = simulate(X, y, domains, 3, fault=fail(3, 1, phase), **kwargs)
     run = faulty.federated_run_
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
     assert len(faulty.estimators_) == 5
     for record in run.history[2:]:
@@ -569,6 +571,7 @@ def test_soft_max_dropped_client_round_equals_dense_soft_round_without_it():
     clean = simulate(X, y, domains, 3, **kwargs)
     faulty = simulate(X, y, domains, 3, fault=fail(3, 1, "round"), **kwargs)
     run = faulty.federated_run_
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
     assert run.history[2]["restarts"] == 1 and run.history[2]["failures"][0]["client"] == 1
     assert len(faulty.estimators_) == 4
@@ -816,6 +819,7 @@ def test_a_client_back_after_a_failure_is_sent_every_term():
     assert history[3]["numbers_to_clients"] == 5 * (1 + 5 + 1 + n) + (1 + 5 * 3 + 1 + n)
     assert history[4]["numbers_to_clients"] == 6 * (1 + 5 + 1 + n)
     assert len(faulty.estimators_) == 5
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
 
 
