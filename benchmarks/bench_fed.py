@@ -742,8 +742,12 @@ def tree_communication(X, y, domains, clients, n_rounds, p):
             "source's tree (2 + 2·(2^d − 1) + 2^d numbers: Φ_c, Z_c and the tree), the server "
             "sends each participant of an active source the s trees of its source (their "
             "2·(2^d − 1) + 2^d parameters each, counted in *to each client*) and gets s edges "
-            "back: two request batches per round with the AdaBoost step. *agnostic training "
-            "error*: max over the sources of the training error (`mixture_errors`).",
+            "back: two request batches per round with the AdaBoost step, so *from each client* "
+            "(per round) adds the two messages a scorer sends and *from a client (max)* is the "
+            "largest single message. *agnostic training error*: max over the sources of the "
+            "training error (`mixture_errors`). *seconds*: the whole `simulate` call; the first "
+            "tree run (d = 2, adaboost) includes compiling the tree kernels (numba, once per "
+            "process).",
             "",
             markdown_table(header, rows),
         ]
