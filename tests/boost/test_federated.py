@@ -861,6 +861,46 @@ def test_the_client_side_answers_every_phase_without_scikit_learn():
     assert result["n_clipped"] == int(np.sum(np.column_stack([1 - q1, q1]) < 0.1)) > 0
 
 
+def test_the_client_side_answers_the_tree_phases_through_the_clientapp_loader():
+    """The tree phases on the ClientApp's code path (the package loaded as Flower loads it):
+    they import the tree search from manytask.boost, and answer as in process."""
+    from manytask.boost.federated.flower.runner import CLIENT_SOURCE
+
+    X = np.linspace(-3, 3, 12).reshape(6, 2)
+    y = np.array([1.0, -1, -1, 1, 1, -1])
+    table = {"features": [0, 0, 1, 1], "thresholds": [-1.0, 0.5, 0.0, 2.0]}
+    state = {"state_start": 0, "state_domains": [], "state_features": [],
+             "state_thresholds": [], "state_polarities": [], "state_steps": []}  # fmt: skip
+    code = CLIENT_SOURCE + (
+        "import json\n"
+        "import numpy as np\n"
+        "from _fedmultiboost.client import ClientShard\n"
+        "from _fedmultiboost.protocol import respond\n"
+        f"shard = ClientShard(np.array({X.tolist()}), np.array({y.tolist()}), 0,\n"
+        "                     np.ones((6, 1)))\n"
+        f"_, kept = respond('candidates', shard, {table}, {{}})\n"
+        f"tree, kept = respond('propose', shard, {{**{state}, 'max_depth': 2}}, kept)\n"
+        "trees = {key: [np.asarray(tree[key]).tolist()] for key in\n"
+        "         ('tree_features', 'tree_thresholds', 'tree_votes')}\n"
+        "score, _ = respond('score', shard, trees, kept)\n"
+        "print(json.dumps({'tree': {k: np.asarray(v).tolist() for k, v in tree.items()},\n"
+        "                  'edges': score['edge_sums'].tolist()}))\n"
+    )
+    result = run_in_fresh_interpreter(code)
+    shard = ClientShard(X, y, 0, np.ones((6, 1)))
+    _, kept = respond("candidates", shard, table, {})
+    tree, kept = respond("propose", shard, {**state, "max_depth": 2}, kept)
+    for key, value in tree.items():
+        np.testing.assert_array_equal(result["tree"][key], value)
+    # independent: the tree's edge Σ_i y_i h(x_i) at α = 0 (a_i = 1, Q = 1), h read by hand
+    node = np.zeros(6, dtype=int)
+    for _ in range(2):
+        split = tree["tree_features"][node]
+        node = 2 * node + 1 + (X[np.arange(6), split] > tree["tree_thresholds"][node])
+    h = tree["tree_votes"][node - 3]
+    assert result["edges"] == [[float(y @ h)]] and float(y @ h) > 0
+
+
 def test_setup_asks_every_client_in_one_batch_per_phase_and_resends_without_a_failing_one():
     from manytask.boost.federated import InProcessTransport, make_shards, setup_candidates
     from manytask.boost.federated.client import client_quantiles
