@@ -109,8 +109,7 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
      ({"timeout": 0}, "timeout"), ({"q_sample_size": 0}, "q_sample_size"),
      ({"n_estimators": 0}, "n_estimators"), ({"domain_classifier": "central"}, "domain_classifier"),
      ({"domain_classifier": DomainClassifier()}, "domain_classifier"),
-     ({"domain_classifier": None}, "domain_classifier"), ({"max_depth": 0}, "max_depth"),
-     ({"max_depth": 2, "mu": 1.0}, "max_depth")],
+     ({"domain_classifier": None}, "domain_classifier"), ({"max_depth": 0}, "max_depth")],
 )  # fmt: skip
 def test_bad_parameters_raise_naming_them_before_touching_the_cluster(options, name):
     da = pytest.importorskip("dask.array")
@@ -365,8 +364,10 @@ def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(das
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
-def test_trees_give_the_in_process_tree_run_on_the_same_clients(dask_client, step):
+@pytest.mark.parametrize(
+    "step, mu", [("adaboost", None), ("exact_line_search", None), ("adaboost", 10.0)]
+)
+def test_trees_give_the_in_process_tree_run_on_the_same_clients(dask_client, step, mu):
     # max_depth = 2: each chunk's clients propose their source's tree and score the trees of
     # their source; the driver's round is the in-process one, so both ensembles compute the
     # same function (converged quantities within 1e-9: the sums may be added in another
@@ -375,16 +376,16 @@ def test_trees_give_the_in_process_tree_run_on_the_same_clients(dask_client, ste
     q = DomainClassifier().fit(X, domains)
     thresholds = candidate_thresholds(X.T)
     fitted = DaskMultiBoostClassifier(
-        n_estimators=5, domain_classifier=q, thresholds=thresholds, max_depth=2, step=step
+        n_estimators=5, domain_classifier=q, thresholds=thresholds, max_depth=2, step=step, mu=mu
     ).fit(X_dask, y, domains)
     shards, by_domain = numpy_shards(X, y, domains, q)
     transport = InProcessTransport(shards)
     features, flat, setup = setup_candidates(transport, range(len(shards)), 3, thresholds)
-    server = FederatedServer(3, features, flat, max_depth=2, step=step)
+    server = FederatedServer(3, features, flat, max_depth=2, step=step, mu=mu)
     server.min_probabilities = setup["min_probabilities"]
     run = FederatedRun(setup, history=run_rounds(server, transport, by_domain, 5))
     reference = as_estimator(server.state, q, np.array([0, 1]), np.unique(domains), 3, run,
-                             step=step, max_depth=2)  # fmt: skip
+                             mu=mu, step=step, max_depth=2)  # fmt: skip
     # no client failed (two worker threads compiling the tree kernels at once once did)
     assert not any(record["failures"] for record in fitted.federated_run_.history)
     assert len(fitted.estimators_) == len(reference.estimators_) > 0

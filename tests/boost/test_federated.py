@@ -1031,9 +1031,55 @@ def test_tree_rounds_send_s_candidate_trees_and_get_s_edges_back(step):
     assert clf.score(Xt, yt) > 0.75
 
 
-def test_trees_need_the_hard_max():
+def test_soft_max_trees_take_the_steepest_proposed_tree_of_f_mu():
+    # With μ each participant proposes a tree per domain q, every participant scores all of
+    # them; the round's term is argmax over the proposals of |−F_μ'| = |Σ_l p_l E_l(q, h)|,
+    # recomputed here densely from the points (p = softmax(μ F), E_l pooled over source l),
+    # with the AdaBoost step of D ∝ p_l a_i (mass Σ_l p_l F_l).
+    X, y, domains = few_values(seed=7)
+    mu = 10.0
+    clf = simulate(X, y, domains, 2, n_rounds=4, random_state=0, mu=mu, max_depth=2,
+                   domain_classifier="central", record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    Q = clf.domain_classifier_.predict_proba(X)
+    signs = np.where(y == 1, 1.0, -1.0)
+    f = np.zeros(X.shape[0])
+    for t, record in enumerate(run.history):
+        a = np.exp(-signs * f)
+        losses = np.array([a[domains == k].mean() for k in range(3)])
+        np.testing.assert_allclose(record["losses"], losses, rtol=1e-12)
+        weights = np.exp(mu * (losses - losses.max()))
+        weights /= weights.sum()
+        proposals = [m for rnd, phase, _, m in run.messages if rnd == t + 1 and phase == "propose"]
+        assert len(proposals) == 6 and all(m["tree_votes"].shape == (3, 4) for m in proposals)
+        best = (-1.0, None)
+        for q in range(3):
+            for m in proposals:
+                tree = (m["tree_features"][q], m["tree_thresholds"][q], m["tree_votes"][q])
+                h = client_tree_values(X, tree)
+                terms = a * signs * Q[:, q] * h
+                rate = sum(weights[k] * terms[domains == k].mean() for k in range(3))
+                if abs(rate) > best[0]:
+                    best = (abs(rate), np.sign(rate) * h)
+        k, tree = clf.estimators_[t]
+        np.testing.assert_array_equal(tree.predict(X), best[1])
+        assert record["score"] == pytest.approx(best[0], rel=1e-9)
+        error = 0.5 * (1 - best[0] / (weights @ losses))
+        step = 0.5 * np.log((1 - error) / error)
+        assert clf.estimator_weights_[t] == pytest.approx(step, rel=1e-9)
+        f = f + step * Q[:, k] * best[1]
+
+
+def client_tree_values(X, tree):
+    """h(x) of a tree given as (node features, node thresholds, leaf votes), by hand."""
+    features, thresholds, votes = (np.asarray(v) for v in tree)
+    node = np.zeros(X.shape[0], dtype=int)
+    for _ in range(int(np.log2(votes.size))):
+        node = 2 * node + 1 + (X[np.arange(X.shape[0]), features[node]] > thresholds[node])
+    return votes[node - (votes.size - 1)].astype(float)
+
+
+def test_bad_tree_parameters_raise_naming_them():
     X, y, domains = few_values(seed=6)
-    with pytest.raises(ValueError, match="max_depth > 1 needs mu=None"):
-        simulate(X, y, domains, 1, n_rounds=2, mu=10.0, max_depth=2)
     with pytest.raises(ValueError, match="max_depth"):
         simulate(X, y, domains, 1, n_rounds=2, max_depth=0)

@@ -367,11 +367,12 @@ def test_loopback_server_app_equals_simulate(tmp_path, mu):
     assert_same_run(clf, reference, X)
 
 
-def test_loopback_server_app_with_trees_equals_simulate(tmp_path):
-    # max_depth = 2: the propose and score phases through Flower's records (2-D tree arrays,
-    # +inf thresholds of the nodes that do not split) and the result file
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_loopback_server_app_with_trees_equals_simulate(tmp_path, mu):
+    # max_depth = 2: the propose and score phases through Flower's records (2-D and, with μ,
+    # 3-D tree arrays, +inf thresholds of the nodes that do not split) and the result file
     kwargs = dict(clients_per_domain=2, r=2, s=1, n_rounds=4, random_state=3, n_quantiles=6,
-                  max_depth=2)  # fmt: skip
+                  max_depth=2, mu=mu)  # fmt: skip
     clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
     reference = simulate(X, y, domains, **kwargs)
     assert clf.max_depth == 2 and all(np.ndim(tree.features) == 1 for _, tree in clf.estimators_)

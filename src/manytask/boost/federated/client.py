@@ -711,10 +711,12 @@ def client_bins(shard: ClientShard, features, thresholds):
     return presort_at(shard.X, [thresholds[features == j] for j in range(shard.X.shape[1])])
 
 
-def client_tree(shard: ClientShard, presorted, scaled, max_depth: int) -> dict:
-    """The client's candidate tree for its own source k: :func:`~manytask.boost.trees.grow_tree`
-    on its points with s_i = a_i y_i Q(k|x_i) (a_i = e^{−y_i f(x_i)}), the weights of Figure 1,
-    line 10 on source k up to the constant 1/Z_{t,k}; 2·(2^d − 1) + 2^d numbers.
+def client_tree(shard: ClientShard, presorted, scaled, max_depth: int, domain=None) -> dict:
+    """The client's candidate tree for Q(q|·) (q = ``domain``, default its own source k):
+    :func:`~manytask.boost.trees.grow_tree` on its points with s_i = a_i y_i Q(q|x_i)
+    (a_i = e^{−y_i f(x_i)}), the weights of Figure 1, line 10 on its points up to a constant
+    (1/Z_{t,k}, and with the soft-max p_k: all its points are of source k);
+    2·(2^d − 1) + 2^d numbers.
 
     With one client per source this is the tree ``MultiBoostClassifier(max_depth=d)`` grows
     for source k at the same split thresholds (its weights differ by a constant factor per
@@ -730,6 +732,8 @@ def client_tree(shard: ClientShard, presorted, scaled, max_depth: int) -> dict:
         a_i.
     max_depth : int
         d.
+    domain : int, optional
+        q; None: the client's source.
 
     Returns
     -------
@@ -746,29 +750,33 @@ def client_tree(shard: ClientShard, presorted, scaled, max_depth: int) -> dict:
     """
     from manytask.boost.trees import grow_tree  # noqa: PLC0415 (see client_bins)
 
-    signed = scaled * shard.y * shard.domain_probabilities[:, shard.domain]
-    tree, _ = grow_tree(presorted, signed, max_depth)
+    q = shard.domain if domain is None else int(domain)
+    tree, _ = grow_tree(presorted, scaled * shard.y * shard.domain_probabilities[:, q], max_depth)
     return {"tree_features": tree.features, "tree_thresholds": tree.thresholds,
             "tree_votes": tree.votes[:, 0]}  # fmt: skip
 
 
-def client_tree_edges(shard: ClientShard, trees: dict, scaled) -> dict:
-    """Figure 2 lines 15–16 for candidate trees of the client's source k: ``edge_sums[0, r]``
-    = Σ_i a_i y_i Q(k|x_i) h_r(x_i) = β_{t,c,r} (s numbers, as for stumps).
+def client_tree_edges(shard: ClientShard, trees: dict, scaled, domains=None) -> dict:
+    """Figure 2 lines 15–16 for candidate trees: ``edge_sums[q, r]`` =
+    Σ_i a_i y_i Q(k_q|x_i) h_{q,r}(x_i) for the s trees h_{q,r} of each asked domain k_q (None:
+    the client's source, where these are β_{t,c,r}; s numbers, as for stumps).
 
     Parameters
     ----------
     shard : ClientShard
         The client's data.
     trees : dict
-        ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and ``tree_votes`` (s, 2^d).
+        ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and ``tree_votes`` (s, 2^d), or
+        with ``domains`` (n_q, s, ·): one row per asked domain.
     scaled : ndarray of shape (m,)
         a_i.
+    domains : sequence of int, optional
+        The asked domains k_q; None: the client's source.
 
     Returns
     -------
     dict
-        ``edge_sums``, shape (1, s).
+        ``edge_sums``, shape (n_q, s) (n_q = 1 without ``domains``).
 
     Examples
     --------
@@ -777,9 +785,14 @@ def client_tree_edges(shard: ClientShard, trees: dict, scaled) -> dict:
     >>> client_tree_edges(shard, trees, np.ones(2))["edge_sums"].tolist()
     [[-2.0]]
     """
-    values = term_values(shard.X, *(np.atleast_2d(trees[key]) for key in _TREE_KEYS))
-    weights = scaled * shard.y * shard.domain_probabilities[:, shard.domain]
-    return {"edge_sums": (weights @ values)[None, :]}
+    domains = [shard.domain] if domains is None else np.asarray(domains, dtype=int)
+    arrays = [np.asarray(trees[key]) for key in _TREE_KEYS]
+    arrays = [a.reshape(len(domains), -1, a.shape[-1]) for a in arrays]  # (n_q, s, ·)
+    edges = np.empty(arrays[0].shape[:2])
+    for row, q in enumerate(domains):
+        values = term_values(shard.X, *(a[row] for a in arrays))
+        edges[row] = (scaled * shard.y * shard.domain_probabilities[:, q]) @ values
+    return {"edge_sums": edges}
 
 
 _TREE_KEYS = ("tree_features", "tree_thresholds", "tree_votes")

@@ -84,7 +84,7 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
     max_depth : int >= 1
         1 (default, the paper's): stumps. d > 1: trees of depth d split at the candidate
         thresholds, each client proposing its source's tree and scoring the others' (as
-        :func:`~manytask.boost.federated.simulate`); needs ``mu=None``.
+        :func:`~manytask.boost.federated.simulate`).
 
     Attributes
     ----------
@@ -147,8 +147,6 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive(self.mu, "mu", allow_none=True)
         check_positive_int(self.max_depth, "max_depth")
-        if self.max_depth > 1 and self.mu is not None:
-            raise ValueError(f"max_depth > 1 needs mu=None, got mu={self.mu!r}")
         q = self.domain_classifier
         if isinstance(q, str) and q not in DOMAIN_CLASSIFIERS:
             raise ValueError(

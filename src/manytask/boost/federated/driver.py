@@ -254,17 +254,17 @@ def run_round(server, transport, participants, candidates, batch):
     losses = np.array([
         server.pooled(per_domain, "loss_sum", n) for per_domain, n in zip(reports, n_points)
     ])  # fmt: skip
+    _, _, active = round_objective(losses)
+    asked = None if server.own_rows_only else np.arange(losses.size)
+    if server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
+        candidates = server.select_trees(reports)
+        scores = transport.request("score", server.score_payloads(participants, active,
+                                                                  candidates))  # fmt: skip
+        reports = [[scores.get(c) for c in ids] for ids in participants]
+        asked = None  # own rows only: no tie fallback with trees, as MultiBoostClassifier
     if server.mu is not None:
         return _soft_round(server, transport, participants, candidates, batch, losses, n_points,
                            reports)  # fmt: skip
-    _, _, active = round_objective(losses)
-    asked = None if server.own_rows_only else np.arange(losses.size)
-    if server.max_depth > 1:  # the s proposed trees of each active source, scored by its clients
-        candidates = server.select_trees(reports)
-        scorers = {c: candidates[k] for k in active for c in participants[k]}
-        scores = transport.request("score", scorers)
-        reports = [[scores.get(c) for c in ids] for ids in participants]
-        asked = None  # own rows only: no tie fallback with trees, as MultiBoostClassifier
     edge_reports = {int(l): reports[l] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
     directions = server.directions(active, edge_reports, candidates, n_points, asked)

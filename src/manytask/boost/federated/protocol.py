@@ -31,7 +31,8 @@ if p = 2 else p rows of Q's parameters):
   ``max_depth`` → ``n_points``, ``loss_sum`` and the client's tree for its source
   (:func:`~.client.client_tree`: ``tree_features``, ``tree_thresholds``, ``tree_votes``);
   ``score`` carries the s candidate trees of the client's source (those three arrays, s rows)
-  → ``edge_sums`` (1, s; :func:`~.client.client_tree_edges`).
+  → ``edge_sums`` (1, s; :func:`~.client.client_tree_edges`). With the soft-max both carry
+  ``domains`` (all p): a tree per domain q, and the s trees of every q → (p, s) edges.
 - ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4; a tree:
   ``direction_domain`` and its three tree arrays), ``steps`` (b) → ``loss_sums``,
   ``slope_sums`` (b each).
@@ -225,12 +226,17 @@ def _propose(shard, payload, kept):
         kept = {**kept, "binned": client_bins(shard, kept["features"], kept["thresholds"])}
     message = client_statistics(state, shard, scaled)
     depth = int(np.asarray(payload["max_depth"]))
-    message.update(client_tree(shard, kept["binned"], scaled, depth))
+    if "domains" not in payload:  # the hard max: a tree for the client's source
+        message.update(client_tree(shard, kept["binned"], scaled, depth))
+        return message, kept
+    trees = [client_tree(shard, kept["binned"], scaled, depth, q) for q in payload["domains"]]
+    message.update({key: np.stack([tree[key] for tree in trees]) for key in trees[0]})
     return message, kept
 
 
 def _score(shard, payload, kept):
-    return client_tree_edges(shard, payload, kept["scaled"]), kept
+    domains = payload.get("domains")
+    return client_tree_edges(shard, payload, kept["scaled"], domains), kept
 
 
 def _line_search(shard, payload, kept):

@@ -89,8 +89,9 @@ class FederatedServer:
         ``MultiBoostClassifier(max_depth=d)``. Each round every participant proposes the tree
         it grows for its source on its points (``propose``), the server takes s proposals per
         source (:meth:`select_trees`, H_{t,k}) and sends each participant of an active source
-        those s trees, which it scores (``score``: s numbers back). Needs ``mu=None``: the
-        soft-max's rows combine every source's points, which no client holds.
+        those s trees, which it scores (``score``: s numbers back). With ``mu`` each
+        participant proposes a tree per domain q (its points weighted by Q(q|x)), the server
+        takes s per q among all of them and every participant scores all p·s.
 
     Examples
     --------
@@ -109,8 +110,6 @@ class FederatedServer:
         check_positive_int(s, "s", allow_none=True)
         self.mu = check_positive(mu, "mu", allow_none=True)
         self.max_depth = check_positive_int(max_depth, "max_depth")
-        if self.max_depth > 1 and self.mu is not None:
-            raise ValueError(f"max_depth > 1 needs mu=None, got mu={mu!r}")
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
@@ -166,6 +165,8 @@ class FederatedServer:
             rows = [k] if self.own_rows_only else list(range(n_domains))
             if self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
                 asked = {"max_depth": self.max_depth}
+                if self.mu is not None:  # a tree per domain q
+                    asked["domains"] = np.arange(n_domains)
             else:
                 asked = {"domains": np.array(rows),
                          "asked": np.stack([candidates[q] for q in rows])}  # fmt: skip
@@ -239,8 +240,10 @@ class FederatedServer:
         ]  # fmt: skip
 
     def select_trees(self, proposals):
-        """H_{t,k} with trees: s of the trees source k's participants proposed (all if ``s`` is
-        None or at least their number), in client order.
+        """H_{t,k} with trees: s of the trees proposed for Q(k|·) (all if ``s`` is None or at
+        least their number), in client order: with the hard max, the trees of source k's
+        participants; with the soft-max (each participant proposes one per domain), the k-th
+        tree of every participant.
 
         Parameters
         ----------
@@ -250,8 +253,8 @@ class FederatedServer:
         Returns
         -------
         list of dict
-            Per source, ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and
-            ``tree_votes`` (s, 2^d): the ``score`` payload of its participants.
+            Per domain, ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and
+            ``tree_votes`` (s, 2^d).
 
         Examples
         --------
@@ -261,15 +264,54 @@ class FederatedServer:
         >>> server.select_trees([[tree, tree]])[0]["tree_votes"].shape
         (2, 4)
         """
+        keys = ("tree_features", "tree_thresholds", "tree_votes")
+        if self.mu is None:
+            pools = [[{key: np.asarray(m[key]) for key in keys} for m in messages]
+                     for messages in proposals]  # fmt: skip
+        else:
+            everyone = [m for messages in proposals for m in messages]
+            pools = [[{key: np.asarray(m[key])[q] for key in keys} for m in everyone]
+                     for q in range(self.n_domains)]  # fmt: skip
         chosen = []
-        for messages in proposals:
-            keep = np.arange(len(messages))
+        for pool in pools:
+            keep = np.arange(len(pool))
             if self.s is not None and self.s < keep.size:
                 keep = np.sort(self.rng.choice(keep.size, self.s, replace=False))
-            keys = ("tree_features", "tree_thresholds", "tree_votes")
-            chosen.append({key: np.stack([np.asarray(messages[i][key]) for i in keep])
-                           for key in keys})  # fmt: skip
+            chosen.append({key: np.stack([pool[i][key] for i in keep]) for key in keys})
         return chosen
+
+    def score_payloads(self, participants, active, trees):
+        """The ``score`` request: each participant of an active source gets the s trees of its
+        source (the hard max), or every participant those of every domain (the soft-max).
+
+        Parameters
+        ----------
+        participants : sequence of sequence of int
+            The selected clients of each domain.
+        active : sequence of int
+            The active domains K_t.
+        trees : list of dict
+            :meth:`select_trees`' trees per domain.
+
+        Returns
+        -------
+        dict
+            {client: payload}.
+
+        Examples
+        --------
+        >>> server = FederatedServer(2, [0], [0.5], max_depth=2)
+        >>> tree = {"tree_features": [0, 0, 0], "tree_thresholds": [0.5, np.inf, np.inf],
+        ...         "tree_votes": [-1, 1, 1, 1]}
+        >>> trees = server.select_trees([[tree], [tree]])
+        >>> sorted(server.score_payloads([[0], [1]], [1], trees))
+        [1]
+        """
+        if self.mu is None:
+            return {c: trees[k] for k in active for c in participants[k]}
+        every = {"domains": np.arange(self.n_domains),
+                 **{key: np.stack([t[key] for t in trees]) for key in trees[0]}}  # fmt: skip
+        return {c: every for ids in participants for c in ids}
 
     @staticmethod
     def pooled(reports, key, n_points):

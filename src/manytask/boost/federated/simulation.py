@@ -100,8 +100,9 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         ``MultiBoostClassifier(max_depth=d)``, split at the candidate thresholds; each
         participant proposes its source's tree, the server sends each participant of an
         active source s of them (``r``, ``s`` as for stumps), the answer is s edge sums
-        (:class:`~.server.FederatedServer`). With one client per source, all of them taking
-        part and the estimator's bins equal to the candidate thresholds, the ensemble is
+        (:class:`~.server.FederatedServer`; with ``mu`` a tree per domain and p·s edges).
+        With one client per source, all of them taking part, the hard max and the
+        estimator's bins equal to the candidate thresholds, the ensemble is
         ``MultiBoostClassifier(max_depth=d)``'s.
 
     Returns

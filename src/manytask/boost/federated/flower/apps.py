@@ -92,7 +92,7 @@ RUN_CONFIG = {
     "retries": 0,
     "timeout": 30.0,  # seconds per request batch (also the messages' TTL); 0: wait for all
     "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
-    "max-depth": 1,  # base classifiers: 1 stumps, d > 1 trees of depth d (the hard max only)
+    "max-depth": 1,  # base classifiers: 1 stumps, d > 1 trees of depth d
     "shards": "",  # Simulation Runtime: the directory of client-<partition-id>.npz
     "secure": False,  # pairwise-masked sums (.secure): the server sees per-source sums only
 }

@@ -488,8 +488,6 @@ domain_classifier, line_search_batch, retries, timeout, mu, secure, max_depth
     if secure and max_depth > 1:
         raise ValueError(f"secure sums need max_depth=1 (a proposed tree is not a sum), got "
                          f"max_depth={max_depth!r}")  # fmt: skip
-    if mu is not None and max_depth > 1:
-        raise ValueError(f"max_depth > 1 needs mu=None, got mu={mu!r}")
     clients = prepare_clients(
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         n_quantiles=n_quantiles, domain_classifier=domain_classifier,
