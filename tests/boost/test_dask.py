@@ -29,6 +29,7 @@ from manytask.boost.federated import (
 )
 from manytask.boost.federated.client import EdgeIndex
 from manytask.boost.federated.dask import DaskMultiBoostClassifier
+from manytask.boost.federated.simulation import as_estimator
 from manytask.boost.stumps import candidate_thresholds, presort
 
 N_PER_DOMAIN = 40
@@ -108,7 +109,7 @@ def test_edge_index_rejects_thresholds_it_does_not_hold():
      ({"timeout": 0}, "timeout"), ({"q_sample_size": 0}, "q_sample_size"),
      ({"n_estimators": 0}, "n_estimators"), ({"domain_classifier": "central"}, "domain_classifier"),
      ({"domain_classifier": DomainClassifier()}, "domain_classifier"),
-     ({"domain_classifier": None}, "domain_classifier")],
+     ({"domain_classifier": None}, "domain_classifier"), ({"max_depth": 0}, "max_depth")],
 )  # fmt: skip
 def test_bad_parameters_raise_naming_them_before_touching_the_cluster(options, name):
     da = pytest.importorskip("dask.array")
@@ -353,12 +354,47 @@ def test_given_binned_candidates_give_the_in_process_run_on_the_same_clients(das
     features, flat, _ = setup_candidates(transport, range(len(shards)), 3, thresholds)
     server = FederatedServer(3, features, flat)
     run_rounds(server, transport, by_domain, 6)
-    # the same clients answer the same requests with the same code: the same numbers
-    np.testing.assert_array_equal(fitted.estimator_weights_, server.state.steps)
+    # the same clients answer the same requests with the same code; the workers may add the
+    # sums in another order, so α to 1e-9 (the choices are the same: continuous data, no two
+    # candidates split the points alike)
+    np.testing.assert_allclose(fitted.estimator_weights_, server.state.steps, rtol=1e-9, atol=0)
     assert [(k, s.feature, s.threshold, s.polarity) for k, s in fitted.estimators_] == list(
         zip(server.state.domains, server.state.features, server.state.thresholds,
             server.state.polarities)
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "step, mu", [("adaboost", None), ("exact_line_search", None), ("adaboost", 10.0)]
+)
+def test_trees_give_the_in_process_tree_run_on_the_same_clients(dask_client, step, mu):
+    # max_depth = 2: each chunk's clients propose their source's tree and score the trees of
+    # their source; the driver's round is the in-process one, so both ensembles compute the
+    # same function (converged quantities within 1e-9: the sums may be added in another
+    # order on the workers).
+    X, y, domains, X_dask = data(seed=4)
+    q = DomainClassifier().fit(X, domains)
+    thresholds = candidate_thresholds(X.T)
+    fitted = DaskMultiBoostClassifier(
+        n_estimators=5, domain_classifier=q, thresholds=thresholds, max_depth=2, step=step, mu=mu
+    ).fit(X_dask, y, domains)
+    shards, by_domain = numpy_shards(X, y, domains, q)
+    transport = InProcessTransport(shards)
+    features, flat, setup = setup_candidates(transport, range(len(shards)), 3, thresholds)
+    server = FederatedServer(3, features, flat, max_depth=2, step=step, mu=mu)
+    server.min_probabilities = setup["min_probabilities"]
+    run = FederatedRun(setup, history=run_rounds(server, transport, by_domain, 5))
+    reference = as_estimator(server.state, q, np.array([0, 1]), np.unique(domains), 3, run,
+                             mu=mu, step=step, max_depth=2)  # fmt: skip
+    # no client failed (two worker threads compiling the tree kernels at once once did)
+    assert not any(record["failures"] for record in fitted.federated_run_.history)
+    assert len(fitted.estimators_) == len(reference.estimators_) > 0
+    assert all(np.isfinite(tree.thresholds).sum() > 1 for _, tree in fitted.estimators_[:1])
+    np.testing.assert_allclose(
+        fitted.decision_function(X), reference.decision_function(X), rtol=0, atol=1e-9
+    )
+    np.testing.assert_allclose(fitted.estimator_weights_, reference.estimator_weights_,
+                               rtol=1e-9)  # fmt: skip
 
 
 def test_quantile_candidates_are_the_merged_sketches_of_chunk_sources(dask_client):

@@ -272,6 +272,7 @@ def test_transient_failure_is_retried_and_changes_nothing(mu):
     clean = simulate(X, y, domains, 3, n_rounds=5, random_state=0, mu=mu)
     retried = simulate(X, y, domains, 3, n_rounds=5, random_state=0, retries=1, mu=mu,
                        fault=fail(3, 7, "round", once=True))  # fmt: skip
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_, retried.estimator_weights_)
     failures = retried.federated_run_.history[2]["failures"]
     assert [(f["client"], f["phase"], f["attempt"]) for f in failures] == [(7, "round", 0)]
@@ -286,6 +287,7 @@ def test_dropped_client_round_equals_dense_round_without_it(phase):
     clean = simulate(X, y, domains, 3, **kwargs)
     faulty = simulate(X, y, domains, 3, fault=fail(3, 1, phase), **kwargs)
     run = faulty.federated_run_
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
     assert len(faulty.estimators_) == 5
     for record in run.history[2:]:
@@ -569,6 +571,7 @@ def test_soft_max_dropped_client_round_equals_dense_soft_round_without_it():
     clean = simulate(X, y, domains, 3, **kwargs)
     faulty = simulate(X, y, domains, 3, fault=fail(3, 1, "round"), **kwargs)
     run = faulty.federated_run_
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
     assert run.history[2]["restarts"] == 1 and run.history[2]["failures"][0]["client"] == 1
     assert len(faulty.estimators_) == 4
@@ -816,6 +819,7 @@ def test_a_client_back_after_a_failure_is_sent_every_term():
     assert history[3]["numbers_to_clients"] == 5 * (1 + 5 + 1 + n) + (1 + 5 * 3 + 1 + n)
     assert history[4]["numbers_to_clients"] == 6 * (1 + 5 + 1 + n)
     assert len(faulty.estimators_) == 5
+    # one path, one process: the rounds before the fault are the same computation, bit for bit
     np.testing.assert_array_equal(clean.estimator_weights_[:2], faulty.estimator_weights_[:2])
 
 
@@ -855,6 +859,46 @@ def test_the_client_side_answers_every_phase_without_scikit_learn():
     expected = np.clip(np.column_stack([1 - q1, q1]), 0.1, 0.9)
     np.testing.assert_allclose(result["q"], expected, rtol=1e-12)
     assert result["n_clipped"] == int(np.sum(np.column_stack([1 - q1, q1]) < 0.1)) > 0
+
+
+def test_the_client_side_answers_the_tree_phases_through_the_clientapp_loader():
+    """The tree phases on the ClientApp's code path (the package loaded as Flower loads it):
+    they import the tree search from manytask.boost, and answer as in process."""
+    from manytask.boost.federated.flower.runner import CLIENT_SOURCE
+
+    X = np.linspace(-3, 3, 12).reshape(6, 2)
+    y = np.array([1.0, -1, -1, 1, 1, -1])
+    table = {"features": [0, 0, 1, 1], "thresholds": [-1.0, 0.5, 0.0, 2.0]}
+    state = {"state_start": 0, "state_domains": [], "state_features": [],
+             "state_thresholds": [], "state_polarities": [], "state_steps": []}  # fmt: skip
+    code = CLIENT_SOURCE + (
+        "import json\n"
+        "import numpy as np\n"
+        "from _fedmultiboost.client import ClientShard\n"
+        "from _fedmultiboost.protocol import respond\n"
+        f"shard = ClientShard(np.array({X.tolist()}), np.array({y.tolist()}), 0,\n"
+        "                     np.ones((6, 1)))\n"
+        f"_, kept = respond('candidates', shard, {table}, {{}})\n"
+        f"tree, kept = respond('propose', shard, {{**{state}, 'max_depth': 2}}, kept)\n"
+        "trees = {key: [np.asarray(tree[key]).tolist()] for key in\n"
+        "         ('tree_features', 'tree_thresholds', 'tree_votes')}\n"
+        "score, _ = respond('score', shard, trees, kept)\n"
+        "print(json.dumps({'tree': {k: np.asarray(v).tolist() for k, v in tree.items()},\n"
+        "                  'edges': score['edge_sums'].tolist()}))\n"
+    )
+    result = run_in_fresh_interpreter(code)
+    shard = ClientShard(X, y, 0, np.ones((6, 1)))
+    _, kept = respond("candidates", shard, table, {})
+    tree, kept = respond("propose", shard, {**state, "max_depth": 2}, kept)
+    for key, value in tree.items():
+        np.testing.assert_array_equal(result["tree"][key], value)
+    # independent: the tree's edge Σ_i y_i h(x_i) at α = 0 (a_i = 1, Q = 1), h read by hand
+    node = np.zeros(6, dtype=int)
+    for _ in range(2):
+        split = tree["tree_features"][node]
+        node = 2 * node + 1 + (X[np.arange(6), split] > tree["tree_thresholds"][node])
+    h = tree["tree_votes"][node - 3]
+    assert result["edges"] == [[float(y @ h)]] and float(y @ h) > 0
 
 
 def test_setup_asks_every_client_in_one_batch_per_phase_and_resends_without_a_failing_one():
@@ -906,3 +950,136 @@ def test_every_transport_builds_the_same_candidate_table_from_quantile_reports()
     np.testing.assert_allclose(flat[1:], np.concatenate(merged), rtol=1e-12)
     expected_features = np.concatenate([np.full(t.size, j) for j, t in enumerate(merged)])
     np.testing.assert_array_equal(features[1:], expected_features)
+
+
+# ----------------------------------------------------------------------- trees (max_depth > 1)
+
+
+def few_values(n_per_domain=40, n_values=7, seed=0):
+    """Three sources, features taking ``n_values`` distinct random reals each (one grid for
+    every seed; so the binned tree search with ``n_bins >= n_values`` splits at every midpoint,
+    as the candidate table ``candidate_thresholds`` does) and a label that needs two splits
+    (x0 and x1 high), with source-dependent noise: random counts per cell, so no two splits
+    tie."""
+    values = np.sort(np.random.default_rng(0).normal(size=(3, n_values)), axis=1)
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1, 2], n_per_domain)
+    X = np.column_stack([values[j, rng.integers(n_values, size=domains.size)] for j in range(3)])
+    X[:, 2] = values[2, np.minimum(domains * 2 + rng.integers(2, size=domains.size),
+                                   n_values - 1)]  # fmt: skip
+    score = (X[:, 0] > values[0, 2]) & (X[:, 1] > values[1, 3])
+    flip = rng.random(domains.size) < 0.05 * (domains + 1)
+    return X, (score ^ flip).astype(int), domains
+
+
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_trees_with_one_client_per_source_equal_multiboost_classifier_trees(step, max_depth):
+    # One client per source, all taking part, the candidate table = the estimator's bins
+    # (every midpoint): each client grows the tree the estimator grows for its source (the
+    # weights differ by 1/Z_{t,k}, a constant per source, see client_tree), the pooled edge
+    # of that tree is the estimator's rate, so the ensembles are the same function.
+    X, y, domains = few_values(seed=1)
+    fed = simulate(X, y, domains, 1, n_rounds=8, random_state=0, step=step,
+                   thresholds=candidate_thresholds(X.T), domain_classifier="central",
+                   max_depth=max_depth)  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=8, step=step, max_depth=max_depth,
+                                   n_bins=8).fit(X, y, domains=domains)  # fmt: skip
+    # the exact step may stop early, at a tie of the hard max that no tree descends (both do)
+    assert len(fed.estimators_) == len(central.estimators_) >= 3
+    assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in fed.estimators_)
+    assert_same_ensemble(fed, central, X)
+    Xt, yt, _ = few_values(seed=2)  # new points on the grid
+    np.testing.assert_allclose(fed.decision_function(Xt), central.decision_function(Xt),
+                               rtol=0.0, atol=1e-9)  # fmt: skip
+    assert fed.score(Xt, yt) == central.score(Xt, yt)
+
+
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+def test_tree_rounds_send_s_candidate_trees_and_get_s_edges_back(step):
+    # Figure 2 with trees: per round a participant receives its missing terms (domain, step,
+    # 2(2^d − 1) node numbers and 2^d votes each) and d, answers Φ, Z and its tree; then each
+    # participant of an active source receives the s trees of its source and answers s edges.
+    X, y, domains = few_values(60, seed=4)
+    depth, s = 2, 2
+    per_tree = 2 * (2**depth - 1) + 2**depth
+    clf = simulate(X, y, domains, 3, r=3, s=s, n_rounds=5, random_state=1, n_quantiles=6,
+                   step=step, max_depth=depth, record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    known = {}
+    for t, record in enumerate(run.history):
+        participants = sum(record["participants"], [])
+        scorers = sum((record["participants"][k] for k in record["active"]), [])
+        messages = [(phase, m) for rnd, phase, _, m in run.messages if rnd == record["round"]]
+        proposals = [m for phase, m in messages if phase == "propose"]
+        scores = [m for phase, m in messages if phase == "score"]
+        assert len(proposals) == len(participants) and len(scores) == len(scorers)
+        assert all(protocol.count_numbers(m) == 2 + per_tree for m in proposals)
+        assert all(m["edge_sums"].shape == (1, s) for m in scores)  # O(p·s) with p rows at most
+        searched = sum(protocol.count_numbers(m) for phase, m in messages if phase == "line_search")
+        assert record["numbers_from_clients"] == (2 + per_tree) * len(proposals) + s * len(
+            scorers) + searched  # fmt: skip
+        missing = [t - known.get(c, 0) for c in participants]
+        line_search_sent = (
+            record["numbers_to_clients"]
+            - sum(1 + (2 + per_tree) * m + 1 for m in missing)
+            - s * per_tree * len(scorers)
+        )
+        assert line_search_sent == 0 if step == "adaboost" else line_search_sent > 0
+        known.update({c: t for c in participants})
+    Xt, yt, _ = few_values(60, seed=5)
+    assert clf.score(Xt, yt) > 0.75
+
+
+def test_soft_max_trees_take_the_steepest_proposed_tree_of_f_mu():
+    # With μ each participant proposes a tree per domain q, every participant scores all of
+    # them; the round's term is argmax over the proposals of |−F_μ'| = |Σ_l p_l E_l(q, h)|,
+    # recomputed here densely from the points (p = softmax(μ F), E_l pooled over source l),
+    # with the AdaBoost step of D ∝ p_l a_i (mass Σ_l p_l F_l).
+    X, y, domains = few_values(seed=7)
+    mu = 10.0
+    clf = simulate(X, y, domains, 2, n_rounds=4, random_state=0, mu=mu, max_depth=2,
+                   domain_classifier="central", record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    Q = clf.domain_classifier_.predict_proba(X)
+    signs = np.where(y == 1, 1.0, -1.0)
+    f = np.zeros(X.shape[0])
+    for t, record in enumerate(run.history):
+        a = np.exp(-signs * f)
+        losses = np.array([a[domains == k].mean() for k in range(3)])
+        np.testing.assert_allclose(record["losses"], losses, rtol=1e-12)
+        weights = np.exp(mu * (losses - losses.max()))
+        weights /= weights.sum()
+        proposals = [m for rnd, phase, _, m in run.messages if rnd == t + 1 and phase == "propose"]
+        assert len(proposals) == 6 and all(m["tree_votes"].shape == (3, 4) for m in proposals)
+        best = (-1.0, None)
+        for q in range(3):
+            for m in proposals:
+                tree = (m["tree_features"][q], m["tree_thresholds"][q], m["tree_votes"][q])
+                h = client_tree_values(X, tree)
+                terms = a * signs * Q[:, q] * h
+                rate = sum(weights[k] * terms[domains == k].mean() for k in range(3))
+                if abs(rate) > best[0]:
+                    best = (abs(rate), np.sign(rate) * h)
+        k, tree = clf.estimators_[t]
+        np.testing.assert_array_equal(tree.predict(X), best[1])
+        assert record["score"] == pytest.approx(best[0], rel=1e-9)
+        error = 0.5 * (1 - best[0] / (weights @ losses))
+        step = 0.5 * np.log((1 - error) / error)
+        assert clf.estimator_weights_[t] == pytest.approx(step, rel=1e-9)
+        f = f + step * Q[:, k] * best[1]
+
+
+def client_tree_values(X, tree):
+    """h(x) of a tree given as (node features, node thresholds, leaf votes), by hand."""
+    features, thresholds, votes = (np.asarray(v) for v in tree)
+    node = np.zeros(X.shape[0], dtype=int)
+    for _ in range(int(np.log2(votes.size))):
+        node = 2 * node + 1 + (X[np.arange(X.shape[0]), features[node]] > thresholds[node])
+    return votes[node - (votes.size - 1)].astype(float)
+
+
+def test_bad_tree_parameters_raise_naming_them():
+    X, y, domains = few_values(seed=6)
+    with pytest.raises(ValueError, match="max_depth"):
+        simulate(X, y, domains, 1, n_rounds=2, max_depth=0)

@@ -367,6 +367,18 @@ def test_loopback_server_app_equals_simulate(tmp_path, mu):
     assert_same_run(clf, reference, X)
 
 
+@pytest.mark.parametrize("mu", [None, 10.0])
+def test_loopback_server_app_with_trees_equals_simulate(tmp_path, mu):
+    # max_depth = 2: the propose and score phases through Flower's records (2-D and, with μ,
+    # 3-D tree arrays, +inf thresholds of the nodes that do not split) and the result file
+    kwargs = dict(clients_per_domain=2, r=2, s=1, n_rounds=4, random_state=3, n_quantiles=6,
+                  max_depth=2, mu=mu)  # fmt: skip
+    clf, (X, y, domains) = _loopback_run(tmp_path, **kwargs)
+    reference = simulate(X, y, domains, **kwargs)
+    assert clf.max_depth == 2 and all(np.ndim(tree.features) == 1 for _, tree in clf.estimators_)
+    assert_same_run(clf, reference, X)
+
+
 def test_loopback_server_numbers_supernodes_without_client_ids_by_domain_and_node_id(tmp_path):
     """SuperNodes started without a ``client-id`` node config (as a user may): the server
     numbers them by (domain, node id); the node ids here run against the clients' order, so
@@ -502,6 +514,8 @@ def test_run_local_federation_rejects_bad_arguments():
         runner.run_local_federation(X, y, domains, 1, r=0)
     with pytest.raises(ValueError, match="domain_classifier must be one of"):
         runner.run_local_federation(X, y, domains, 1, domain_classifier="pooled")
+    with pytest.raises(ValueError, match="secure sums need max_depth=1"):
+        runner.run_local_federation(X, y, domains, 1, secure=True, max_depth=2)
 
 
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):

@@ -40,6 +40,7 @@ is writable, numba compiles in memory each run).
 from __future__ import annotations
 
 import os
+import threading
 import types
 import warnings
 from contextlib import contextmanager
@@ -156,10 +157,20 @@ def use_backend(name: str):
         _override = previous
 
 
+_LOADING = threading.Lock()  # two threads' first calls (Dask's in-process workers) compile once
+
+
 def _load() -> dict | None:
     """The compiled kernels by name (compiled lazily on first call), or None without numba."""
-    global _compiled, _numba_missing, prange
     if _compiled is not None or _numba_missing:
+        return _compiled
+    with _LOADING:
+        return _compile()
+
+
+def _compile() -> dict | None:
+    global _compiled, _numba_missing, prange
+    if _compiled is not None or _numba_missing:  # another thread compiled them meanwhile
         return _compiled
     try:
         import numba

@@ -11,8 +11,11 @@ multi-class) keeps the ensemble. Figure 1's lines, one function each:
 - line 11, the step η_t by the chosen rule (:mod:`.steps`): :func:`step_along`;
 - line 12, α_t = α_{t−1} + η_t e_{k,r} on the margins: :func:`advance`.
 
-The federated round (:func:`~manytask.boost.federated.driver.run_round`) takes the same
-decisions from the clients' sums, with the same steps, tie rule and stop reasons.
+The federated round (:func:`~manytask.boost.federated.driver.run_round`) is the same round
+on the clients' sums: it calls the pieces that do not need the points —
+:func:`round_objective` (lines 4–5 from the F_k), :func:`first_taken` (which directions
+line 11 tries), :func:`finite_step` (η = ∞ → the separating step) and :func:`stop_reason` —
+and differs only in where F_k, the rates and η come from.
 """
 
 from __future__ import annotations
@@ -52,9 +55,13 @@ __all__ = [
     "RoundRecord",
     "advance",
     "boost_round",
+    "finite_step",
+    "first_taken",
     "gradient_weights",
     "losses_and_active",
+    "round_objective",
     "step_along",
+    "stop_reason",
 ]
 
 
@@ -206,9 +213,136 @@ def losses_and_active(data: RoundData, margins, l1_norm: float = 0.0):
     losses = phi_domain_losses(
         margins, data.domain_index, data.code_weights, data.n_domains, data.loss
     )
-    vertex_losses = mixture_losses(losses, data.mixtures)
-    objective = agnostic_objective(vertex_losses, data.mu) + float(data.beta) * l1_norm
-    return losses, vertex_losses, objective, active_domains(vertex_losses)
+    return losses, *round_objective(losses, data.mixtures, data.mu, data.beta, l1_norm)
+
+
+def round_objective(losses, mixtures=None, mu=None, beta: float = 0.0, l1_norm: float = 0.0):
+    """Figure 1, lines 4–5 from the sources' losses F_k (on the points, or pooled from the
+    clients' sums): Λ's vertex losses, the objective (+ β‖α‖₁) and K_t.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (p,)
+        F_k.
+    mixtures : None or ndarray of shape (v, p)
+        The vertices of Λ; None: the simplex.
+    mu : None or float
+        The soft-max temperature; None: the hard max.
+    beta : float, default=0.0
+        The ℓ1 penalty β.
+    l1_norm : float, default=0.0
+        ‖α‖₁.
+
+    Returns
+    -------
+    vertex_losses : ndarray of shape (p,) or (v,)
+        The losses of Λ's vertices.
+    objective : float
+        max_v L_v (F_μ with ``mu``) + β‖α‖₁.
+    active : ndarray of int
+        The vertices attaining the max (K_t), to :data:`~.steps.TIE_RTOL`.
+
+    Examples
+    --------
+    >>> _, objective, active = round_objective(np.array([1.0, 0.5]))
+    >>> objective, active.tolist()
+    (1.0, [0])
+    """
+    vertex_losses = mixture_losses(losses, mixtures)
+    objective = agnostic_objective(vertex_losses, mu) + float(beta) * l1_norm
+    return vertex_losses, objective, active_domains(vertex_losses)
+
+
+def first_taken(directions, takes_first: bool, attempt):
+    """Line 11's choice among line 10's directions: each in turn (by decreasing rate) until
+    ``attempt`` takes it; with ``takes_first`` only the first (the AdaBoost step, Lemma 1, is
+    always taken; F_μ is smooth, so its steepest coordinate is its only one).
+
+    Parameters
+    ----------
+    directions : sequence
+        The directions, steepest first.
+    takes_first : bool
+        Try the first only.
+    attempt : callable
+        ``attempt(direction)``: the round's record if the step along it is taken, else None.
+
+    Returns
+    -------
+    object or None
+        The first record ``attempt`` returned, None if it took none.
+
+    Examples
+    --------
+    >>> first_taken([3, 2, 1], False, lambda d: d if d < 3 else None)
+    2
+    >>> first_taken([3, 2, 1], True, lambda d: d if d < 3 else None) is None
+    True
+    """
+    for direction in directions[:1] if takes_first else directions:
+        record = attempt(direction)
+        if record is not None:
+            return record
+    return None
+
+
+def finite_step(step: float, l1_norm: float, min_probability):
+    """η, finite: along a direction where F → 0 (η = ∞) MultiBoost's
+    :func:`~.steps.separating_step` (1 + ‖α‖₁)/min_i Q(q|x_i), after which boosting stops.
+
+    Parameters
+    ----------
+    step : float
+        The step rule's η ≥ 0, possibly ∞.
+    l1_norm : float
+        ‖α_{t−1}‖₁.
+    min_probability : callable
+        ``min_probability()`` = min_i Q(q|x_i) (asked only for η = ∞: a federated server asks
+        the clients).
+
+    Returns
+    -------
+    step : float
+        η, finite.
+    separating : bool
+        Whether it is the separating step.
+
+    Examples
+    --------
+    >>> finite_step(np.inf, 1.0, lambda: 0.5), finite_step(0.25, 1.0, lambda: 0.5)
+    ((4.0, True), (0.25, False))
+    """
+    if np.isfinite(step):
+        return float(step), False
+    return separating_step([l1_norm], min_probability()), True
+
+
+def stop_reason(step: str, mu=None, beta: float = 0.0) -> str:
+    """Why boosting stops when no direction was taken (:mod:`.steps`' ``STOP_*``).
+
+    Parameters
+    ----------
+    step : str
+        The step rule.
+    mu : None or float
+        The soft-max temperature.
+    beta : float, default=0.0
+        The ℓ1 penalty β.
+
+    Returns
+    -------
+    str
+        No edge (the AdaBoost step), else no descent of F (F_μ with ``mu``).
+
+    Examples
+    --------
+    >>> stop_reason("adaboost"), stop_reason("exact_line_search", mu=1.0)
+    ('no direction with error < 1/2', 'no coordinate decreases F_mu')
+    """
+    if step == "adaboost":
+        return STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
+    reason = STOP_NO_DESCENT if mu is None else STOP_NO_DESCENT_MU
+    return reason + (" + beta*|alpha|_1" if beta > 0 else "")
 
 
 def gradient_weights(data: RoundData, margins) -> np.ndarray:
@@ -316,9 +450,8 @@ def step_along(data: RoundData, margins, directions, direction: Direction, round
             data.mu, beta, data.layout,
         )  # fmt: skip
         rule = data.step
-    if not np.isfinite(step):
-        return separating_step([l1_norm], data.Q[:, direction.domain].min()), "separating", error
-    return float(step), rule, error
+    step, separating = finite_step(step, l1_norm, lambda: data.Q[:, direction.domain].min())
+    return step, "separating" if separating else rule, error
 
 
 def advance(margins, directions, step: float) -> np.ndarray:
@@ -409,12 +542,13 @@ def boost_round(data: RoundData, margins, l1_norm: float, round_number: int) -> 
     rows, details["direction_rule"] = _rows(data, vertex_losses, active)
     beta = float(data.beta)
     candidates = [d for d in steepest_directions(data, rows, gradients) if d.rate > beta]
-    if data.mu is not None or data.step == "adaboost":
-        candidates = candidates[:1]
-    for direction in candidates:
-        record = _try(data, margins, l1_norm, objective, round_number, direction, details)
-        if record is not None:
-            return record
+    record = first_taken(
+        candidates, data.mu is not None or data.step == "adaboost",
+        lambda direction: _try(data, margins, l1_norm, objective, round_number, direction,
+                               details),
+    )  # fmt: skip
+    if record is not None:
+        return record
     if data.mu is None and active.size > 1 and data.step != "adaboost":
         direction = steepest_tied_direction(data, active, gradients)
         if direction is not None and direction.rate > beta:
@@ -422,9 +556,4 @@ def boost_round(data: RoundData, margins, l1_norm: float, round_number: int) -> 
             record = _try(data, margins, l1_norm, objective, round_number, direction, details)
             if record is not None:
                 return record
-    if data.step == "adaboost":
-        reason = STOP_NO_EDGE + (" and rate > beta" if beta > 0 else "")
-    else:
-        reason = STOP_NO_DESCENT if data.mu is None else STOP_NO_DESCENT_MU
-        reason += " + beta*|alpha|_1" if beta > 0 else ""
-    return RoundRecord(margins, stop=reason, details=details)
+    return RoundRecord(margins, stop=stop_reason(data.step, data.mu, beta), details=details)

@@ -62,6 +62,7 @@ __all__ = [
     "histogram_cells",
     "predict_presorted",
     "presort",
+    "presort_at",
     "support_view",
 ]
 
@@ -263,13 +264,10 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
         )
     n_bins = check_int(n_bins, "n_bins", 2, allow_none=True)
     levels = np.arange(1, n_bins) / n_bins
-    thresholds = np.full((d, n_bins - 1), np.inf)
-    n_thresholds = np.zeros(d, dtype=np.intp)
-    bins = np.empty((d, m), dtype=_bin_type(n_bins))
     sorted_columns = np.sort(X.T, axis=1)  # (d, m): one sort per feature, all at once
     quantile_index = np.floor((m - 1) * levels).astype(np.intp)  # np.quantile's "lower"
-    for feature in range(d):
-        column, values = X[:, feature], sorted_columns[feature]
+    per_feature = []
+    for values in sorted_columns:
         distinct = values[np.concatenate(([True], values[1:] > values[:-1]))]
         if distinct.size <= n_bins:  # every distinct value gets its own bin
             upper_index = np.arange(1, distinct.size)
@@ -277,10 +275,49 @@ def presort(X, n_bins: int | None = None) -> PresortedFeatures:
             quantiles = values[quantile_index]
             upper_index = np.unique(np.searchsorted(distinct, quantiles, side="right"))
             upper_index = upper_index[upper_index < distinct.size]
-        feature_thresholds = midpoints(distinct[upper_index - 1], distinct[upper_index])
-        n_thresholds[feature] = feature_thresholds.size
+        per_feature.append(midpoints(distinct[upper_index - 1], distinct[upper_index]))
+    return _binned(X, per_feature, n_bins)
+
+
+def presort_at(X, thresholds) -> PresortedFeatures:
+    """:func:`presort`'s binned mode at given thresholds (a federated client's candidate table).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+        Inputs; finite.
+    thresholds : sequence of array-like
+        One array of thresholds per feature; non-finite ones (the constant's −∞) are dropped.
+
+    Returns
+    -------
+    PresortedFeatures
+        Binned, ``n_bins`` = 1 + the most thresholds of a feature (at least 2).
+
+    Examples
+    --------
+    >>> presorted = presort_at([[0.0], [1.0], [2.0]], [[-np.inf, 1.5, 0.5]])
+    >>> presorted.thresholds.tolist(), presorted.bins.tolist()
+    ([[0.5, 1.5]], [[0, 1, 2]])
+    """
+    X = as_points(X)
+    if len(thresholds) != X.shape[1]:
+        raise ValueError(
+            f"thresholds must hold one array per feature ({X.shape[1]}), got {len(thresholds)}"
+        )
+    per_feature = [np.unique(t[np.isfinite(t)]) for t in map(np.asarray, thresholds)]
+    return _binned(X, per_feature, max(2, 1 + max(t.size for t in per_feature)))
+
+
+def _binned(X, per_feature, n_bins) -> PresortedFeatures:
+    """The binned :class:`PresortedFeatures` of ``X`` at sorted thresholds, ≤ n_bins − 1 each."""
+    d = X.shape[1]
+    thresholds = np.full((d, n_bins - 1), np.inf)
+    n_thresholds = np.array([t.size for t in per_feature], dtype=np.intp)
+    bins = np.empty((d, X.shape[0]), dtype=_bin_type(n_bins))
+    for feature, feature_thresholds in enumerate(per_feature):
         thresholds[feature, : feature_thresholds.size] = feature_thresholds
-        bins[feature] = np.searchsorted(feature_thresholds, column, side="left")
+        bins[feature] = np.searchsorted(feature_thresholds, X[:, feature], side="left")
     flat_bins = bins + (np.arange(d) * n_bins)[:, None]
     return PresortedFeatures(
         X=X,

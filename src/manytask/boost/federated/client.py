@@ -20,6 +20,7 @@ __all__ = [
     "EdgeIndex",
     "ModelState",
     "advance_margins",
+    "client_bins",
     "client_edges",
     "client_losses_along",
     "client_margins",
@@ -27,7 +28,10 @@ __all__ = [
     "client_quantiles",
     "client_scaled_losses",
     "client_statistics",
+    "client_tree",
+    "client_tree_edges",
     "signed_edges",
+    "term_values",
 ]
 
 
@@ -63,16 +67,21 @@ class ClientShard:
 class ModelState:
     """f = Σ_t α_t Q(k_t|·) h_t (eq. 3) as arrays; what the server sends each round.
 
+    Stumps h_t = ±1{x_j > θ} take one feature, threshold and polarity per term; trees of
+    depth d (``max_depth``) one row per term: the 2^d − 1 nodes' features and thresholds in
+    heap order (:class:`~manytask.boost.trees.Tree`) and, in ``polarities``, the 2^d leaves'
+    ±1 votes.
+
     Parameters
     ----------
     domains : ndarray of shape (t,)
         k_t, the domain of each term.
-    features : ndarray of shape (t,)
-        The feature j of each term's stump h_t = ±1{x_j > θ}.
-    thresholds : ndarray of shape (t,)
-        Its threshold θ.
-    polarities : ndarray of shape (t,)
-        Its polarity ±1.
+    features : ndarray of shape (t,) or (t, 2^d − 1)
+        The feature j of each term's stump h_t = ±1{x_j > θ}, or its tree's node features.
+    thresholds : ndarray of shape (t,) or (t, 2^d − 1)
+        Its threshold θ, or its tree's node thresholds (+inf: the node does not split).
+    polarities : ndarray of shape (t,) or (t, 2^d)
+        Its polarity ±1, or its tree's leaf votes.
     steps : ndarray of shape (t,)
         Its step α_t.
 
@@ -161,7 +170,9 @@ class ModelState:
         >>> state.head(1).extended(state.tail(1)).steps.tolist()
         [0.1, 0.2]
         """
-        return ModelState(*(np.append(getattr(self, name), getattr(terms, name))
+        if self.size == 0 or terms.size == 0:
+            return terms if self.size == 0 else self
+        return ModelState(*(np.concatenate([getattr(self, name), getattr(terms, name)])
                             for name in _FIELDS))  # fmt: skip
 
     def with_term(self, domain, feature, threshold, polarity, step):
@@ -171,12 +182,12 @@ class ModelState:
         ----------
         domain : int
             The term's domain k_t.
-        feature : int
-            Its stump's feature j.
-        threshold : float
-            Its stump's threshold θ.
-        polarity : float
-            Its stump's polarity ±1.
+        feature : int or ndarray of shape (2^d − 1,)
+            Its stump's feature j (its tree's node features).
+        threshold : float or ndarray of shape (2^d − 1,)
+            Its stump's threshold θ (its tree's node thresholds).
+        polarity : float or ndarray of shape (2^d,)
+            Its stump's polarity ±1 (its tree's leaf votes).
         step : float
             Its step α_t.
 
@@ -190,19 +201,53 @@ class ModelState:
         >>> ModelState().with_term(1, 0, 0.5, 1.0, 0.3).domains.tolist()
         [1]
         """
-        return ModelState(
-            np.append(self.domains, domain), np.append(self.features, feature),
-            np.append(self.thresholds, threshold), np.append(self.polarities, polarity),
-            np.append(self.steps, step),
-        )  # fmt: skip
+        term = (np.array([domain], dtype=int), np.array([feature], dtype=int),
+                np.array([threshold], dtype=float), np.array([polarity], dtype=float),
+                np.array([step], dtype=float))  # fmt: skip
+        return self.extended(ModelState(*term))
 
 
 _FIELDS = ("domains", "features", "thresholds", "polarities", "steps")
 
 
-def _stump_values(X, features, thresholds):
-    """h(x) = +1 if x_j > θ else −1 for every (j, θ), shape (m, n)."""
-    return np.where(X[:, features] > thresholds, 1.0, -1.0)
+def term_values(X, features, thresholds, polarities) -> np.ndarray:
+    """h_t(x_i) of every term, shape (m, t): stumps polarity·(±1{x_j > θ}) (1-D arrays) or
+    trees (2-D: node features and thresholds in heap order, leaf votes; a point goes right at
+    node n if x[f_n] > t_n).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        The points.
+    features, thresholds : ndarray of shape (t,) or (t, 2^d − 1)
+        The stumps' (or trees' nodes') features and thresholds.
+    polarities : ndarray of shape (t,) or (t, 2^d)
+        The stumps' polarities (or the trees' leaf votes).
+
+    Returns
+    -------
+    ndarray of shape (m, t)
+        The terms' values ±1.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> tree = (np.array([[0, 1, 1]]), np.array([[0.5, 0.5, np.inf]]), np.array([[-1, 1, 1, 1]]))
+    >>> term_values(X, *tree)[:, 0].tolist(), term_values(X, [1], [0.5], [-1.0])[:, 0].tolist()
+    ([-1.0, 1.0, 1.0], [1.0, -1.0, -1.0])
+    """
+    features, thresholds = np.asarray(features), np.asarray(thresholds)
+    polarities = np.asarray(polarities, dtype=float)
+    if features.ndim < 2:
+        return np.where(X[:, features] > thresholds, 1.0, -1.0) * polarities
+    n_inner = features.shape[1]
+    terms = np.arange(features.shape[0])
+    node = np.zeros((X.shape[0], terms.size), dtype=np.intp)
+    for _ in range(int(np.log2(n_inner + 1))):
+        split = features[terms, node]
+        right = np.take_along_axis(X, split, axis=1) > thresholds[terms, node]
+        node = 2 * node + 1 + right
+    return polarities[terms, node - n_inner]
 
 
 def client_margins(state: ModelState, shard: ClientShard) -> np.ndarray:
@@ -226,7 +271,7 @@ def client_margins(state: ModelState, shard: ClientShard) -> np.ndarray:
     >>> client_margins(ModelState().with_term(0, 0, 0.5, 1.0, 0.5), shard).tolist()
     [0.5, 0.5]
     """
-    values = _stump_values(shard.X, state.features, state.thresholds) * state.polarities
+    values = term_values(shard.X, state.features, state.thresholds, state.polarities)
     terms = shard.domain_probabilities[:, state.domains] * values * state.steps
     return shard.y * terms.sum(axis=1)
 
@@ -575,7 +620,7 @@ def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
     """Σ_i a_i e^{−η u_i} and −Σ_i a_i u_i e^{−η u_i} at each trial η  (eq. 4 along e_{k,r}).
 
     a_i = e^{−y_i f(x_i)} (``scaled``, if already computed), u_i = y_i Q(k|x_i) h(x_i);
-    ``direction`` = (k, feature, θ, polarity).
+    ``direction`` = (k, feature, θ, polarity) of a stump or a tree (:func:`term_values`).
 
     Parameters
     ----------
@@ -584,7 +629,7 @@ def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
     shard : ClientShard
         The client's data.
     direction : tuple
-        (k, feature, θ, polarity) of the coordinate e_{k,r}.
+        (k, feature, θ, polarity) of the coordinate e_{k,r} (arrays for a tree).
     steps : ndarray of shape (n,)
         The trial steps η.
     scaled : ndarray of shape (m,), optional
@@ -602,9 +647,9 @@ def client_losses_along(state, shard, direction, steps, scaled=None) -> dict:
     >>> message["loss_sums"].tolist(), message["slope_sums"].tolist()
     ([2.0], [-2.0])
     """
-    domain, feature, threshold, polarity = direction
+    domain = int(direction[0])
     scaled = client_scaled_losses(state, shard) if scaled is None else scaled
-    values = polarity * np.where(shard.X[:, feature] > threshold, 1.0, -1.0)
+    values = term_values(shard.X, *(np.asarray(a)[None] for a in direction[1:]))[:, 0]
     directional = shard.y * shard.domain_probabilities[:, domain] * values
     with np.errstate(over="ignore"):
         terms = scaled * np.exp(-np.outer(steps, directional))
@@ -633,3 +678,121 @@ def client_min_probability(shard: ClientShard, domain: int) -> dict:
     {'min_probability': 0.2}
     """
     return {"min_probability": float(shard.domain_probabilities[:, domain].min())}
+
+
+def client_bins(shard: ClientShard, features, thresholds):
+    """The shard binned at the candidate table (:func:`~manytask.boost.stumps.presort_at`),
+    built once by a client that grows trees.
+
+    The tree phases import :mod:`manytask.boost` (the tree search); the stump phases need
+    only this package, NumPy and no scikit-learn.
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    features, thresholds : ndarray of shape (n,)
+        The candidate table.
+
+    Returns
+    -------
+    PresortedFeatures
+        The binned shard.
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> client_bins(shard, np.array([0]), np.array([0.5])).bins.tolist()
+    [[0, 1]]
+    """
+    from manytask.boost.stumps import presort_at  # noqa: PLC0415 (trees only)
+
+    features, thresholds = np.asarray(features), np.asarray(thresholds, dtype=float)
+    return presort_at(shard.X, [thresholds[features == j] for j in range(shard.X.shape[1])])
+
+
+def client_tree(shard: ClientShard, presorted, scaled, max_depth: int, domain=None) -> dict:
+    """The client's candidate tree for Q(q|·) (q = ``domain``, default its own source k):
+    :func:`~manytask.boost.trees.grow_tree` on its points with s_i = a_i y_i Q(q|x_i)
+    (a_i = e^{−y_i f(x_i)}), the weights of Figure 1, line 10 on its points up to a constant
+    (1/Z_{t,k}, and with the soft-max p_k: all its points are of source k);
+    2·(2^d − 1) + 2^d numbers.
+
+    With one client per source this is the tree ``MultiBoostClassifier(max_depth=d)`` grows
+    for source k at the same split thresholds (its weights differ by a constant factor per
+    source, which changes no split: every score and the tie tolerance scale with it).
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    presorted : PresortedFeatures
+        The shard binned at the candidate table (:func:`~manytask.boost.stumps.presort_at`).
+    scaled : ndarray of shape (m,)
+        a_i.
+    max_depth : int
+        d.
+    domain : int, optional
+        q; None: the client's source.
+
+    Returns
+    -------
+    dict
+        ``tree_features``, ``tree_thresholds`` (2^d − 1 each) and ``tree_votes`` (2^d).
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort_at
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> tree = client_tree(shard, presort_at(shard.X, [[0.5]]), np.ones(2), 1)
+    >>> tree["tree_thresholds"].tolist(), tree["tree_votes"].tolist()
+    ([0.5], [-1.0, 1.0])
+    """
+    from manytask.boost.trees import grow_tree  # noqa: PLC0415 (see client_bins)
+
+    q = shard.domain if domain is None else int(domain)
+    tree, _ = grow_tree(presorted, scaled * shard.y * shard.domain_probabilities[:, q], max_depth)
+    return {"tree_features": tree.features, "tree_thresholds": tree.thresholds,
+            "tree_votes": tree.votes[:, 0]}  # fmt: skip
+
+
+def client_tree_edges(shard: ClientShard, trees: dict, scaled, domains=None) -> dict:
+    """Figure 2 lines 15–16 for candidate trees: ``edge_sums[q, r]`` =
+    Σ_i a_i y_i Q(k_q|x_i) h_{q,r}(x_i) for the s trees h_{q,r} of each asked domain k_q (None:
+    the client's source, where these are β_{t,c,r}; s numbers, as for stumps).
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    trees : dict
+        ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and ``tree_votes`` (s, 2^d), or
+        with ``domains`` (n_q, s, ·): one row per asked domain.
+    scaled : ndarray of shape (m,)
+        a_i.
+    domains : sequence of int, optional
+        The asked domains k_q; None: the client's source.
+
+    Returns
+    -------
+    dict
+        ``edge_sums``, shape (n_q, s) (n_q = 1 without ``domains``).
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> trees = {"tree_features": [[0]], "tree_thresholds": [[0.5]], "tree_votes": [[1, -1]]}
+    >>> client_tree_edges(shard, trees, np.ones(2))["edge_sums"].tolist()
+    [[-2.0]]
+    """
+    domains = [shard.domain] if domains is None else np.asarray(domains, dtype=int)
+    arrays = [np.asarray(trees[key]) for key in _TREE_KEYS]
+    arrays = [a.reshape(len(domains), -1, a.shape[-1]) for a in arrays]  # (n_q, s, ·)
+    edges = np.empty(arrays[0].shape[:2])
+    for row, q in enumerate(domains):
+        values = term_values(shard.X, *(a[row] for a in arrays))
+        edges[row] = (scaled * shard.y * shard.domain_probabilities[:, q]) @ values
+    return {"edge_sums": edges}
+
+
+_TREE_KEYS = ("tree_features", "tree_thresholds", "tree_votes")

@@ -81,6 +81,10 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         which restarts with the others (nothing half-updated).
     timeout : None or float > 0
         Seconds to wait for one request batch's answers.
+    max_depth : int >= 1
+        1 (default, the paper's): stumps. d > 1: trees of depth d split at the candidate
+        thresholds, each client proposing its source's tree and scoring the others' (as
+        :func:`~manytask.boost.federated.simulate`).
 
     Attributes
     ----------
@@ -124,6 +128,7 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         line_search_batch=15,
         retries=0,
         timeout=None,
+        max_depth=1,
     ):
         self.n_estimators = n_estimators
         self.domain_classifier = domain_classifier
@@ -136,10 +141,12 @@ class DaskMultiBoostClassifier(MultiBoostClassifier):
         self.line_search_batch = line_search_batch
         self.retries = retries
         self.timeout = timeout
+        self.max_depth = max_depth
 
     def _check_params(self):
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive(self.mu, "mu", allow_none=True)
+        check_positive_int(self.max_depth, "max_depth")
         q = self.domain_classifier
         if isinstance(q, str) and q not in DOMAIN_CLASSIFIERS:
             raise ValueError(

@@ -249,6 +249,7 @@ def _federate(model, transport, clients_by_domain, labels, n_features, federated
     server, setup, q = prepare_server(
         transport, clients_by_domain, labels, n_features, federated_q=federated_q,
         thresholds=thresholds, n_quantiles=n_quantiles, mu=model.mu, step=model.step,
+        max_depth=model.max_depth,
     )  # fmt: skip
     setup["thresholds"] = choice if isinstance(choice, str) else "given"
     run = FederatedRun(setup=setup)

@@ -7,10 +7,13 @@ nothing reaches the model unless it completes), :func:`run_rounds` (the loop, dr
 clients and restarting their round), :func:`ensemble_terms` (the fitted ensemble as
 :meth:`~manytask.boost.MultiBoostClassifier.from_ensemble` takes it) and
 :func:`fill_estimator` (an estimator built by that classmethod; this module does not import
-the estimator). The in-process, Flower and Dask transports all
-run these same functions, so ``FederatedServer(..., mu=μ)`` is all a transport needs for the
-soft-max. Not here: the client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic
-(:mod:`.server`).
+the estimator). A round is :func:`~manytask.boost.rounds.boost_round`'s on the clients' sums:
+the same pieces (:func:`~manytask.boost.rounds.round_objective`,
+:func:`~manytask.boost.rounds.first_taken`, :func:`~manytask.boost.rounds.finite_step`,
+:func:`~manytask.boost.rounds.stop_reason`), only F_k, the rates and η come from the
+clients. The in-process, Flower and Dask transports all run these same functions, so
+``FederatedServer(..., mu=μ)`` is all a transport needs for the soft-max. Not here: the
+client (:mod:`.client`, :mod:`.protocol`), the server's arithmetic (:mod:`.server`).
 """
 
 from __future__ import annotations
@@ -20,19 +23,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..objective import active_domains
-from ..steps import (
-    FINAL_STOPS,
-    STOP_NO_DESCENT,
-    STOP_NO_DESCENT_MU,
-    STOP_NO_EDGE,
-    STOP_SEPARATING,
-    adaboost_error,
-    adaboost_step,
-    separating_step,
-)
+from ..rounds import finite_step, first_taken, round_objective, stop_reason
+from ..steps import FINAL_STOPS, STOP_SEPARATING, adaboost_error, adaboost_step
 from ..stumps import Stump
 from ..thresholds import sketch_thresholds
+from ..trees import Tree
 from .protocol import ClientFailure, ask_every
 from .server import section_search, soft_max_aggregate
 
@@ -56,7 +51,9 @@ class FederatedRun:
     AdaBoost step), ``numbers_to_clients`` / ``numbers_from_clients``, ``seconds`` (wall time),
     ``losses`` (the pooled F_k), ``active``, ``direction``, ``step``, with ``mu`` also
     ``objective`` (F_μ) and ``soft_weights`` (softmax(μ F)), and ``stop`` when no step was
-    taken (``"no coordinate decreases F"``, with ``mu`` ``"no coordinate decreases F_mu"``, or
+    taken (:func:`~manytask.boost.rounds.stop_reason`: ``"no direction with error < 1/2"``
+    with the AdaBoost step, else ``"no coordinate decreases F"``, with ``mu``
+    ``"no coordinate decreases F_mu"``, or
     ``"a domain has no client"`` for a skipped round) or, ``"separating direction"``, after the
     finite step of MultiBoost along a stump right on every point, which ends the run;
     ``messages``: (round, phase, client, message) when recorded;
@@ -168,12 +165,21 @@ def _pooled_columns(server, reports, key, n_points):
     )
 
 
+def _direction_payload(direction):
+    """A direction as the ``line_search`` request carries it: 4 numbers for a stump, the
+    domain and the three arrays for a tree."""
+    if np.ndim(direction[1]) == 0:
+        return {"direction": np.array(direction, dtype=float)}
+    keys = ("direction_domain", "tree_features", "tree_thresholds", "tree_votes")
+    return dict(zip(keys, direction))
+
+
 def _line_search(server, transport, participants, n_points, direction, batch, aggregate=None):
     """(η, exchanges) along ``direction`` from every participant's batched (F_l, F_l') sums."""
     everyone = [c for ids in participants for c in ids]
 
     def evaluate(steps):
-        payload = {"direction": np.array(direction, dtype=float), "steps": steps}
+        payload = {**_direction_payload(direction), "steps": steps}
         answers = transport.request("line_search", {c: payload for c in everyone})
         reports = [[answers[c] for c in ids] for ids in participants]
         return tuple(
@@ -183,19 +189,17 @@ def _line_search(server, transport, participants, n_points, direction, batch, ag
     return section_search(evaluate, batch, aggregate=aggregate)
 
 
-def _separating_step(server, transport, everyone, domain):
-    """MultiBoost's finite step η = (1 + ‖α‖₁)/min_i Q(k|x_i): every margin > 0.
-
-    The minima come from the set-up reports (``server.min_probabilities``); a request is
-    sent only to participants without one.
-    """
+def _min_probability(server, transport, everyone, domain):
+    """min_i Q(k|x_i) over the participants, for MultiBoost's finite step
+    (:func:`~manytask.boost.rounds.finite_step`): from the set-up reports
+    (``server.min_probabilities``); a request is sent only to participants without one."""
     known = [server.min_probabilities[c][domain] for c in everyone
              if c in server.min_probabilities]  # fmt: skip
     missing = [c for c in everyone if c not in server.min_probabilities]
     if missing:
         answers = transport.request("separating", {c: {"domain": domain} for c in missing})
         known += [answer["min_probability"] for answer in answers.values()]
-    return separating_step(server.state.steps, min(known))
+    return min(known)
 
 
 def run_round(server, transport, participants, candidates, batch):
@@ -204,7 +208,9 @@ def run_round(server, transport, participants, candidates, batch):
     One ``round`` request batch (:meth:`~.server.FederatedServer.round_payloads`): each
     participant applies the terms committed since its last answer and returns Φ_c, Z_{t,c}
     and the edges β_{t,c,r}; the server forms F_k, K_t, the direction and, with the AdaBoost
-    step, η_t from these alone (the exact line search adds its exchanges). With ``server.mu``
+    step, η_t from these alone (the exact line search adds its exchanges). With trees
+    (``server.max_depth`` > 1) the request is ``propose`` (Φ_c, Z_{t,c} and the client's
+    tree), then ``score`` (the s trees of the client's source → s edges). With ``server.mu``
     the round descends the soft-max F_μ instead (:func:`_soft_round`). Raises
     :class:`~.protocol.ClientFailure` before any change to the server's state.
 
@@ -240,60 +246,71 @@ def run_round(server, transport, participants, candidates, batch):
     ([1.0, 1.0], (0, 0, 0.5, 1))
     """
     everyone = [c for ids in participants for c in ids]
-    answers = transport.request("round", server.round_payloads(participants, candidates))
+    phase = "round" if server.max_depth == 1 else "propose"
+    answers = transport.request(phase, server.round_payloads(participants, candidates))
     server.acknowledge(everyone)
     reports = [[answers[c] for c in ids] for ids in participants]
     n_points = [sum(report["n_points"] for report in per_domain) for per_domain in reports]
     losses = np.array([
         server.pooled(per_domain, "loss_sum", n) for per_domain, n in zip(reports, n_points)
     ])  # fmt: skip
-    active = active_domains(losses)
+    _, _, active = round_objective(losses)
+    asked = None if server.own_rows_only else np.arange(losses.size)
+    if server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
+        candidates = server.select_trees(reports)
+        scores = transport.request("score", server.score_payloads(participants, active,
+                                                                  candidates))  # fmt: skip
+        reports = [[scores.get(c) for c in ids] for ids in participants]
+        asked = None  # own rows only: no tie fallback with trees, as MultiBoostClassifier
     if server.mu is not None:
         return _soft_round(server, transport, participants, candidates, batch, losses, n_points,
                            reports)  # fmt: skip
     edge_reports = {int(l): reports[l] for l in active}
     record = {"losses": losses, "active": active, "exchanges": 0}
-    asked = None if server.own_rows_only else np.arange(losses.size)
     directions = server.directions(active, edge_reports, candidates, n_points, asked)
-    if server.step == "adaboost":  # Figure 2's direction, always taken (Lemma 1, §6)
-        if not directions:
-            return {**record, "direction": None, "step": 0.0,
-                    "stop": STOP_NO_EDGE}  # fmt: skip
-        score, direction = directions[0]
-        return _adaboost_taken(record, server, transport, everyone, score, direction,
-                               losses[direction[0]])  # fmt: skip
-    for score, direction in directions:
-        step, exchanges = _line_search(server, transport, participants, n_points, direction,
-                                       batch)  # fmt: skip
-        record["exchanges"] += exchanges
-        taken = _taken_step(record, server, transport, everyone, score, direction, step)
-        if taken is not None:
-            return taken
-    return {**record, "direction": None, "step": 0.0, "stop": STOP_NO_DESCENT}
+    # Figure 2's direction with the AdaBoost step is always taken (Lemma 1, §6); the mass of
+    # source k's D_t is Z_{t,k}/m_k = F_k
+    return _decide(server, transport, participants, n_points, batch, record, directions,
+                   lambda direction: losses[direction[0]])  # fmt: skip
 
 
-def _taken_step(record, server, transport, everyone, score, direction, step):
-    """The round's record if the line search gave a step along ``direction``, else None.
+def _decide(server, transport, participants, n_points, batch, record, directions, mass,
+            aggregate=None):  # fmt: skip
+    """Lines 11–12 of the round, :func:`~manytask.boost.rounds.boost_round`'s pieces on the
+    pooled sums: the directions (score, direction) tried in turn
+    (:func:`~manytask.boost.rounds.first_taken`), η by the step rule — the AdaBoost step from
+    the score and ``mass(direction)``, or the exact line search on the clients' (F_l, F_l')
+    sums (``aggregate`` for F_μ) — made finite (:func:`~manytask.boost.rounds.finite_step`),
+    else the stop reason (:func:`~manytask.boost.rounds.stop_reason`)."""
+    everyone = [c for ids in participants for c in ids]
+    l1_norm = float(np.sum(server.state.steps))
 
-    η = ∞ (y Q h > 0 on every point: the objective → 0) becomes MultiBoost's finite step
-    (:func:`_separating_step`), which ends the run.
-    """
-    if np.isinf(step):
-        step = _separating_step(server, transport, everyone, direction[0])
-        return {**record, "direction": direction, "score": score, "step": step,
-                "stop": STOP_SEPARATING}  # fmt: skip
-    if step > 0:
-        return {**record, "direction": direction, "score": score, "step": step}
-    return None
+    def attempt(scored):
+        score, direction = scored
+        error = None
+        if server.step == "adaboost":
+            error = adaboost_error(score, mass(direction))
+            step = adaboost_step(error)
+        else:
+            step, exchanges = _line_search(server, transport, participants, n_points,
+                                           direction, batch, aggregate)  # fmt: skip
+            record["exchanges"] += exchanges
+        if not step > 0:
+            return None
+        step, separating = finite_step(
+            step, l1_norm, lambda: _min_probability(server, transport, everyone, direction[0])
+        )
+        taken = {**record, "direction": direction, "score": score, "step": step}
+        if error is not None:
+            taken["error"] = error
+        if separating:
+            taken["stop"] = STOP_SEPARATING
+        return taken
 
-
-def _adaboost_taken(record, server, transport, everyone, score, direction, mass):
-    """The round's record with η = ½ log((1 − ε)/ε), ε = ½(1 − score/mass) (Lemma 1)."""
-    error = adaboost_error(score, mass)
-    taken = _taken_step(record, server, transport, everyone, score, direction,
-                        adaboost_step(error))  # fmt: skip
-    taken["error"] = error
-    return taken
+    taken = first_taken(directions, server.step == "adaboost" or server.mu is not None, attempt)
+    if taken is not None:
+        return taken
+    return {**record, "direction": None, "step": 0.0, "stop": stop_reason(server.step, server.mu)}
 
 
 def _soft_round(server, transport, participants, candidates, batch, losses, n_points, reports):
@@ -303,29 +320,20 @@ def _soft_round(server, transport, participants, candidates, batch, losses, n_po
     back); the server combines them with the soft-max weights p_l into the descent rate
     Σ_l p_l E_l(q, r) of F_μ, takes the single steepest coordinate
     (:meth:`~.server.FederatedServer.soft_direction`) and the AdaBoost step of its
-    distribution, or the exact line search on F_μ along it (:func:`~.server.section_search`
-    with :func:`~.server.soft_max_aggregate`). F_μ is smooth, so there is no tie fallback:
-    if that coordinate does not decrease F_μ the run stops (``"no coordinate decreases
-    F_mu"``).
+    distribution (D ∝ p_l a_i: its mass is Σ_l p_l F_l), or the exact line search on F_μ
+    along it (:func:`~.server.section_search` with :func:`~.server.soft_max_aggregate`).
+    F_μ is smooth, so there is no tie fallback: if that coordinate does not decrease F_μ the
+    run stops (``"no coordinate decreases F_mu"``; with the AdaBoost step ``"no direction
+    with error < 1/2"``, as MultiBoostClassifier says).
     """
-    everyone = [c for ids in participants for c in ids]
     weights = server.soft_weights(losses)
-    record = {"losses": losses, "active": active_domains(losses), "exchanges": 0,
-              "objective": server.soft_objective(losses), "soft_weights": weights}  # fmt: skip
+    _, objective, active = round_objective(losses, mu=server.mu)
+    record = {"losses": losses, "active": active, "exchanges": 0, "objective": objective,
+              "soft_weights": weights}  # fmt: skip
     score, direction = server.soft_direction(weights, reports, candidates, n_points)
-    step = 0.0
-    if score > 0 and server.step == "adaboost":  # D ∝ p_l a_i: its mass is Σ_l p_l F_l
-        return _adaboost_taken(record, server, transport, everyone, score, direction,
-                               float(weights @ losses))  # fmt: skip
-    if score > 0:
-        step, record["exchanges"] = _line_search(
-            server, transport, participants, n_points, direction, batch,
-            soft_max_aggregate(server.mu),
-        )  # fmt: skip
-    taken = _taken_step(record, server, transport, everyone, score, direction, step)
-    if taken is not None:
-        return taken
-    return {**record, "direction": None, "step": 0.0, "stop": STOP_NO_DESCENT_MU}
+    directions = [(score, direction)] if score > 0 else []
+    return _decide(server, transport, participants, n_points, batch, record, directions,
+                   lambda _: float(weights @ losses), soft_max_aggregate(server.mu))  # fmt: skip
 
 
 def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progress=None):
@@ -376,7 +384,7 @@ def run_rounds(server, transport, clients_by_domain, n_rounds, batch=15, progres
         transport.round, transport.sent, transport.received = round_number, 0, 0
         transport.batches, transport.failures = 0, []
         participants = server.select_clients(clients_by_domain)
-        candidates = server.select_candidates()
+        candidates = server.select_candidates() if server.max_depth == 1 else None
         restarts = 0
         while True:
             if any(not ids for ids in participants):
@@ -435,7 +443,7 @@ def ensemble_terms(state, run, domain_labels):
     (0, [0.25], 'a')
     """
     estimators = [
-        (int(k), Stump(feature=int(j), threshold=float(t), polarity=int(p)))
+        (int(k), _base(j, t, p))
         for k, j, t, p in zip(state.domains, state.features, state.thresholds, state.polarities)
     ]
     history, terms = [], iter(estimators)
@@ -449,6 +457,17 @@ def ensemble_terms(state, run, domain_labels):
                 entry[key] = record[key]
         history.append(entry)
     return estimators, state.steps.copy(), history
+
+
+def _base(feature, threshold, polarity):
+    """A term's :class:`~manytask.boost.stumps.Stump`, or its
+    :class:`~manytask.boost.trees.Tree` (``split_bins`` −1: it was grown on the clients' bins,
+    not the estimator's; prediction reads the thresholds)."""
+    if np.ndim(feature) == 0:
+        return Stump(feature=int(feature), threshold=float(threshold), polarity=int(polarity))
+    votes = np.asarray(polarity, dtype=float)[:, None]
+    return Tree(np.asarray(feature, dtype=np.intp), np.asarray(threshold, dtype=float),
+                np.full(np.size(feature), -1, dtype=np.intp), votes)  # fmt: skip
 
 
 def fill_estimator(clf, state, q, classes, domain_labels, n_features, run):

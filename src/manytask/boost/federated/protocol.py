@@ -26,8 +26,16 @@ if p = 2 else p rows of Q's parameters):
   terms the client lacks (5 each, :func:`state_to_payload`), ``domains`` (the rows) and
   ``asked`` (rows, s) → ``n_points``, ``loss_sum`` (Φ_c, Z_{t,c}) and ``edge_sums`` (rows, s;
   β_{t,c,r} on the client's own row).
-- ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4), ``steps`` (b) →
-  ``loss_sums``, ``slope_sums`` (b each).
+- ``propose`` and ``score``, the round with trees of depth d (``max_depth``): ``propose``
+  carries ``state_start``, the terms the client lacks (2 + 2·(2^d − 1) + 2^d each) and
+  ``max_depth`` → ``n_points``, ``loss_sum`` and the client's tree for its source
+  (:func:`~.client.client_tree`: ``tree_features``, ``tree_thresholds``, ``tree_votes``);
+  ``score`` carries the s candidate trees of the client's source (those three arrays, s rows)
+  → ``edge_sums`` (1, s; :func:`~.client.client_tree_edges`). With the soft-max both carry
+  ``domains`` (all p): a tree per domain q, and the s trees of every q → (p, s) edges.
+- ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4; a tree:
+  ``direction_domain`` and its three tree arrays), ``steps`` (b) → ``loss_sums``,
+  ``slope_sums`` (b each).
 - ``separating``: ``domain`` (1) → ``min_probability`` (a client whose set-up report is
   missing).
 - ``losses`` (a whole state → ``n_points``, ``loss_sum``, e.g. the final objective) and
@@ -49,12 +57,15 @@ from .client import (
     EdgeIndex,
     ModelState,
     advance_margins,
+    client_bins,
     client_edges,
     client_losses_along,
     client_margins,
     client_min_probability,
     client_quantiles,
     client_statistics,
+    client_tree,
+    client_tree_edges,
 )
 
 __all__ = [
@@ -182,8 +193,8 @@ def _edges(shard, payload, kept):
     return message, kept
 
 
-def _round(shard, payload, kept):
-    """Figure 2, lines 7–8 and 15–16 in one answer, after applying the terms the server sent."""
+def _advance(shard, payload, kept):
+    """The client after the server's new terms: (state, margins, a_i, kept)."""
     state, margins = advance_margins(
         shard, kept.get("state", ModelState()), kept.get("margins"),
         int(np.asarray(payload["state_start"])), state_from_payload(payload),
@@ -192,18 +203,50 @@ def _round(shard, payload, kept):
         raise ValueError("a round needs the candidate table: the candidates request did not "
                          "reach this client")  # fmt: skip
     scaled = np.exp(-margins)  # a_i, kept for a line search in this round
+    return state, scaled, {**kept, "state": state, "margins": margins, "scaled": scaled}
+
+
+def _round(shard, payload, kept):
+    """Figure 2, lines 7–8 and 15–16 in one answer, after applying the terms the server sent."""
+    state, scaled, kept = _advance(shard, payload, kept)
     asked = np.asarray(payload["asked"], dtype=int)
     message = client_statistics(state, shard, scaled)
     message.update(client_edges(
         state, shard, np.asarray(payload["domains"], dtype=int), kept["features"][asked],
         kept["thresholds"][asked], index=kept.get("edge_index"), scaled=scaled,
     ))  # fmt: skip
-    return message, {**kept, "state": state, "margins": margins, "scaled": scaled}
+    return message, kept
+
+
+def _propose(shard, payload, kept):
+    """Figure 2, lines 7–8 and the client's candidate tree, after applying the new terms; the
+    shard is binned at the candidate table once and kept."""
+    state, scaled, kept = _advance(shard, payload, kept)
+    if "binned" not in kept:
+        kept = {**kept, "binned": client_bins(shard, kept["features"], kept["thresholds"])}
+    message = client_statistics(state, shard, scaled)
+    depth = int(np.asarray(payload["max_depth"]))
+    if "domains" not in payload:  # the hard max: a tree for the client's source
+        message.update(client_tree(shard, kept["binned"], scaled, depth))
+        return message, kept
+    trees = [client_tree(shard, kept["binned"], scaled, depth, q) for q in payload["domains"]]
+    message.update({key: np.stack([tree[key] for tree in trees]) for key in trees[0]})
+    return message, kept
+
+
+def _score(shard, payload, kept):
+    domains = payload.get("domains")
+    return client_tree_edges(shard, payload, kept["scaled"], domains), kept
 
 
 def _line_search(shard, payload, kept):
-    domain, feature, threshold, polarity = np.asarray(payload["direction"], dtype=float)
-    direction = (int(domain), int(feature), float(threshold), int(polarity))
+    if "direction" in payload:  # a stump: (k, j, θ, polarity)
+        domain, feature, threshold, polarity = np.asarray(payload["direction"], dtype=float)
+        direction = (int(domain), int(feature), float(threshold), int(polarity))
+    else:  # a tree
+        direction = (int(np.asarray(payload["direction_domain"])),
+                     *(np.asarray(payload[key]) for key in ("tree_features", "tree_thresholds",
+                                                             "tree_votes")))  # fmt: skip
     steps = np.asarray(payload["steps"], dtype=float)
     message = client_losses_along(kept["state"], shard, direction, steps, kept["scaled"])
     return message, kept
@@ -220,6 +263,8 @@ PHASES = {
     "setup": _setup,
     "candidates": _candidates,
     "round": _round,
+    "propose": _propose,
+    "score": _score,
     "losses": _losses,
     "edges": _edges,
     "line_search": _line_search,

@@ -84,6 +84,14 @@ class FederatedServer:
         (default, Lemma 1 and §6) η = ½ log((1 − ε)/ε) from the pooled aggregates, no
         line-search exchanges; "exact_line_search" argmin_η F(α + η e) by
         :func:`section_search` over the clients' batched (F_l, F_l') sums.
+    max_depth : int >= 1, default=1
+        The base classifiers: 1, the candidate stumps; d > 1, trees of depth d, as
+        ``MultiBoostClassifier(max_depth=d)``. Each round every participant proposes the tree
+        it grows for its source on its points (``propose``), the server takes s proposals per
+        source (:meth:`select_trees`, H_{t,k}) and sends each participant of an active source
+        those s trees, which it scores (``score``: s numbers back). With ``mu`` each
+        participant proposes a tree per domain q (its points weighted by Q(q|x)), the server
+        takes s per q among all of them and every participant scores all p·s.
 
     Examples
     --------
@@ -93,7 +101,7 @@ class FederatedServer:
     """
 
     def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
-                 random_state=None, mu=None, step="adaboost"):  # fmt: skip
+                 random_state=None, mu=None, step="adaboost", max_depth=1):  # fmt: skip
         if step not in FEDERATED_STEPS:
             check_step(step, "exponential")  # the renamed rules' message
             raise ValueError(f"step must be one of {FEDERATED_STEPS}, got {step!r}")
@@ -101,6 +109,7 @@ class FederatedServer:
         check_positive_int(r, "r", allow_none=True)
         check_positive_int(s, "s", allow_none=True)
         self.mu = check_positive(mu, "mu", allow_none=True)
+        self.max_depth = check_positive_int(max_depth, "max_depth")
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
@@ -154,7 +163,13 @@ class FederatedServer:
         payloads = {}
         for k, ids in enumerate(participants):
             rows = [k] if self.own_rows_only else list(range(n_domains))
-            asked = {"domains": np.array(rows), "asked": np.stack([candidates[q] for q in rows])}
+            if self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
+                asked = {"max_depth": self.max_depth}
+                if self.mu is not None:  # a tree per domain q
+                    asked["domains"] = np.arange(n_domains)
+            else:
+                asked = {"domains": np.array(rows),
+                         "asked": np.stack([candidates[q] for q in rows])}  # fmt: skip
             for client in ids:
                 start = min(self.known.get(client, 0), self.state.size)
                 terms = state_to_payload(self.state.tail(start))
@@ -224,6 +239,80 @@ class FederatedServer:
             for _ in range(self.n_domains)
         ]  # fmt: skip
 
+    def select_trees(self, proposals):
+        """H_{t,k} with trees: s of the trees proposed for Q(k|·) (all if ``s`` is None or at
+        least their number), in client order: with the hard max, the trees of source k's
+        participants; with the soft-max (each participant proposes one per domain), the k-th
+        tree of every participant.
+
+        Parameters
+        ----------
+        proposals : sequence of sequence of dict
+            Per source, its participants' ``propose`` messages.
+
+        Returns
+        -------
+        list of dict
+            Per domain, ``tree_features``, ``tree_thresholds`` (s, 2^d − 1) and
+            ``tree_votes`` (s, 2^d).
+
+        Examples
+        --------
+        >>> server = FederatedServer(1, [0], [0.5], max_depth=2)
+        >>> tree = {"tree_features": [0, 0, 0], "tree_thresholds": [0.5, np.inf, np.inf],
+        ...         "tree_votes": [-1, 1, 1, 1]}
+        >>> server.select_trees([[tree, tree]])[0]["tree_votes"].shape
+        (2, 4)
+        """
+        keys = ("tree_features", "tree_thresholds", "tree_votes")
+        if self.mu is None:
+            pools = [[{key: np.asarray(m[key]) for key in keys} for m in messages]
+                     for messages in proposals]  # fmt: skip
+        else:
+            everyone = [m for messages in proposals for m in messages]
+            pools = [[{key: np.asarray(m[key])[q] for key in keys} for m in everyone]
+                     for q in range(self.n_domains)]  # fmt: skip
+        chosen = []
+        for pool in pools:
+            keep = np.arange(len(pool))
+            if self.s is not None and self.s < keep.size:
+                keep = np.sort(self.rng.choice(keep.size, self.s, replace=False))
+            chosen.append({key: np.stack([pool[i][key] for i in keep]) for key in keys})
+        return chosen
+
+    def score_payloads(self, participants, active, trees):
+        """The ``score`` request: each participant of an active source gets the s trees of its
+        source (the hard max), or every participant those of every domain (the soft-max).
+
+        Parameters
+        ----------
+        participants : sequence of sequence of int
+            The selected clients of each domain.
+        active : sequence of int
+            The active domains K_t.
+        trees : list of dict
+            :meth:`select_trees`' trees per domain.
+
+        Returns
+        -------
+        dict
+            {client: payload}.
+
+        Examples
+        --------
+        >>> server = FederatedServer(2, [0], [0.5], max_depth=2)
+        >>> tree = {"tree_features": [0, 0, 0], "tree_thresholds": [0.5, np.inf, np.inf],
+        ...         "tree_votes": [-1, 1, 1, 1]}
+        >>> trees = server.select_trees([[tree], [tree]])
+        >>> sorted(server.score_payloads([[0], [1]], [1], trees))
+        [1]
+        """
+        if self.mu is None:
+            return {c: trees[k] for k in active for c in participants[k]}
+        every = {"domains": np.arange(self.n_domains),
+                 **{key: np.stack([t[key] for t in trees]) for key in trees[0]}}  # fmt: skip
+        return {c: every for ids in participants for c in ids}
+
     @staticmethod
     def pooled(reports, key, n_points):
         """Σ_{c∈C_k} (key)_c / Σ_{c∈C_k} m_c over one domain's reports.
@@ -250,6 +339,11 @@ class FederatedServer:
         return sum(report[key] for report in reports) / n_points
 
     def _direction(self, k, candidates, r, edge):
+        sign = 1 if edge >= 0 else -1
+        if isinstance(candidates[k], dict):  # a tree: (k, node features, thresholds, votes)
+            trees = candidates[k]
+            return (int(k), trees["tree_features"][r], trees["tree_thresholds"][r],
+                    sign * trees["tree_votes"][r])  # fmt: skip
         index = candidates[k][r]
         return (int(k), int(self.candidate_features[index]),
                 float(self.candidate_thresholds[index]), 1 if edge >= 0 else -1)  # fmt: skip

@@ -40,7 +40,7 @@ DOMAIN_CLASSIFIERS = ("federated", "central")
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
              *, thresholds=None, n_quantiles=16, domain_classifier="federated",
              line_search_batch=15, retries=0, timeout=None, fault=None, record_messages=False,
-             mu=None, pooled=False, step="adaboost"):  # fmt: skip
+             mu=None, pooled=False, step="adaboost", max_depth=1):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) run in process; returns a fitted :class:`MultiBoostClassifier`.
 
     Parameters
@@ -95,6 +95,15 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         returned estimator has one domain (``domains_ = [0]``).
     step : {"adaboost", "exact_line_search"}
         The step rule (:class:`~.server.FederatedServer`), as ``MultiBoostClassifier(step=step)``.
+    max_depth : int >= 1
+        1 (default, the paper's): candidate stumps. d > 1: trees of depth d, as
+        ``MultiBoostClassifier(max_depth=d)``, split at the candidate thresholds; each
+        participant proposes its source's tree, the server sends each participant of an
+        active source s of them (``r``, ``s`` as for stumps), the answer is s edge sums
+        (:class:`~.server.FederatedServer`; with ``mu`` a tree per domain and p·s edges).
+        With one client per source, all of them taking part, the hard max and the
+        estimator's bins equal to the candidate thresholds, the ensemble is
+        ``MultiBoostClassifier(max_depth=d)``'s.
 
     Returns
     -------
@@ -124,14 +133,14 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     server, setup, federated = prepare_server(
         transport, clients_by_domain, domain_labels, X.shape[1], federated_q=federated_q,
         thresholds=thresholds, n_quantiles=n_quantiles, r=r, s=s, random_state=rng, mu=mu,
-        step=step,
+        step=step, max_depth=max_depth,
     )  # fmt: skip
     q = federated if federated_q else q
     run = FederatedRun(setup=setup, client_points=client_points)
     run.history = run_rounds(server, transport, clients_by_domain, n_rounds, line_search_batch)
     run.messages = transport.log
     return as_estimator(server.state, q, classes, domain_labels, X.shape[1], run, server.mu,
-                        server.step)  # fmt: skip
+                        server.step, server.max_depth)  # fmt: skip
 
 
 def prepare_clients(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
@@ -291,10 +300,11 @@ def check_domain_classifier(domain_classifier, pooled) -> bool:
     return False
 
 
-def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost"):
+def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, step="adaboost",
+                 max_depth=1):  # fmt: skip
     """A fitted :class:`~manytask.boost.MultiBoostClassifier` holding the federated ensemble
-    (``mu``, ``step``: the server's soft-max parameter and step rule, kept as the
-    estimator's).
+    (``mu``, ``step``, ``max_depth``: the server's soft-max parameter, step rule and base
+    classifiers, kept as the estimator's).
 
     Parameters
     ----------
@@ -314,6 +324,8 @@ def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, ste
         The server's soft-max parameter.
     step : {"adaboost", "exact_line_search"}, default="adaboost"
         The server's step rule.
+    max_depth : int, default=1
+        The depth of the server's trees (1: stumps).
 
     Returns
     -------
@@ -333,7 +345,11 @@ def as_estimator(state, q, classes, domain_labels, n_features, run, mu=None, ste
     (1, [0, 1])
     """
     clf = MultiBoostClassifier(
-        n_estimators=max(len(run.history), 1), domain_classifier=q, mu=mu, step=step
+        n_estimators=max(len(run.history), 1),
+        domain_classifier=q,
+        mu=mu,
+        step=step,
+        max_depth=max_depth,
     )
     return fill_estimator(clf, state, q, classes, domain_labels, n_features, run)
 

@@ -92,6 +92,7 @@ RUN_CONFIG = {
     "retries": 0,
     "timeout": 30.0,  # seconds per request batch (also the messages' TTL); 0: wait for all
     "mu": 0.0,  # soft-max μ of F_μ; 0: the hard max of Figure 2
+    "max-depth": 1,  # base classifiers: 1 stumps, d > 1 trees of depth d
     "shards": "",  # Simulation Runtime: the directory of client-<partition-id>.npz
     "secure": False,  # pairwise-masked sums (.secure): the server sees per-source sums only
 }
@@ -216,6 +217,7 @@ def run_server(link, run_config) -> None:
             federated_q=federated_q, thresholds=_thresholds(config["thresholds"]),
             n_quantiles=int(config["n-quantiles"]), r=int(config["r"]) or None,
             s=int(config["s"]) or None, random_state=rng, mu=float(config["mu"]) or None,
+            max_depth=int(config["max-depth"]),
         )  # fmt: skip
         domain_model = None if q is None else {
             "coef": q.estimator_.coef, "intercept": q.estimator_.intercept, "clip": q.clip,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...._validation import check_retries, check_timeout
+from ...._validation import check_positive_int, check_retries, check_timeout
 from ..client import ModelState
 from ..domain import as_domain_classifier
 from ..domain_client import SoftmaxDomainModel
@@ -270,7 +270,12 @@ def read_result(path):
                 record[key] = np.asarray(record[key], dtype=float if key == "losses" else int)
         if record.get("direction") is not None:
             k, j, threshold, polarity = record["direction"]
-            record["direction"] = (int(k), int(j), float(threshold), int(polarity))
+            if np.ndim(j) == 0:
+                record["direction"] = (int(k), int(j), float(threshold), int(polarity))
+            else:  # a tree
+                record["direction"] = (int(k), np.asarray(j, dtype=int),
+                                       np.asarray(threshold, dtype=float),
+                                       np.asarray(polarity, dtype=float))  # fmt: skip
     return state, run
 
 
@@ -360,7 +365,7 @@ def run_local_federation(X, y, domains, clients_per_domain, r=None, s=None, n_ro
                          random_state=None, *, thresholds=None, n_quantiles=16,
                          domain_classifier="federated", line_search_batch=15, retries=0,
                          timeout=30.0, mu=None, secure=False, runtime="deployment",
-                         workdir=None):  # fmt: skip
+                         workdir=None, max_depth=1):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) as a Flower App on this machine, on one of Flower's runtimes.
 
     The same clients as :func:`~manytask.boost.federated.simulate` (same split, same Q, same
@@ -391,6 +396,9 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
     workdir : None or path
         Where the shards, the app, ``FLWR_HOME`` and the processes' logs go (kept); None: a
         temporary directory, removed afterwards.
+    max_depth : int >= 1
+        As in :func:`~manytask.boost.federated.simulate`; trees need ``secure=False`` (a
+        client's proposed tree is its own, not a sum).
 
     Returns
     -------
@@ -415,7 +423,7 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         thresholds=thresholds, n_quantiles=n_quantiles, domain_classifier=domain_classifier,
         line_search_batch=line_search_batch, retries=retries, timeout=timeout, mu=mu,
-        secure=secure,
+        secure=secure, max_depth=max_depth,
     )  # fmt: skip
     if runtime == "simulation":
         _require_ray()
@@ -442,7 +450,7 @@ def _require_ray() -> None:
 def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100,
                        random_state=None, *, thresholds=None, n_quantiles=16,
                        domain_classifier="federated", line_search_batch=15, retries=0,
-                       timeout=None, mu=None, secure=False) -> dict:  # fmt: skip
+                       timeout=None, mu=None, secure=False, max_depth=1) -> dict:  # fmt: skip
     """What :func:`~manytask.boost.federated.simulate` does before its loop, for Flower.
 
     The transport's own checks (``retries``, ``timeout``, ``secure``), then the set-up every
@@ -455,7 +463,7 @@ def prepare_federation(X, y, domains, clients_per_domain, r=None, s=None, n_roun
     Parameters
     ----------
     X, y, domains, clients_per_domain, r, s, n_rounds, random_state, thresholds, n_quantiles, \
-domain_classifier, line_search_batch, retries, timeout, mu, secure
+domain_classifier, line_search_batch, retries, timeout, mu, secure, max_depth
         As in :func:`run_local_federation`.
 
     Returns
@@ -476,6 +484,10 @@ domain_classifier, line_search_batch, retries, timeout, mu, secure
         raise ValueError(f"secure must be True or False, got {secure!r}")
     if secure and retries:
         raise ValueError(f"secure sums need retries=0, got retries={retries!r}")
+    check_positive_int(max_depth, "max_depth")
+    if secure and max_depth > 1:
+        raise ValueError(f"secure sums need max_depth=1 (a proposed tree is not a sum), got "
+                         f"max_depth={max_depth!r}")  # fmt: skip
     clients = prepare_clients(
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         n_quantiles=n_quantiles, domain_classifier=domain_classifier,
@@ -488,12 +500,12 @@ domain_classifier, line_search_batch, retries, timeout, mu, secure
         "rng-state": json.dumps(clients["rng"].bit_generator.state),
         "n-quantiles": int(n_quantiles), "line-search-batch": int(line_search_batch),
         "retries": int(retries), "timeout": float(timeout or 0.0), "mu": float(mu or 0.0),
-        "wait": STARTUP_SECONDS, "secure": bool(secure),
+        "wait": STARTUP_SECONDS, "secure": bool(secure), "max-depth": int(max_depth),
     }  # fmt: skip
     return {**{key: clients[key] for key in ("shards", "client_points", "q", "classes",
                                              "domain_labels")},
             "n_features": clients["X"].shape[1], "thresholds": thresholds,
-            "run_config": run_config, "mu": mu}  # fmt: skip
+            "run_config": run_config, "mu": mu, "max_depth": int(max_depth)}  # fmt: skip
 
 
 def write_inputs(root, federation) -> list[Path]:
@@ -585,6 +597,7 @@ def federation_estimator(federation, state, run):
         federation["n_features"],
         federated_run,
         mu=federation["mu"],
+        max_depth=federation["max_depth"],
     )
 
 
