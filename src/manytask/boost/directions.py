@@ -15,6 +15,7 @@ import numpy as np
 from .multiclass import VectorStump, best_vector_stump, steepest_common_stump
 from .objective import direction_score, weighted_error
 from .steepest import steepest_coordinate
+from .steps import first_best
 from .stumps import Stump, best_stump, predict_presorted
 from .trees import Tree, grow_tree, tree_training_values
 
@@ -130,7 +131,9 @@ def steepest_directions(data: RoundData, rows, gradients) -> list[Direction]:
     Returns
     -------
     list of Direction
-        By decreasing rate (a stable sort: equal rates keep the rows' order).
+        By decreasing rate; rates equal to rounding (:func:`~.steps.first_best`, relative
+        to the largest mass) keep the rows' order, so rounding never decides which source's
+        direction comes first.
 
     Examples
     --------
@@ -167,7 +170,17 @@ def steepest_directions(data: RoundData, rows, gradients) -> list[Direction]:
         for (q, _), row_scale, mass in zip(rows, scale * queried, masses):
             stump, rate = best_vector_stump(data.presorted, gradients * codes * row_scale[:, None])
             found.append(Direction(float(rate), int(q), stump, float(mass)))
-    return sorted(found, key=lambda direction: -direction.rate)
+    return _by_rate(found, float(masses.max(initial=0.0)))
+
+
+def _by_rate(found: list, scale: float) -> list:
+    """``found`` by decreasing rate, each place to the first remaining direction within
+    ``TIE_RTOL · scale`` of the best remaining one (the one tie rule)."""
+    remaining, ordered = list(found), []
+    while remaining:
+        rates = [direction.rate for direction in remaining]
+        ordered.append(remaining.pop(first_best(rates, scale, maximise=True)))
+    return ordered
 
 
 def steepest_tied_direction(data: RoundData, active, gradients) -> Direction | None:
@@ -211,14 +224,14 @@ def steepest_tied_direction(data: RoundData, active, gradients) -> Direction | N
         rates = np.bincount(domain_index, weights=signed, minlength=data.n_domains)
         return Direction(float(rates[active].min()), q, stump)
     tied = np.eye(data.n_domains)[active] if data.mixtures is None else data.mixtures[active]
-    best = None
+    found = []
     for q in range(data.n_domains):
         signed = gradients * codes * Q[:, [q]]  # (m, C)
         by_vertex = tied[:, domain_index][:, :, None] * signed[None]
         votes, feature, threshold, value = steepest_common_stump(presorted, by_vertex)
-        if best is None or value > best.rate:
-            stump = Stump(feature, threshold, int(votes[0]))
-            if codes.shape[1] > 1:
-                stump = VectorStump(Stump(feature, threshold, 1), tuple(int(v) for v in votes))
-            best = Direction(float(value), q, stump)
-    return best
+        stump = Stump(feature, threshold, int(votes[0]))
+        if codes.shape[1] > 1:
+            stump = VectorStump(Stump(feature, threshold, 1), tuple(int(v) for v in votes))
+        found.append(Direction(float(value), q, stump))
+    # the first q within TIE_RTOL of the best (rates are at most Σ |w|)
+    return found[first_best([d.rate for d in found], float(np.abs(gradients).sum()), maximise=True)]

@@ -217,6 +217,7 @@ def steepest_common_stump(presorted, signed_by_vertex):
     signed_by_vertex = np.asarray(signed_by_vertex, dtype=float)
     signed = np.moveaxis(signed_by_vertex, 1, 0)  # (m, J, C)
     total = signed.sum(axis=0)  # (J, C)
+    scale = np.abs(signed).sum()
     best = (-np.inf, 0, 0, None)
     for feature in range(presorted.n_features):
         prefix, valid = _split_prefixes(presorted, feature, signed)  # (S, J, C)
@@ -224,8 +225,8 @@ def steepest_common_stump(presorted, signed_by_vertex):
         votes = np.where(edges.sum(axis=1) < 0, -1.0, 1.0)  # (S, C)
         values = np.einsum("sjc,sc->sj", edges, votes).min(axis=1)
         values = np.where(valid, values, -np.inf)
-        split = first_best(values, np.abs(signed).sum(), maximise=True)
-        if values[split] > best[0]:
+        split = first_best(values, scale, maximise=True)
+        if values[split] > best[0] + TIE_RTOL * scale:  # a tie keeps the first feature
             best = (float(values[split]), feature, split, votes[split])
     value, feature, split, votes = best
     stump = _vector_from_split(presorted, feature, split, votes)
