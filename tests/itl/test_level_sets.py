@@ -87,7 +87,7 @@ def gaussian_data():
 
 @pytest.fixture(scope="module")
 def fitted_on_gaussian(gaussian_data):
-    return InfiniteLevelSetEstimator().fit(gaussian_data)
+    return InfiniteLevelSetEstimator(random_state=0).fit(gaussian_data)
 
 
 def test_training_fraction_of_outliers_is_theta(fitted_on_gaussian, gaussian_data):
