@@ -221,7 +221,8 @@ def main():
             "(`bench_itl_csc_dlse.py`)\n\n"
             f"Measured {machine()}; 1-minute load average {min(loads):.1f}–{max(loads):.1f} "
             f"during the run (2 cores shared), whole run {time.perf_counter() - start:.0f} s. "
-            "*Default*: `lambda_=None` (λ and the input bandwidth chosen inside `fit`); "
+            "*Default*: ∞-CSC `lambda_=None` (λ and the input bandwidth chosen inside `fit`), "
+            "∞-DLSE `input_bandwidth=None` (the bandwidth chosen inside `fit`); "
             "*fixed*: the earlier defaults, which the reproductions pin. Mean ± sd over "
             "splits; see the script's docstring for the metrics.\n\n"
         )

@@ -22,7 +22,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import check_bool, check_positive, unchanged_on_error, validate_X_y
+from .._validation import (
+    check_bool,
+    check_int,
+    check_positive,
+    unchanged_on_error,
+    validate_X_y,
+)
 from ..kernels import RBF
 from ._choice import HOLDOUT_FOLDS, SELECTION_ATTRIBUTES, choose
 from ._estimator import ITLEstimator, check_bandwidth, check_two_samples, ridge_penalty
@@ -107,7 +113,8 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median heuristic, of least
         held-out risk of eq. (4) with the exact hinge (the cost-weighted hinge integrated
         over θ, κ = 0) on a held-out third of the training set (all three thirds below 200
-        points), then one refit on all of it (:mod:`~manytask.itl._choice`). Ours: the
+        points), each fit of the warm-started path stopped after :data:`SELECTION_MAX_ITER`
+        iterations, then one refit on all of it (:mod:`~manytask.itl._choice`). Ours: the
         paper gives no values for ∞-CSC; λ and the bandwidth set the capacity against n
         and the class overlap, so no fixed value suits every data set (our earlier default,
         λ = 1e-3 with the median heuristic, is what the reproduction pins). Accuracy and
@@ -239,6 +246,8 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         kappa = check_positive(self.kappa, "kappa", strict=False)
         theta_bandwidth = check_bandwidth(self.theta_bandwidth, "theta_bandwidth")
         check_bool(self.bias, "bias")
+        max_iter = check_int(self.max_iter, "max_iter")
+        check_positive(self.tol, "tol")
         X, signs = self._validate_labelled_data(X, y)
         X_standardised = self._standardise_X(X)
         quadrature = self._default_anchors(len(signs), self.n_anchors, THETA_INTERVAL)
@@ -261,7 +270,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
 
         bandwidth = self.input_bandwidth
         if lambda_ is None and len(signs) >= 2 * HOLDOUT_FOLDS:
-            iterations = min(SELECTION_MAX_ITER, self.max_iter)
+            iterations = min(SELECTION_MAX_ITER, max_iter)
             lambda_, bandwidth = choose(
                 self, X_standardised, signs, whiten, data_term, ridge_penalty, score, iterations
             )
