@@ -87,7 +87,10 @@ def gaussian_data():
 
 @pytest.fixture(scope="module")
 def fitted_on_gaussian(gaussian_data):
-    return InfiniteLevelSetEstimator(random_state=0).fit(gaussian_data)
+    # A fixed bandwidth: the default's held-out choice between 0.5 × and 1 × the median
+    # heuristic is a near-tie of held-out outlier counts on this set, which goes either way
+    # on different CPUs; these tests are about the fit at a given bandwidth.
+    return InfiniteLevelSetEstimator(input_bandwidth="median", random_state=0).fit(gaussian_data)
 
 
 def test_training_fraction_of_outliers_is_theta(fitted_on_gaussian, gaussian_data):
