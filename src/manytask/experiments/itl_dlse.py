@@ -159,7 +159,8 @@ def run_once(X, run, n_train=None, n_test=None, max_iter=10000):
     start = time.perf_counter()
     # the configuration of the committed results, pinned against changes of the defaults
     model = InfiniteLevelSetEstimator(
-        lambda_=1e-4, epsilon=EPSILON, theta_bandwidth=0.2, kappa=1e-3, ridge=1e-3,
+        lambda_=1e-4, epsilon=EPSILON, input_bandwidth="median", theta_bandwidth=0.2,
+        kappa=1e-3, ridge=1e-3,
         quadrature="gauss-lobatto", max_iter=max_iter, tol=1e-8, random_state=run,
     )  # fmt: skip
     model.fit(train)

@@ -1,4 +1,4 @@
-"""Choice of λ and the input bandwidth of ∞-QR inside ``fit``: hold-out or K-fold.
+"""Choice of λ and the input bandwidth of the ITL estimators inside ``fit``: hold-out or K-fold.
 
 The paper chose the hyper-parameters of ∞-QR (input and θ bandwidths, ridge λ) by 5-fold
 cross-validation on the training part (``infinite-task-learning.txt``, §5 "QR"; it searched
@@ -21,9 +21,10 @@ bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
 200 training points on: a held-out third, at most 16 warm-started fits on two thirds of the
 data for the default grid (all 3 splits below); ``cv=K`` uses all K.
 
-The held-out score is the ITL risk of eqs. (8)–(9) without smoothing, Σ_j w_j mean_i
+The held-out score of ∞-QR is the ITL risk of eqs. (8)–(9) without smoothing, Σ_j w_j mean_i
 ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
-the levels by the quadrature of the fit.
+the levels by the quadrature of the fit. :func:`cross_validate` is the same search for any
+data term, penalty and held-out score (∞-CSC and ∞-DLSE use it with their own).
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ from sklearn.model_selection import KFold
 from ._estimator import minimise, random_generator, ridge_penalty
 from .losses import pinball
 
-__all__ = ["BANDWIDTH_FACTORS", "CV_TOL", "LAMBDA_PATH", "cross_validate_quantiles"]
+__all__ = [
+    "BANDWIDTH_FACTORS",
+    "CV_TOL",
+    "LAMBDA_PATH",
+    "cross_validate",
+    "cross_validate_quantiles",
+]
 
 #: λ searched by ``cv`` (largest first: the path's warm starts).
 LAMBDA_PATH = (1e-2, 1e-3, 1e-4, 1e-5)
@@ -121,6 +128,83 @@ def cross_validate_quantiles(
     >>> risks.shape, bool(np.all(risks > 0))
     ((2, 2), True)
     """
+
+    def score(held_out, params, y_held_out):
+        return held_out_risk(held_out, params, y_held_out, anchors, weights)
+
+    def penalty(lambda_):
+        return ridge_penalty(lambda_, lambda_b)
+
+    return cross_validate(
+        X, y, bandwidths, lambdas, folds, whiten, data_term, penalty, score, max_iter, tol,
+        random_state, max_splits,
+    )  # fmt: skip
+
+
+def cross_validate(
+    X,
+    y,
+    bandwidths,
+    lambdas,
+    folds,
+    whiten,
+    data_term,
+    penalty,
+    score,
+    max_iter,
+    tol,
+    random_state=None,
+    max_splits=None,
+):
+    """Held-out scores of every (bandwidth, λ) for any data term, penalty and score.
+
+    The search of :func:`cross_validate_quantiles` (one factorisation per bandwidth, a
+    warm-started λ path per fold, early stop at the first rise) with the task's pieces.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Standardised training inputs.
+    y : ndarray of shape (n,) or None
+        Training targets (None for an unsupervised task: ``data_term`` then gets None).
+    bandwidths, lambdas, folds, whiten, max_iter, tol, random_state, max_splits
+        As in :func:`cross_validate_quantiles`.
+    data_term : callable
+        ``y_fold -> data term`` of :func:`~manytask.itl._estimator.penalised_objective`.
+    penalty : callable
+        ``lambda_ -> penalty`` of :func:`~manytask.itl._estimator.penalised_objective`.
+    score : callable
+        ``(held_out_model, params, y_held_out) -> float``, lower is better: the fit
+        ``params`` judged on the held-out rows (``y_held_out`` None without ``y``).
+
+    Returns
+    -------
+    ndarray of shape (len(bandwidths), len(lambdas))
+        The held-out score of each setting averaged over the splits; +∞ for the λ past the
+        first rise of a bandwidth's path (not fitted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel, InfiniteQuantileRegressor
+    >>> from manytask.itl.kernel_quantile import quantile_risk
+    >>> from manytask.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(12, 1)); y = X[:, 0] + 0.1 * rng.normal(size=12)
+    >>> anchors, weights = np.array([0.5]), np.array([1.0])
+    >>> def whiten(bandwidth):
+    ...     model = DecomposableModel(RBF(bandwidth), RBF(0.2))
+    ...     return InfiniteQuantileRegressor()._precompute(model, X, anchors)
+    >>> def score(held_out, params, y_held_out):  # held-out mean absolute error
+    ...     return float(np.mean(np.abs(held_out.predict(*held_out.unpack(params))[:, 0]
+    ...                                 - y_held_out)))
+    >>> risks = cross_validate(
+    ...     X, y, [1.0], [1e-2, 1e-3], 3, whiten,
+    ...     lambda y_fold: quantile_risk(y_fold, anchors, weights, 0.0, 1e-2),
+    ...     ridge_penalty, score, 200, 1e-6, random_state=0)
+    >>> risks.shape
+    (1, 2)
+    """
     order, tol = np.argsort(lambdas)[::-1], max(tol, CV_TOL)
     seed = int(random_generator(random_state).integers(2**31))
     splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
@@ -128,17 +212,24 @@ def cross_validate_quantiles(
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
-            (whitened.rows(train), whitened.rows(test), data_term(y[train]), y[test])
+            (whitened.rows(train), whitened.rows(test), *_targets(data_term, y, train, test))
             for train, test in splits
         ]
         starts = [None] * len(parts)
         for position, index in enumerate(order):
-            penalty, risk = ridge_penalty(lambdas[index], lambda_b), 0.0
+            path_penalty, risk = penalty(lambdas[index]), 0.0
             for part, (fold, held_out, term, y_held_out) in enumerate(parts):
-                result = minimise(fold, term, penalty, max_iter, tol, starts[part])
+                result = minimise(fold, term, path_penalty, max_iter, tol, starts[part])
                 starts[part] = result.x
-                risk += held_out_risk(held_out, result.x, y_held_out, anchors, weights)
+                risk += score(held_out, result.x, y_held_out)
             risks[b, index] = risk / len(parts)
             if position > 0 and risks[b, index] > risks[b, order[position - 1]]:
                 break  # past the minimum along the path: smaller λ stay at +inf
     return risks
+
+
+def _targets(data_term, y, train, test):
+    """(data term of the fold's training rows, held-out targets); y None: unsupervised."""
+    if y is None:
+        return data_term(None), None
+    return data_term(y[train]), y[test]

@@ -1,0 +1,92 @@
+"""In-fit choice of λ and the input bandwidth for ∞-CSC and ∞-DLSE (``lambda_=None``).
+
+The grid, the hold-out and the search are ∞-QR's (:mod:`~manytask.itl.selection`): λ from
+:data:`~manytask.itl.selection.LAMBDA_PATH` (a warm-started path, early-stopped), the input
+bandwidth from :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median heuristic
+(unless ``input_kernel`` or ``input_bandwidth`` is given), one factorisation per bandwidth;
+the first of :data:`~manytask.itl.quantile.HOLDOUT_FOLDS` folds held out, all of them below
+:data:`~manytask.itl.quantile.SMALL_SET` points. Each estimator brings its own data term,
+penalty and held-out score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._estimator import median_bandwidth
+from .quantile import HOLDOUT_FOLDS, SMALL_SET
+
+__all__ = ["HOLDOUT_FOLDS", "SELECTION_ATTRIBUTES", "choose"]
+from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate
+
+#: Attributes of an earlier ``fit`` with ``lambda_=None``, dropped by every ``fit``.
+SELECTION_ATTRIBUTES = ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_")
+
+
+def choose(
+    estimator,
+    X,
+    y,
+    make_whitened,
+    data_term,
+    penalty,
+    score,
+    max_iter,
+    lambdas=LAMBDA_PATH,
+    factors=BANDWIDTH_FACTORS,
+    tolerance=None,
+):
+    """(λ, input bandwidth) of least held-out ``score``; sets the ``cv_``/``selected_`` attributes.
+
+    Of the settings whose score is within ``tolerance`` of the least, the first in the
+    order of ``factors``, then ``lambdas``, is chosen (with no tolerance: the least).
+
+    Parameters
+    ----------
+    estimator : ITLEstimator
+        Its ``input_kernel``, ``input_bandwidth``, ``random_state`` and ``tol`` are read.
+    X : ndarray of shape (n, d)
+        Standardised training inputs, n >= 2 × HOLDOUT_FOLDS.
+    y : ndarray of shape (n,) or None
+        Training targets (None: unsupervised).
+    make_whitened : callable
+        ``input_kernel -> WhitenedModel`` on all of X.
+    data_term, penalty, score : callable
+        As in :func:`~manytask.itl.selection.cross_validate`.
+    max_iter : int
+        L-BFGS-B iterations of each fit of the path.
+    lambdas, factors : sequences of float
+        The λ searched, and the bandwidths as multiples of the median heuristic.
+    tolerance : callable or None
+        ``n_held_out -> float``: the slack above the least score, given the number of
+        held-out points the score was averaged over; None: 0.
+
+    Returns
+    -------
+    lambda_ : float
+        The chosen λ.
+    input_bandwidth : float or None
+        The chosen bandwidth (the given one, or None with ``input_kernel``).
+    """
+    bandwidths = [estimator.input_bandwidth]
+    if estimator.input_kernel is None and estimator.input_bandwidth is None:
+        median = median_bandwidth(X, estimator.random_state)
+        bandwidths = [factor * median for factor in factors]
+
+    def whiten(bandwidth):
+        return make_whitened(
+            estimator._input_kernel(X, estimator.input_kernel, bandwidth, estimator.random_state)
+        )
+
+    splits = HOLDOUT_FOLDS if len(X) < SMALL_SET else 1
+    risks = cross_validate(
+        X, y, bandwidths, lambdas, HOLDOUT_FOLDS, whiten, data_term, penalty, score,
+        max_iter, estimator.tol, estimator.random_state, splits,
+    )  # fmt: skip
+    slack = 0.0 if tolerance is None else tolerance(len(X) * splits // HOLDOUT_FOLDS)
+    candidates = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)
+    best_bandwidth, best_lambda = np.unravel_index(candidates[0], risks.shape)
+    estimator.cv_risks_ = risks
+    estimator.selected_lambda_ = lambdas[best_lambda]
+    estimator.selected_input_bandwidth_ = bandwidths[best_bandwidth]
+    return estimator.selected_lambda_, estimator.selected_input_bandwidth_
