@@ -51,6 +51,8 @@ MANYTASK = {
     "manytask": dict(n_constraints=1),
     "manytask, beta=1": dict(n_constraints=1, beta=1.0),
     "manytask without constraints": dict(n_constraints=0),
+    # the objectives' ICM by MAP under BoTorch's priors (bench_bo_botorch's "prior" variant)
+    "manytask, beta=1, prior": dict(n_constraints=1, beta=1.0, refit_every=1, kernel_prior=True),
 }
 METHODS = (*MANYTASK, "qLogNParEGO")
 DIM, N_OBJECTIVES = 6, 2
