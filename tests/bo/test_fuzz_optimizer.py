@@ -70,6 +70,8 @@ PARAMETERS = {
     "n_sobol": st.one_of(st.integers(1, 64), anything),
     "n_restarts": st.one_of(st.integers(0, 3), anything),
     "refit_every": st.one_of(st.integers(1, 10), anything),
+    "kernel_prior": st.one_of(st.booleans(), anything),
+    "kernel_restarts": st.one_of(st.integers(1, 3), anything),
     "min_distance": st.one_of(st.floats(1e-6, 1.0), anything),
 }
 

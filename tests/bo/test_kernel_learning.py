@@ -236,3 +236,112 @@ def test_fit_rejects_init_of_another_shape():
     previous = fit_icm_kernel(X, Y, rank=1, n_restarts=1)
     with pytest.raises(ValueError, match="init was fitted with W of shape"):
         fit_icm_kernel(X, Y, rank=2, init=previous)
+
+
+def test_map_fit_of_an_icm_is_stationary_for_likelihood_plus_scipy_log_normal_priors():
+    """prior=True with two tasks: at the fit, the dense-Gaussian log likelihood plus scipy's
+    log-normal log densities of the lengthscales (μ = √2 + ½ log d, σ = √3) and of η
+    (μ = −4, σ = 1), the priors of BoTorch's SingleTaskGP (Hvarfner et al. 2024), is not
+    beaten by a small step of any parameter (W and v have flat priors)."""
+    from scipy.stats import lognorm
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(20, 3))
+    f = np.sin(4 * X[:, 0]) + X[:, 1] ** 2
+    Y, _, _ = standardize_outputs(np.c_[f, -f + 0.5 * X[:, 2]] + 0.1 * rng.normal(size=(20, 2)))
+    fit = fit_icm_kernel(X, Y, n_restarts=2, random_state=0, prior=True)
+    lengthscale_prior = lognorm(s=np.sqrt(3), scale=np.exp(np.sqrt(2) + 0.5 * np.log(3)))
+    noise_prior = lognorm(s=1.0, scale=np.exp(-4.0))
+
+    def log_posterior(lengthscales, W, v, noise):
+        C = np.kron(W @ W.T + np.diag(v), RBF(lengthscales)(X)) + noise * np.eye(40)
+        lml = multivariate_normal(np.zeros(40), C).logpdf(Y.ravel(order="F"))
+        return lml + lengthscale_prior.logpdf(lengthscales).sum() + noise_prior.logpdf(noise)
+
+    params = [fit.lengthscales, fit.W, fit.task_diagonal, np.array(fit.noise)]
+    best = log_posterior(*params)
+    assert fit.log_marginal_likelihood == pytest.approx(
+        icm_log_marginal_likelihood(X, Y, fit.lengthscales, fit.W, fit.task_diagonal, fit.noise)
+    )
+    for which, value in enumerate(params):
+        for index in np.ndindex(value.shape):
+            for step in (-1e-3, 1e-3):
+                moved = [p.copy() for p in params]
+                if which == 1:  # W: additive steps; the others are positive, log steps
+                    moved[1][index] += step
+                else:
+                    moved[which][index] *= np.exp(step)
+                ls, W, v, noise = moved
+                inside = (
+                    LENGTHSCALE_BOUNDS[0] <= ls.min() <= ls.max() <= LENGTHSCALE_BOUNDS[1]
+                    and NOISE_BOUNDS[0] <= noise <= NOISE_BOUNDS[1]
+                    and v.min() >= 1e-6
+                )
+                if inside:  # a stationary point (or a bound): a 1e-3 step gains O(1e-6)
+                    assert log_posterior(ls, W, v, float(noise)) <= best + 1e-5
+
+
+def test_second_start_of_a_warm_fit_is_the_data_driven_guess():
+    """With init and n_restarts=2 the fit keeps the better of the warm start and the fresh
+    data-driven start, each of which is the whole fit with n_restarts=1."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(25, 2))
+    Y, _, _ = standardize_outputs(np.c_[np.sin(5 * X[:, 0]), np.cos(5 * X[:, 0])])
+    # a poor previous fit: every lengthscale at its upper bound
+    stale = fit_icm_kernel(X[:4], Y[:4], n_restarts=1)
+    stale.lengthscales = np.full(2, LENGTHSCALE_BOUNDS[1])
+    warm_only = fit_icm_kernel(X, Y, n_restarts=1, init=stale)
+    fresh_only = fit_icm_kernel(X, Y, n_restarts=1)
+    both = fit_icm_kernel(X, Y, n_restarts=2, init=stale)
+    assert both.start_values == pytest.approx(
+        [warm_only.log_marginal_likelihood, fresh_only.log_marginal_likelihood], rel=1e-9
+    )
+    assert both.log_marginal_likelihood == pytest.approx(
+        max(warm_only.log_marginal_likelihood, fresh_only.log_marginal_likelihood), rel=1e-9
+    )
+
+
+def test_map_icm_posterior_covers_held_out_values_as_botorch_single_task_gps_do():
+    """The objectives' MAP ICM against BoTorch's SingleTaskGP per objective (the same priors,
+    fitted by ``fit_gpytorch_mll``) on the same noisy points of two correlated functions:
+    the share of 500 held-out noise-free values within ±2σ of the posterior mean and the
+    RMSE of the mean are close to BoTorch's."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("botorch")
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    rng = np.random.default_rng(5)
+
+    def f(X):
+        g = np.sum((X[:, 1:] - 0.5) ** 2, axis=1)
+        return np.c_[(1 + g) * np.cos(1.5 * X[:, 0]), (1 + g) * np.sin(1.5 * X[:, 0])]
+
+    X, X_test = rng.uniform(size=(40, 3)), rng.uniform(size=(500, 3))
+    Y = f(X) + 0.05 * rng.normal(size=(40, 2))
+    Y_std, mean, scale = standardize_outputs(Y)
+    F_test = (f(X_test) - mean) / scale
+    fit = fit_icm_kernel(X, Y_std, n_restarts=3, random_state=0, prior=True)
+    k = RBF(fit.lengthscales)
+    C = np.kron(k(X, X), fit.B) + fit.noise * np.eye(80)  # sample-major, Y flattened by rows
+    C_new = np.kron(k(X_test, X), fit.B)
+    mu = (C_new @ np.linalg.solve(C, Y_std.ravel())).reshape(-1, 2)
+    var = np.diag(fit.B) - np.einsum("ij,ji->i", C_new, np.linalg.solve(C, C_new.T)).reshape(-1, 2)
+    ours = _coverage_and_rmse(mu, var, F_test)
+    torch_mu, torch_var = [], []
+    for i in range(2):
+        gp = SingleTaskGP(torch.tensor(X), torch.tensor(Y_std[:, i : i + 1]))
+        fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
+        with torch.no_grad():
+            posterior = gp.posterior(torch.tensor(X_test))
+        torch_mu.append(posterior.mean.numpy()[:, 0])
+        torch_var.append(posterior.variance.numpy()[:, 0])
+    theirs = _coverage_and_rmse(np.c_[tuple(torch_mu)], np.c_[tuple(torch_var)], F_test)
+    assert ours[0] >= theirs[0] - 0.1
+    assert ours[1] <= 1.25 * theirs[1]
+
+
+def _coverage_and_rmse(mu, var, truth):
+    covered = np.abs(mu - truth) <= 2 * np.sqrt(np.maximum(var, 0.0))
+    return covered.mean(), np.sqrt(np.mean((mu - truth) ** 2))

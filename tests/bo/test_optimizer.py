@@ -128,14 +128,19 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
         optimizer.tell(x, [np.sin(x.sum()), np.cos(x[0])])
 
 
-def test_auto_kernel_learns_and_resumes_identically():
+@pytest.mark.parametrize("fit", [{}, dict(kernel_prior=True, kernel_restarts=2)])
+def test_auto_kernel_learns_and_resumes_identically(fit):
     bounds = np.array([[0.0, 1.0]])
     settings = dict(bounds=bounds, kernel="auto", n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
     rng = np.random.default_rng(0)
-    optimizer = MultiTaskBO(**settings)
+    optimizer = MultiTaskBO(**settings, **fit)
     drive(optimizer, 9, rng)
     assert optimizer._learned.fit_ is not None  # fitted once it had enough data
     resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    assert (resumed.kernel_prior, resumed.kernel_restarts) == (
+        optimizer.kernel_prior,
+        optimizer.kernel_restarts,
+    )
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 
 

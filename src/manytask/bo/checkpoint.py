@@ -30,7 +30,8 @@ VERSION = 1
 PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
-    "min_distance",
+    "min_distance", "kernel_prior",
+    "kernel_restarts",
 )  # fmt: skip
 
 

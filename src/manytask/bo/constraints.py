@@ -91,9 +91,12 @@ class ConstrainedFit(NamedTuple):
     constraints: list
 
 
-def fit_constrained_kernel(X, Y, n_objectives, n_restarts=3, random_state=None, init=None):
-    """Fit the block model of the module docstring: the objectives' ICM by maximum marginal
-    likelihood (as without constraints), every constraint's GP by MAP under BoTorch's priors.
+def fit_constrained_kernel(
+    X, Y, n_objectives, n_restarts=3, random_state=None, init=None, prior=False
+):
+    """Fit the block model of the module docstring: the objectives' ICM as without
+    constraints (MAP with ``prior``, else maximum marginal likelihood), every constraint's
+    GP by MAP under BoTorch's priors.
 
     The blocks are independent, so the model's log marginal likelihood is the sum of theirs
     and each block is fitted alone by :func:`~manytask.bo.kernel_learning.fit_icm_kernel`.
@@ -112,6 +115,9 @@ def fit_constrained_kernel(X, Y, n_objectives, n_restarts=3, random_state=None, 
         Seeds the random starts.
     init : ConstrainedFit, optional
         A previous fit: every block warm-starts from its own.
+    prior : bool
+        Fit the objectives' ICM by MAP under the same priors
+        (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`).
 
     Returns
     -------
@@ -133,7 +139,7 @@ def fit_constrained_kernel(X, Y, n_objectives, n_restarts=3, random_state=None, 
     rng = np.random.default_rng(random_state)
     objectives = fit_icm_kernel(
         X, Y[:, :n], n_restarts=n_restarts, random_state=rng,
-        init=None if init is None else init.objectives,
+        init=None if init is None else init.objectives, prior=prior,
     )  # fmt: skip
     constraints = [
         fit_icm_kernel(

@@ -436,10 +436,11 @@ def fit_icm_kernel(
     kernel : {"rbf", "matern52"}
         The unit-variance ARD input kernel k.
     n_restarts : int
-        Number of optimiser starts (≥ 1). The first starts from ``init`` if given, else from
-        a data-driven guess (lengthscale 0.3, B ≈ 0.9 × the empirical task covariance,
-        η = 0.1); the others from random parameters drawn with ``random_state``. A BO loop
-        that refits every few rounds can pass ``init=previous_fit, n_restarts=1``.
+        Number of optimiser starts (≥ 1): from ``init`` if given, then from a data-driven
+        guess (lengthscale 0.3, B ≈ 0.9 × the empirical task covariance, η = 0.1), then from
+        random parameters drawn with ``random_state``. A BO loop that refits every few
+        rounds can pass ``init=previous_fit, n_restarts=1``; with 2, a fresh start keeps a
+        warm-started chain of fits from staying in a poor local optimum.
     random_state : None, int or numpy Generator
         Seeds the random starts.
     init : ICMFit, optional
@@ -483,10 +484,12 @@ def fit_icm_kernel(
         log_prior, prior_gradient = packing.log_prior(theta)
         return -lml - log_prior, -packing.pack_gradient(grads) - prior_gradient
 
-    first = _default_start(Y, packing) if init is None else _init_start(init, packing)
-    starts = [packing.clip(first)] + [
-        packing.clip(_random_start(rng, packing)) for _ in range(int(n_restarts) - 1)
-    ]
+    starts = [_default_start(Y, packing)]
+    if init is not None:  # the previous fit first, then the data-driven guess
+        starts.insert(0, _init_start(init, packing))
+    starts = starts[: int(n_restarts)]
+    starts += [_random_start(rng, packing) for _ in range(int(n_restarts) - len(starts))]
+    starts = [packing.clip(theta) for theta in starts]
     bounds = packing.bounds()
     best, messages, values = None, [], []
     for theta0 in starts:

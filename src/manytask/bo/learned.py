@@ -66,6 +66,13 @@ class LearnedKernel:
         Observations between two fits (≥ 1).
     n_constraints : int
         How many of the last tasks are constraints.
+    prior : bool
+        Fit the objectives' ICM by MAP under BoTorch's log-normal priors of the lengthscales
+        and the noise (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`) instead of by
+        maximum marginal likelihood.
+    refit_restarts : int
+        Optimiser starts of every fit after the first (which has 3): the previous fit, then
+        the data-driven guess, then random ones.
 
     Examples
     --------
@@ -75,7 +82,10 @@ class LearnedKernel:
     (3, False, True)
     """
 
-    def __init__(self, n_features, n_tasks, box, seed, refit_every, n_constraints=0):
+    def __init__(
+        self, n_features, n_tasks, box, seed, refit_every, n_constraints=0, prior=False,
+        refit_restarts=1,
+    ):  # fmt: skip
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
         self.n_features, self.n_tasks = n_features, n_tasks
@@ -88,6 +98,7 @@ class LearnedKernel:
         self.box[:, 0] = np.where((width > 0) | (low <= 0), low, low - pad)
         self.box[:, 1] = np.where((width > 0) | (low > 0), self.box[:, 1], low + pad)
         self.n_initial = max(3, n_features + 1)
+        self.prior, self.refit_restarts = bool(prior), refit_restarts
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
@@ -119,8 +130,9 @@ class LearnedKernel:
     def refit(self, X, Y) -> Refit:
         """Fit the kernel to all observations; (kernel, noise) in the user's input units.
 
-        The fit maximises the marginal likelihood of the standardised outputs on the unit
-        cube of the box; nothing of this object changes until :meth:`accept`.
+        The fit maximises the marginal likelihood (times the prior with ``prior``) of the
+        standardised outputs on the unit cube of the box; nothing of this object changes
+        until :meth:`accept`.
 
         Parameters
         ----------
@@ -147,18 +159,18 @@ class LearnedKernel:
         X_unit, _ = normalize_inputs(X, self.box)
         Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
-        restarts = 3 if self.fit_ is None else 1
+        restarts = 3 if self.fit_ is None else self.refit_restarts
         width = self.box[:, 1] - self.box[:, 0]
         if self.n_objectives < self.n_tasks:  # constraints: the block model (.constraints)
             fit = fit_constrained_kernel(
                 X_unit, Y_standard, self.n_objectives, restarts, np.random.default_rng(seed),
-                self.fit_,
+                self.fit_, self.prior,
             )  # fmt: skip
             kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
             return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t)
         fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
-            init=self.fit_,
+            init=self.fit_, prior=self.prior,
         )  # fmt: skip
         kernel = Separable(RBF(fit.lengthscales * width), fit.B)
         return Refit(kernel, float(fit.noise), fit, mean, scale, t)

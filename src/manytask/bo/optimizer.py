@@ -29,6 +29,7 @@ import numpy as np
 from .._validation import (
     as_finite_array,
     as_points,
+    check_bool,
     check_int,
     check_positive,
     check_probability,
@@ -110,6 +111,18 @@ class MultiTaskBO:
         Box domains: the points of one ``ask(k)`` and the pending points lie at least this
         fraction of the box's side apart in some coordinate (a finite set never repeats a
         point within one ``ask(k)``).
+    kernel_prior : bool
+        ``kernel="auto"``: fit the objectives' kernel by MAP under BoTorch's log-normal
+        priors of the lengthscales and the noise (Hvarfner, Hellsten & Nardi 2024;
+        :func:`~manytask.bo.kernel_learning.fit_icm_kernel`) instead of by maximum marginal
+        likelihood. Constraints are always fitted with the priors. The default (False) is
+        ours: the prior left the mean HV fraction over the 18 cells of
+        benchmarks/bench_bo_botorch.py unchanged (0.762 both, 10 seeds), at 1.1–2.3× the
+        time per round (unequal loads; benchmarks/RESULTS.md).
+    kernel_restarts : int
+        ``kernel="auto"``: optimiser starts of every refit after the first (which has 3):
+        the previous fit, then a fresh data-driven guess, then random ones (1, the default:
+        the previous fit only; 2 gained nothing on that suite at 3–9× the time).
 
     Examples
     --------
@@ -162,6 +175,8 @@ class MultiTaskBO:
         n_restarts=5,
         refit_every=1,
         min_distance=1e-3,
+        kernel_prior=False,
+        kernel_restarts=1,
     ):
         if (candidates is None) == (bounds is None):
             raise ValueError("give exactly one of candidates (a finite set) and bounds (a box)")
@@ -227,6 +242,8 @@ class MultiTaskBO:
         self.n_sobol = check_int(n_sobol, "n_sobol", minimum=1)
         self.n_restarts = check_int(n_restarts, "n_restarts", minimum=0)
         self.refit_every = check_int(refit_every, "refit_every", minimum=1)
+        self.kernel_prior = check_bool(kernel_prior, "kernel_prior")
+        self.kernel_restarts = check_int(kernel_restarts, "kernel_restarts", minimum=1)
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
@@ -247,7 +264,7 @@ class MultiTaskBO:
             box = self._domain_box()
             self._learned = LearnedKernel(
                 self.n_features, n_tasks + self.n_constraints, box, self.seed,
-                self.refit_every, self.n_constraints,
+                self.refit_every, self.n_constraints, self.kernel_prior, self.kernel_restarts,
             )  # fmt: skip
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
