@@ -143,21 +143,39 @@ def child_usage(pid):
     return (int(fields[11]) + int(fields[12])) / ticks, peak / 2**20
 
 
-def run(method, n, budget):
+def run(method, n, budget, memory_gib=None):
     """The child's JSON result plus the load averages; past ``budget`` seconds the child is
-    stopped and its CPU time and peak memory so far are kept."""
+    stopped and its CPU time and peak memory so far are kept. ``memory_gib``: the child's
+    address space is capped there (``RLIMIT_AS``); a child that fails (e.g. a MemoryError
+    at the cap) is recorded with the last line of its error."""
     command = [sys.executable, __file__, "--case", method, str(n)]
+    limit = None
+    if memory_gib is not None:
+        size = int(memory_gib * 2**30)
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
     load_before, start = load(), time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit
+    )
     try:
-        output, _ = child.communicate(timeout=budget)
+        output, errors = child.communicate(timeout=budget)
     except subprocess.TimeoutExpired:
         cpu, peak = child_usage(child.pid)
         child.kill()
         child.communicate()
         result = {"timeout": budget, "cpu_so_far_s": cpu, "peak_so_far_gib": peak}
     else:
-        result = json.loads(output.strip().splitlines()[-1])
+        lines = output.strip().splitlines()
+        if child.returncode == 0 and lines:
+            result = json.loads(lines[-1])
+        else:
+            last = (errors.strip().splitlines() or ["no output"])[-1]
+            result = {"failed": last[:200], "returncode": child.returncode}
+    if memory_gib is not None:
+        result["memory_cap_gib"] = memory_gib
     wall = time.perf_counter() - start
     return {"method": method, "n": n, **result, "wall_s": wall, "load_before": load_before,
             "load_after": load()}  # fmt: skip
@@ -186,6 +204,13 @@ def report(results):
     rows = []
     for (method, n), result in results.items():
         load_cell = f"{result['load_before']:.1f} → {result['load_after']:.1f}"
+        if "failed" in result:
+            cap = result.get("memory_cap_gib")
+            cause = f"failed ({result['failed'][:60]})"
+            if cap is not None:
+                cause += f" under a {cap:g} GiB address-space cap"
+            rows.append([method, f"{n:,}", cause, *["–"] * 8, load_cell])
+            continue
         if "timeout" in result:
             cpu, peak = result["cpu_so_far_s"], result["peak_so_far_gib"]
             rows.append([
@@ -245,7 +270,7 @@ def report(results):
         f"∞-QR at n = {n:,}: {r['n_iter']} L-BFGS-B iterations, r = {r['r']}, m = {r['m']}, "
         f"λ = {r['lambda']:g}"
         for (method, n), r in results.items()
-        if method == "itqr" and "timeout" not in r
+        if method == "itqr" and "n_iter" in r
     ]
     before = [
         "",
@@ -274,6 +299,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="*", help="training sizes (default 10⁴ … 10⁶)")
     parser.add_argument("--methods", nargs="*", choices=METHODS, default=list(METHODS))
     parser.add_argument("--budget", type=float, default=BUDGET, help="seconds per cell")
+    parser.add_argument("--memory-gib", type=float, help="address-space cap per cell, GiB")
     parser.add_argument("--no-write", action="store_true", help="print only (no RESULTS.md)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the section only")
     parser.add_argument("--case", nargs=2, help=argparse.SUPPRESS)
@@ -284,7 +310,7 @@ def main(argv=None):
     sizes = args.n or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
     for n in [] if args.report_only else sizes:
         for method in args.methods:
-            result = run(method, n, args.budget)
+            result = run(method, n, args.budget, args.memory_gib)
             print(result, flush=True)
             if not args.no_write:
                 with RUNS.open("a") as handle:
