@@ -266,3 +266,28 @@ def test_float32_features_fit_the_float64_problem(small_large_n, monkeypatch):
     assert single.objective_ == pytest.approx(double.objective_, rel=1e-6)
     gap = np.abs(single.predict(X, [0.1, 0.5, 0.9]) - double.predict(X, [0.1, 0.5, 0.9]))
     assert np.max(gap) / double.y_scale_ < 1e-2
+
+
+def test_blockwise_objective_never_holds_an_n_by_m_array():
+    """Memory bound of the blocks: the blocked evaluation's peak allocation stays below one
+    n × m float64 array, which the unblocked evaluation holds several of (H, ∂_θH, G, G')."""
+    import tracemalloc
+
+    X, y = heteroscedastic(20_000, 10)
+    anchors, weights = gauss_legendre(7)
+    model = DecomposableModel(RBF(0.7), RBF(0.2), RBF(0.2)).precompute(X[:20], anchors)
+    whitened = WhitenedModel(model, X=X)
+    term = quantile_risk(y, anchors, weights, 1.0, 1e-2)
+    penalty = ridge_penalty(1e-2, 1e-3)
+    params = np.random.default_rng(0).normal(scale=0.3, size=whitened.n_params)
+    one_array = len(X) * len(anchors) * 8
+
+    def peak(**blocks):
+        tracemalloc.start()
+        penalised_objective(params, whitened, term, penalty, **blocks)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    assert peak() > 3 * one_array
+    assert peak(block_rows=500, workers=1) < one_array
