@@ -218,9 +218,9 @@ def test_continuation_stages_are_the_first_rows_of_one_problem(small_continuatio
     calls = []
     minimise = kernel_quantile.minimise
 
-    def recording(problem, term, penalty, max_iter, tol, start, blocks, stop):
+    def recording(problem, term, penalty, max_iter, tol, start, blocks, progress, stop):
         calls.append((problem, term))
-        return minimise(problem, term, penalty, max_iter, tol, start, blocks, stop=stop)
+        return minimise(problem, term, penalty, max_iter, tol, start, blocks, progress, stop)
 
     monkeypatch.setattr(kernel_quantile, "minimise", recording)
     model = InfiniteQuantileRegressor(lambda_=1e-2, input_bandwidth=1.0, random_state=0)
@@ -291,3 +291,10 @@ def test_blockwise_objective_never_holds_an_n_by_m_array():
 
     assert peak() > 3 * one_array
     assert peak(block_rows=500, workers=1) < one_array
+
+
+def test_progress_bar_covers_the_continuation(small_continuation, capsys):
+    X, y = heteroscedastic(300, 1)
+    InfiniteQuantileRegressor(lambda_=1e-2, input_bandwidth=1.0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err
+    assert "first 60 rows" in err and "first 120 rows" in err

@@ -514,6 +514,16 @@ class ITLEstimatorMixin:
             f"penalty weights ({weights})"
         )
 
+    def _progress_bar(self, max_iter, verbose, stage=""):
+        """The tqdm bar of one L-BFGS-B run (``verbose`` as in :meth:`_fit_model`)."""
+        return tqdm(
+            total=max_iter,
+            desc=f"{type(self).__name__}.fit{stage} (L-BFGS-B iterations)",
+            disable=verbose == 0,
+            delay=PROGRESS_DELAY if verbose == 1 else 0.0,
+            leave=False,
+        )
+
     def _fit_model(
         self,
         model,
@@ -552,13 +562,7 @@ class ITLEstimatorMixin:
         block_rows = None
         if blockwise and whitened is not None and whitened.n_samples > BLOCK_ROWS:
             block_rows = BLOCK_ROWS
-        progress = tqdm(
-            total=max_iter,
-            desc=f"{type(self).__name__}.fit (L-BFGS-B iterations)",
-            disable=verbose == 0,
-            delay=PROGRESS_DELAY if verbose == 1 else 0.0,
-            leave=False,
-        )
+        progress = self._progress_bar(max_iter, verbose)
         problem = model if whitened is None else whitened
         try:
             with np.errstate(over="ignore", invalid="ignore"), progress:

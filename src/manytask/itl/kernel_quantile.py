@@ -293,6 +293,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
         start = stop = None
+        verbose = getattr(self, "verbose", 0)
         if len(warm_sizes) and len(extra) == 0:
             probe = whitened.rows(slice(0, warm_sizes[0]))
 
@@ -312,9 +313,12 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
                 stage = whitened.rows(slice(0, size))
                 blocks = BLOCK_ROWS if size > BLOCK_ROWS else None
                 stage_rule = stage_stop(size, start)
-                start = minimise(
-                    stage, term, penalty, self.max_iter, self.tol, start, blocks, stop=stage_rule
-                ).x
+                bar = self._progress_bar(self.max_iter, verbose, f", first {size} rows")
+                with bar:
+                    start = minimise(
+                        stage, term, penalty, self.max_iter, self.tol, start, blocks, bar,
+                        stop=stage_rule,
+                    ).x  # fmt: skip
             stop = stage_stop(len(y_standardised), start)
         return self._fit_model(
             model,
@@ -324,7 +328,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             self.tol,
             whitened,
             blockwise=True,
-            verbose=getattr(self, "verbose", 0),
+            verbose=verbose,
             start=start,
             stop=stop,
         )
