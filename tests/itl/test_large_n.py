@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from manytask.itl import DecomposableModel, InfiniteQuantileRegressor, _estimator
+from manytask.itl import DecomposableModel, InfiniteQuantileRegressor, _estimator, kernel_quantile
 from manytask.itl import quantile as quantile_module
 from manytask.itl._estimator import penalised_objective, ridge_penalty
 from manytask.itl.blockwise import blockwise_data_term
-from manytask.itl.kernel_quantile import quantile_risk
+from manytask.itl.kernel_quantile import quantile_risk, statistical_stop
 from manytask.itl.quadrature import gauss_legendre
 from manytask.itl.whitening import WhitenedModel
 from manytask.kernels import RBF
@@ -159,7 +159,7 @@ def test_subset_selection_is_the_selection_on_the_drawn_subset(small_large_n):
     np.testing.assert_array_equal(again.cv_risks_, model.cv_risks_)
     np.testing.assert_allclose(again.predict(X, [0.2, 0.8]), model.predict(X, [0.2, 0.8]))
     # By hand: the same 60 rows (the estimator's draw), the same 20 landmarks, the same folds.
-    rows = np.sort(np.random.default_rng(0).choice(150, 60, False))
+    rows = np.random.default_rng(0).permutation(150)[:60]  # the first 60 in random order
     subset = InfiniteQuantileRegressor(n_components=20, **settings)
     subset.fit(X[rows], y[rows])
     np.testing.assert_array_equal(subset.cv_risks_, model.cv_risks_)
@@ -180,3 +180,121 @@ def test_verbose_is_validated():
     with pytest.raises(ValueError, match="verbose"):
         model.fit(X, y)
     assert not hasattr(model, "model_")
+
+
+# --------------------------------------------------------------- continuation and stopping
+@pytest.fixture
+def small_continuation(small_large_n, monkeypatch):
+    """Stages of 60 and 120 rows before the fit on all of them (n >= 240)."""
+    monkeypatch.setattr(quantile_module, "CONTINUATION_FACTOR", 2)
+
+
+def test_continuation_sizes(small_continuation):
+    assert quantile_module.continuation_sizes(239) == [60]
+    assert quantile_module.continuation_sizes(240) == [60, 120]
+    assert quantile_module.continuation_sizes(1000) == [60, 120, 240, 480]
+
+
+def test_continuation_without_the_rule_reaches_the_cold_minimiser(small_continuation, monkeypatch):
+    X, y = heteroscedastic(300, 7)
+    settings = dict(lambda_=1e-2, input_bandwidth=1.0, tol=1e-12, max_iter=20_000, random_state=0)
+    monkeypatch.setattr(kernel_quantile, "statistical_stop", lambda risks, n: lambda value: False)
+    monkeypatch.setattr(quantile_module, "LARGE_N_DTYPE", np.float64)  # to tol = 1e-12
+    warm = InfiniteQuantileRegressor(**settings).fit(X, y)
+    monkeypatch.setattr(quantile_module, "continuation_sizes", lambda n: [])
+    cold = InfiniteQuantileRegressor(**settings).fit(X, y)
+    assert warm.converged_ and cold.converged_
+    # The stages change only the starting point of one strictly convex problem: the bound of
+    # test_nystrom_on_every_point_fits_the_exact_model.
+    assert warm.objective_ == pytest.approx(cold.objective_, rel=1e-9)
+    gap = np.abs(warm.predict(X, [0.1, 0.5, 0.9]) - cold.predict(X, [0.1, 0.5, 0.9]))
+    assert np.max(gap) / cold.y_scale_ < 1e-3
+
+
+def test_continuation_stages_are_the_first_rows_of_one_problem(small_continuation, monkeypatch):
+    """Every stage minimises the objective of the first rows in the final coordinates: each
+    stage's data term evaluated by hand on those rows equals the one the stage used."""
+    X, y = heteroscedastic(300, 8)
+    calls = []
+    minimise = kernel_quantile.minimise
+
+    def recording(problem, term, penalty, max_iter, tol, start, blocks, progress, stop):
+        calls.append((problem, term))
+        return minimise(problem, term, penalty, max_iter, tol, start, blocks, progress, stop)
+
+    monkeypatch.setattr(kernel_quantile, "minimise", recording)
+    model = InfiniteQuantileRegressor(lambda_=1e-2, input_bandwidth=1.0, random_state=0)
+    model.fit(X, y)
+    assert [problem.n_samples for problem, _ in calls] == [60, 120]
+    order = np.random.default_rng(0).permutation(300)  # the estimator's random order
+    y_standardised = (y[order] - model.y_mean_) / model.y_scale_
+    params = np.random.default_rng(1).normal(scale=0.3, size=calls[0][0].n_params)
+    for problem, term in calls:
+        size = problem.n_samples
+        by_hand = quantile_risk(
+            y_standardised[:size], model.anchors_, model.weights_, 1.0, model.kappa
+        )
+        V, _, v = problem.unpack(params)
+        assert term(problem, V, None, v)[0] == pytest.approx(by_hand(problem, V, None, v)[0])
+        # a view of the final features, no copy
+        assert np.shares_memory(problem.features_, calls[-1][0].features_)
+
+
+def test_statistical_stop_threshold_is_one_standard_error():
+    risks = np.random.default_rng(0).exponential(size=50)
+    t = np.std(risks, ddof=1) / np.sqrt(400)  # ŝ/√n by hand
+    stop = statistical_stop(risks, n=400, window=3)
+    values = [1.0, 0.9, 0.8, 0.7, 0.7 - 2 * t, 0.7 - 2 * t, 0.7 - 2 * t, 0.7 - 2.5 * t]
+    # decreases over 3 iterations, from the 4th value on: 0.3, 0.2 + 2t, 0.1 + 2t, 2t, t/2
+    assert [stop(value) for value in values] == [False] * 7 + [True]
+
+
+# float32 products cannot meet tol = 1e-12: L-BFGS-B's line search ends the float32 fit.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_float32_features_fit_the_float64_problem(small_large_n, monkeypatch):
+    X, y = heteroscedastic(300, 9)
+    settings = dict(lambda_=1e-2, input_bandwidth=1.0, tol=1e-12, max_iter=20_000, random_state=0)
+    monkeypatch.setattr(kernel_quantile, "statistical_stop", lambda risks, n: lambda value: False)
+    single = InfiniteQuantileRegressor(**settings).fit(X, y)
+    assert single.model_.X_.dtype == np.float64  # the landmarks; Φ was float32
+    monkeypatch.setattr(quantile_module, "LARGE_N_DTYPE", np.float64)
+    double = InfiniteQuantileRegressor(**settings).fit(X, y)
+    assert double.converged_
+    # Φ rounded to float32 (relative 6e-8) moves the objective by about that much; its
+    # minimiser then lies within Δf ~ 1e-7 of the float64 one's value, and ‖ΔV‖ ≤ √(2Δf/λ)
+    # ~ 5e-3 in a λ-strongly convex objective bounds the standardised predictions' gap.
+    assert single.objective_ == pytest.approx(double.objective_, rel=1e-6)
+    gap = np.abs(single.predict(X, [0.1, 0.5, 0.9]) - double.predict(X, [0.1, 0.5, 0.9]))
+    assert np.max(gap) / double.y_scale_ < 1e-2
+
+
+def test_blockwise_objective_never_holds_an_n_by_m_array():
+    """Memory bound of the blocks: the blocked evaluation's peak allocation stays below one
+    n × m float64 array, which the unblocked evaluation holds several of (H, ∂_θH, G, G')."""
+    import tracemalloc
+
+    X, y = heteroscedastic(20_000, 10)
+    anchors, weights = gauss_legendre(7)
+    model = DecomposableModel(RBF(0.7), RBF(0.2), RBF(0.2)).precompute(X[:20], anchors)
+    whitened = WhitenedModel(model, X=X)
+    term = quantile_risk(y, anchors, weights, 1.0, 1e-2)
+    penalty = ridge_penalty(1e-2, 1e-3)
+    params = np.random.default_rng(0).normal(scale=0.3, size=whitened.n_params)
+    one_array = len(X) * len(anchors) * 8
+
+    def peak(**blocks):
+        tracemalloc.start()
+        penalised_objective(params, whitened, term, penalty, **blocks)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    assert peak() > 3 * one_array
+    assert peak(block_rows=500, workers=1) < one_array
+
+
+def test_progress_bar_covers_the_continuation(small_continuation, capsys):
+    X, y = heteroscedastic(300, 1)
+    InfiniteQuantileRegressor(lambda_=1e-2, input_bandwidth=1.0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err
+    assert "first 60 rows" in err and "first 120 rows" in err

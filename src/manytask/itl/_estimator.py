@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .._validation import (
@@ -35,7 +35,7 @@ from .._validation import (
     validate_X_y,
 )
 from ..kernels import RBF, Kernel, median_heuristic
-from .blockwise import BLOCK_ROWS, blockwise_data_term
+from .blockwise import BLOCK_ROWS, blas_threads, blockwise_data_term
 from .quadrature import gauss_legendre, gauss_lobatto, sobol_anchors
 from .whitening import WhitenedModel, pivoted_cholesky
 
@@ -267,7 +267,15 @@ def penalised_objective(params, model, data_term, penalty, block_rows=None, work
 
 
 def minimise(
-    problem, data_term, penalty, max_iter, tol, start=None, block_rows=None, progress=None
+    problem,
+    data_term,
+    penalty,
+    max_iter,
+    tol,
+    start=None,
+    block_rows=None,
+    progress=None,
+    stop=None,
 ):
     """L-BFGS-B on :func:`penalised_objective` from ``start`` (zeros by default).
 
@@ -290,11 +298,16 @@ def minimise(
         As in :func:`penalised_objective` (a WhitenedModel only); None: all rows at once.
     progress : tqdm progress bar or None, default=None
         Advanced by one at every L-BFGS-B iteration.
+    stop : callable or None, default=None
+        ``stop(value) -> bool``, called with the objective after every iteration: True ends
+        the minimisation there (an extra stopping rule, e.g.
+        :func:`~manytask.itl.kernel_quantile.statistical_stop`).
 
     Returns
     -------
     scipy.optimize.OptimizeResult
-        SciPy's result: ``x`` the packed minimiser, ``fun`` its value.
+        SciPy's result: ``x`` the packed minimiser, ``fun`` its value; ``stopped`` whether
+        ``stop`` ended it.
 
     Examples
     --------
@@ -310,15 +323,20 @@ def minimise(
     True
     """
     start = np.zeros(problem.n_params) if start is None else start
-    workers = 1
-    if block_rows is not None:
-        blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
-        workers = max([1, *blas])
-    callback = None if progress is None else (lambda _: progress.update())
+    workers = 1 if block_rows is None else blas_threads()
+    stopped = []
+
+    def callback(intermediate_result):
+        if progress is not None:
+            progress.update()
+        if stop is not None and stop(float(intermediate_result.fun)):
+            stopped.append(True)
+            raise StopIteration
+
     # SciPy's L-BFGS-B calls BLAS on short vectors at every step, where threads cost more
     # in synchronisation than they compute.
     with threadpool_limits(limits=1, user_api="blas"):
-        return minimize(
+        result = minimize(
             penalised_objective,
             start,
             args=(problem, data_term, penalty, block_rows, workers),
@@ -327,6 +345,8 @@ def minimise(
             callback=callback,
             options={"maxiter": max_iter, "ftol": tol, "gtol": tol * 1e-2},
         )
+    result.stopped = bool(stopped)
+    return result
 
 
 def random_generator(random_state):
@@ -494,6 +514,16 @@ class ITLEstimatorMixin:
             f"penalty weights ({weights})"
         )
 
+    def _progress_bar(self, max_iter, verbose, stage=""):
+        """The tqdm bar of one L-BFGS-B run (``verbose`` as in :meth:`_fit_model`)."""
+        return tqdm(
+            total=max_iter,
+            desc=f"{type(self).__name__}.fit{stage} (L-BFGS-B iterations)",
+            disable=verbose == 0,
+            delay=PROGRESS_DELAY if verbose == 1 else 0.0,
+            leave=False,
+        )
+
     def _fit_model(
         self,
         model,
@@ -505,6 +535,7 @@ class ITLEstimatorMixin:
         blockwise=False,
         verbose=0,
         start=None,
+        stop=None,
     ):
         """Minimise :func:`penalised_objective` from ``start`` (None: zero) with L-BFGS-B;
         sets the fitted state.
@@ -517,12 +548,13 @@ class ITLEstimatorMixin:
         (:func:`~manytask.itl.blockwise.blockwise_data_term`). ``verbose``: 0 no progress
         bar; 1 a tqdm bar over the iterations on stderr once the fit has run
         :data:`PROGRESS_DELAY` seconds; 2 the bar from the start. ``start``: the packed
-        starting point of L-BFGS-B (None: zeros).
+        starting point of L-BFGS-B (None: zeros). ``stop``: an extra stopping rule of
+        :func:`minimise`; a fit it ends counts as converged.
 
         Sets ``model_``, ``params_`` (packed [vec A, vec B, c] of ``model``), ``objective_``
         (the minimised value, in the standardised units the estimator works in),
-        ``n_iter_``, ``converged_`` (L-BFGS-B met its ``ftol``/``gtol`` test before
-        ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
+        ``n_iter_``, ``converged_`` (L-BFGS-B met its ``ftol``/``gtol`` test or ``stop``
+        before ``max_iter``; otherwise a :class:`~sklearn.exceptions.ConvergenceWarning`) and
         ``n_components_`` (the rank r of the input features used).
         """
         max_iter = check_int(max_iter, "max_iter")
@@ -530,18 +562,12 @@ class ITLEstimatorMixin:
         block_rows = None
         if blockwise and whitened is not None and whitened.n_samples > BLOCK_ROWS:
             block_rows = BLOCK_ROWS
-        progress = tqdm(
-            total=max_iter,
-            desc=f"{type(self).__name__}.fit (L-BFGS-B iterations)",
-            disable=verbose == 0,
-            delay=PROGRESS_DELAY if verbose == 1 else 0.0,
-            leave=False,
-        )
+        progress = self._progress_bar(max_iter, verbose)
         problem = model if whitened is None else whitened
         try:
             with np.errstate(over="ignore", invalid="ignore"), progress:
                 result = minimise(
-                    problem, data_term, penalty, max_iter, tol, start, block_rows, progress
+                    problem, data_term, penalty, max_iter, tol, start, block_rows, progress, stop
                 )
         except ValueError as error:  # the losses refuse a non-finite model value
             raise self._overflow_error() from error
@@ -557,7 +583,7 @@ class ITLEstimatorMixin:
         self.model_ = model
         self.objective_ = float(result.fun)
         self.n_iter_ = int(result.nit)
-        self.converged_ = bool(result.status == 0)
+        self.converged_ = bool(result.status == 0 or result.stopped)
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__}: L-BFGS-B stopped without converging after "

@@ -15,15 +15,43 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
-__all__ = ["BLOCK_ROWS", "FEATURE_BLOCK_ROWS", "blockwise_data_term", "nystrom_features"]
+__all__ = [
+    "BLOCK_ROWS",
+    "FEATURE_BLOCK_ROWS",
+    "blas_threads",
+    "blockwise_data_term",
+    "nystrom_features",
+]
 
 #: Above this many rows the whitened fits that allow it evaluate their data term by blocks of
 #: this many rows; at or below, all at once (unchanged).
 BLOCK_ROWS = 8192
 #: Rows per block of the Nyström features k_X(X, Z) P.
 FEATURE_BLOCK_ROWS = 8192
+
+
+def blas_threads():
+    """The number of threads BLAS has (at least 1): the workers of the blockwise loops, each
+    running BLAS on one thread.
+
+    Examples
+    --------
+    >>> blas_threads() >= 1
+    True
+    """
+    blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+    return max([1, *blas])
+
+
+def _map_blocks(function, starts, workers):
+    """[function(start) for start in starts], on ``workers`` threads with one BLAS thread each."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                return list(pool.map(function, starts))
+        return [function(start) for start in starts]
 
 
 def blockwise_data_term(model, data_term, alpha, bias, block_rows, workers=1):
@@ -83,13 +111,7 @@ def blockwise_data_term(model, data_term, alpha, bias, block_rows, workers=1):
         grad_alpha, _, grad_bias = restricted.backward(grad_values, grad_slopes)
         return value, grad_alpha, grad_bias, direct
 
-    starts = range(0, model.n_samples, block_rows)
-    with threadpool_limits(limits=1, user_api="blas"):
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(workers) as pool:
-                parts = list(pool.map(block, starts))
-        else:
-            parts = [block(start) for start in starts]
+    parts = _map_blocks(block, range(0, model.n_samples, block_rows), workers)
     values, grad_alphas, grad_biases, directs = zip(*parts)
     return sum(values), _total(grad_alphas), _total(grad_biases), _total(directs)
 
@@ -100,9 +122,11 @@ def _total(arrays):
     return sum(present[1:], present[0].copy()) if present else None
 
 
-def nystrom_features(kernel, X, landmarks, input_map, block_rows=FEATURE_BLOCK_ROWS):
+def nystrom_features(
+    kernel, X, landmarks, input_map, block_rows=FEATURE_BLOCK_ROWS, dtype=np.float64, workers=1
+):
     """Φ = k_X(X, Z) P, computed ``block_rows`` rows at a time (memory O(n r), not k's n × r
-    temporaries).
+    temporaries), the blocks on ``workers`` threads.
 
     Parameters
     ----------
@@ -116,6 +140,10 @@ def nystrom_features(kernel, X, landmarks, input_map, block_rows=FEATURE_BLOCK_R
         P, e.g. U S^{-1/2}.
     block_rows : int
         Rows per block.
+    dtype : numpy dtype, default=float64
+        Of the result (each block is computed in float64, then stored).
+    workers : int, default=1
+        Threads over the blocks (one BLAS thread each); the result does not depend on it.
 
     Returns
     -------
@@ -129,8 +157,11 @@ def nystrom_features(kernel, X, landmarks, input_map, block_rows=FEATURE_BLOCK_R
     >>> bool(np.allclose(nystrom_features(RBF(0.5), X, Z, P, block_rows=3), RBF(0.5)(X, Z)))
     True
     """
-    features = np.empty((len(X), input_map.shape[1]))
-    for start in range(0, len(X), block_rows):
+    features = np.empty((len(X), input_map.shape[1]), dtype=dtype)
+
+    def block(start):
         rows = slice(start, start + block_rows)
         features[rows] = kernel(X[rows], landmarks) @ input_map
+
+    _map_blocks(block, range(0, len(X), block_rows), workers)
     return features

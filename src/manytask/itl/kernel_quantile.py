@@ -9,11 +9,14 @@ predicts at given levels and scores. The estimators themselves live in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.base import RegressorMixin
 
 from .._validation import check_positive
 from ._estimator import ITLEstimator, minimise, random_generator, ridge_penalty
+from .blockwise import BLOCK_ROWS
 from .losses import (
     pinball,
     pinball_gradient,
@@ -23,10 +26,18 @@ from .losses import (
 )
 from .model import DecomposableModel
 
-__all__ = ["DEFAULT_QUANTILES", "KernelQuantileBase", "quantile_risk", "smoothed_inputs"]
+__all__ = [
+    "DEFAULT_QUANTILES",
+    "KernelQuantileBase",
+    "quantile_risk",
+    "smoothed_inputs",
+    "statistical_stop",
+]
 
 #: Table 1's levels: the baselines' default ``quantiles``, and the levels of ∞-QR's ``score``.
 DEFAULT_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: Iterations over which :func:`statistical_stop` measures the objective's decrease.
+STOP_WINDOW = 10
 
 
 def quantile_risk(
@@ -62,6 +73,9 @@ def quantile_risk(
         grad_bias)`` for :func:`~manytask.itl._estimator.penalised_objective`. With ``rows``
         (a slice of the n + e rows, ``model`` restricted to them) it returns that block's
         share of the sums, the ``monotone_bias`` term with the block that starts at row 0.
+        Its attribute ``row_risks(model, alpha, beta, bias)`` gives the per-row risks ρ_i
+        whose mean the risk is (``model`` on the first labelled rows), for
+        :func:`statistical_stop`.
 
     Examples
     --------
@@ -102,7 +116,59 @@ def quantile_risk(
         grad = -lambda_nc * anchor_weights * smooth_positive_part_gradient(bias_decrease, kappa)
         return risk, grad_values, grad_slopes, model.bias_dtheta_backward(grad)
 
+    def row_risks(model, alpha, beta, bias):
+        """ρ_i = Σ_j w_j ℓ^κ_θj(y_i − H_ij) + λ_nc Σ_j w_j |−S_ij|^κ₊ of the model's rows,
+        the first of the n labelled ones: the risk is their mean (plus the bias term)."""
+        values = model.predict(alpha, beta, bias)
+        risks = pinball(y[: len(values)], values, theta, kappa) @ anchor_weights
+        if lambda_nc != 0.0:
+            decrease = -model.predict_dtheta(alpha, beta, bias)
+            risks += lambda_nc * (smooth_positive_part(decrease, kappa) @ anchor_weights)
+        return risks
+
+    data_term.row_risks = row_risks
     return data_term
+
+
+def statistical_stop(row_risks, n, window=STOP_WINDOW):
+    """Stop L-BFGS-B on n rows once the objective falls by less than ŝ/√n in ``window`` steps.
+
+    The risk of :func:`quantile_risk` is the mean of n per-row risks ρ_i, so on n rows it
+    is known up to its standard error ŝ/√n, ŝ the sample standard deviation of the ρ_i
+    (``row_risks``, e.g. on a subset of the rows at the starting point). A decrease below
+    that over ``window`` iterations is below what the n rows resolve: optimising further
+    buys nothing measurable on new data (optimisation error below estimation error, Bottou
+    & Bousquet 2008, NIPS 20). Ours, for the large-n fits of ∞-QR.
+
+    Parameters
+    ----------
+    row_risks : array-like of shape (k,)
+        Per-row risks ρ_i, k >= 2.
+    n : int
+        Rows of the objective being minimised.
+    window : int, default=STOP_WINDOW
+        Iterations over which the decrease is measured.
+
+    Returns
+    -------
+    callable
+        ``stop(value) -> bool`` for :func:`~manytask.itl._estimator.minimise`, fed the
+        objective after every iteration (stateful: one per minimisation).
+
+    Examples
+    --------
+    >>> stop = statistical_stop([0.0, 2.0], n=100, window=2)  # ŝ/√n = √2/10 ≈ 0.14
+    >>> [stop(value) for value in (1.0, 0.5, 0.45, 0.4)]
+    [False, False, False, True]
+    """
+    threshold = float(np.std(row_risks, ddof=1)) / math.sqrt(n)
+    history = []
+
+    def stop(value):
+        history.append(value)
+        return len(history) > window and history[-window - 1] - value < threshold
+
+    return stop
 
 
 def smoothed_inputs(X, input_kernel, n_points, random_state):
@@ -184,16 +250,21 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         lambda_=None,
         input_bandwidth=None,
         n_components=None,
-        warm_rows=None,
+        warm_sizes=(),
+        feature_dtype=np.float64,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
         ``lambda_`` and ``input_bandwidth`` (None: the estimator's) override its parameters;
         ``n_components`` is the Nyström rank r of
         :meth:`~manytask.itl._estimator.ITLEstimatorMixin._precompute` (None: exact).
-        ``warm_rows`` (indices, without extra points): start L-BFGS-B from the same problem's
-        minimiser on those rows alone (same landmarks and coordinates), a cheap warm start
-        for a fit on many rows.
+        ``warm_sizes`` (increasing, below n; ignored with extra points): a continuation over
+        the first rows, which should be in random order: the same problem (same landmarks
+        and coordinates) is minimised on the first ``warm_sizes[0]`` rows from zero, then on
+        the first ``warm_sizes[1]`` from that solution, …, then on all n; each of these
+        stops by :func:`statistical_stop` on its own rows (ŝ on the first
+        ``warm_sizes[0]`` rows at its starting point), or by ``tol``. ``feature_dtype``: of
+        the input features Φ (:class:`~manytask.itl.whitening.WhitenedModel`).
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -204,7 +275,11 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         model = DecomposableModel(input_kernel, theta_kernel, bias_kernel)
         extra = smoothed_inputs(X_standardised, input_kernel, n_extra_points, self.random_state)
         whitened = self._precompute(
-            model, np.vstack([X_standardised, extra]), quadrature.anchors, n_components
+            model,
+            np.vstack([X_standardised, extra]),
+            quadrature.anchors,
+            n_components,
+            dtype=feature_dtype,
         )
         self.anchors_, self.weights_ = quadrature.anchors, quadrature.weights
         data_term = quantile_risk(
@@ -217,17 +292,34 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             len(extra),
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
-        start = None
-        if warm_rows is not None and len(extra) == 0:
-            term = quantile_risk(
-                y_standardised[warm_rows],
-                quadrature.anchors,
-                quadrature.weights,
-                lambda_nc,
-                self.kappa,
-                monotone_bias,
-            )
-            start = minimise(whitened.rows(warm_rows), term, penalty, self.max_iter, self.tol).x
+        start = stop = None
+        verbose = getattr(self, "verbose", 0)
+        if len(warm_sizes) and len(extra) == 0:
+            probe = whitened.rows(slice(0, warm_sizes[0]))
+
+            def stage_stop(size, params):
+                params = np.zeros(whitened.n_params) if params is None else params
+                return statistical_stop(data_term.row_risks(probe, *probe.unpack(params)), size)
+
+            for size in warm_sizes:
+                term = quantile_risk(
+                    y_standardised[:size],
+                    quadrature.anchors,
+                    quadrature.weights,
+                    lambda_nc,
+                    self.kappa,
+                    monotone_bias,
+                )
+                stage = whitened.rows(slice(0, size))
+                blocks = BLOCK_ROWS if size > BLOCK_ROWS else None
+                stage_rule = stage_stop(size, start)
+                bar = self._progress_bar(self.max_iter, verbose, f", first {size} rows")
+                with bar:
+                    start = minimise(
+                        stage, term, penalty, self.max_iter, self.tol, start, blocks, bar,
+                        stop=stage_rule,
+                    ).x  # fmt: skip
+            stop = stage_stop(len(y_standardised), start)
         return self._fit_model(
             model,
             data_term,
@@ -236,8 +328,9 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             self.tol,
             whitened,
             blockwise=True,
-            verbose=getattr(self, "verbose", 0),
+            verbose=verbose,
             start=start,
+            stop=stop,
         )
 
     def _predict_levels(self, X, levels):

@@ -79,9 +79,23 @@ EXACT_MAX_ROWS = 5000
 LARGE_N_COMPONENTS = 300
 #: Anchors of ``n_anchors=None`` beyond :data:`EXACT_MAX_ROWS` points.
 LARGE_N_ANCHORS = 20
+#: Dtype of the input features Φ of ``n_components="auto"`` beyond :data:`EXACT_MAX_ROWS`
+#: points (their n-row products in float32; the rest in float64).
+LARGE_N_DTYPE = np.float32
 #: Beyond this many training points the choice of λ and bandwidth (``lambda_=None`` or
-#: ``cv``) runs on a random subset of this many (then one fit on all of them).
+#: ``cv``) runs on a random subset of this many, the first stage of the continuation.
 SELECTION_ROWS = 5000
+#: Growth of the continuation's stages: SELECTION_ROWS × CONTINUATION_FACTOR^k rows, up to
+#: half the training points, then all of them.
+CONTINUATION_FACTOR = 10
+
+
+def continuation_sizes(n_samples):
+    """The warm stages' sizes of a fit on ``n_samples`` > :data:`SELECTION_ROWS` points."""
+    sizes = [SELECTION_ROWS]
+    while sizes[-1] * CONTINUATION_FACTOR <= n_samples / 2:
+        sizes.append(sizes[-1] * CONTINUATION_FACTOR)
+    return sizes
 
 
 class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
@@ -131,7 +145,8 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     max_iter : int, default=2000
         L-BFGS-B iterations.
     tol : float, default=1e-8
-        L-BFGS-B ``ftol`` (``gtol`` is tol/100).
+        L-BFGS-B ``ftol`` (``gtol`` is tol/100); beyond :data:`SELECTION_ROWS` points the
+        fit also stops by the statistical rule of the large-n Notes.
     random_state : None, int or numpy Generator, default=None
         Used by the median heuristic when n > 1000 (random subset) and to draw the Nyström
         landmarks.
@@ -222,13 +237,21 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
 
     Large n (ours, not the paper's). With ``n_components="auto"`` (the default), beyond
     :data:`EXACT_MAX_ROWS` training points the fit uses :data:`LARGE_N_COMPONENTS` Nyström
-    landmarks and (unless ``n_anchors`` is given) :data:`LARGE_N_ANCHORS` anchors: the θ side
-    of the model has rank about 22 at the default θ bandwidth, so more anchors add time,
-    not directions. Beyond :data:`SELECTION_ROWS` points (any ``n_components``) the choice
-    of λ and bandwidth (``lambda_=None``, or ``cv``) runs on that many points drawn with
-    ``random_state``, with the same features; the fit on all the points then starts from
-    the same problem's minimiser on those points (about 6× fewer L-BFGS-B iterations on
-    10⁵ points). Beyond :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows the objective and
+    landmarks, features Φ stored in :data:`LARGE_N_DTYPE` (float32: half the memory, and
+    the n-row products Φ V and Φᵀ G in single precision) and (unless ``n_anchors`` is
+    given) :data:`LARGE_N_ANCHORS` anchors: the θ side of the model has rank about 22 at
+    the default θ bandwidth, so more anchors add time, not directions. Beyond
+    :data:`SELECTION_ROWS` points (any ``n_components``) the rows are taken in a random
+    order (``random_state``); the choice of λ and bandwidth (``lambda_=None``, or ``cv``)
+    runs on the first :data:`SELECTION_ROWS`, with the same features; then a continuation
+    minimises the final problem on the first :data:`SELECTION_ROWS` ×
+    :data:`CONTINUATION_FACTOR`^k rows (k = 0, 1, … up to half the rows), each stage from
+    the previous one's solution, and finally on all of them. Each stage, and the final
+    fit, also stops once the objective has fallen by less than ŝ/√n_stage over 10
+    iterations, ŝ the standard deviation of the per-row risk
+    (:func:`~manytask.itl.kernel_quantile.statistical_stop`): the standard error of the
+    empirical risk, below which its decrease is not resolved by the data (``tol`` still
+    applies). Beyond :data:`~manytask.itl.blockwise.BLOCK_ROWS` rows the objective and
     its gradient are summed over blocks of rows on as many threads as BLAS has
     (:func:`~manytask.itl.blockwise.blockwise_data_term`): memory O(n r) for the features
     plus O(block × m) per thread. Measured on n = 10⁶, d = 10 in ``benchmarks/RESULTS.md``
@@ -332,19 +355,19 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         check_int(self.verbose, "verbose", minimum=0)
         n_components = None if auto else self.n_components
         n_components = check_int(n_components, "n_components", allow_none=True)
-        if large:
-            n_components = LARGE_N_COMPONENTS
         chosen = {"n_components": n_components}
+        if large:
+            chosen.update(n_components=LARGE_N_COMPONENTS, feature_dtype=LARGE_N_DTYPE)
         for name in FIT_DEPENDENT:
             self.__dict__.pop(name, None)  # none left from an earlier fit or calibration
         kernels = (theta_kernel, bias_kernel)
         X_select, y_select = X, y
-        if len(y) > SELECTION_ROWS:
-            rows = np.sort(
-                random_generator(self.random_state).choice(len(y), SELECTION_ROWS, False)
-            )
-            X_select, y_select, chosen["warm_rows"] = X[rows], y[rows], rows
-        selection = (X_select, y_select, quadrature, kernels, lambda_nc, n_components)
+        if len(y) > SELECTION_ROWS:  # random order: the first rows are a random subset
+            order = random_generator(self.random_state).permutation(len(y))
+            X, y = X[order], y[order]
+            X_select, y_select = X[:SELECTION_ROWS], y[:SELECTION_ROWS]
+            chosen["warm_sizes"] = continuation_sizes(len(y))
+        selection = (X_select, y_select, quadrature, kernels, lambda_nc, chosen["n_components"])
         if folds is not None and len(y) >= 2 * folds:
             chosen.update(self._select(*selection, folds))
         elif folds is None and self.lambda_ is None and len(y) >= 2 * HOLDOUT_FOLDS:
