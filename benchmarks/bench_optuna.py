@@ -21,7 +21,10 @@ CPU time per trial, the fairer measure on a shared machine (every sampler runs o
 thread). Each sampler at
 its defaults with a seed: ``MultiTaskSampler(seed)``, ``GPSampler(seed)`` (10 random
 start-up trials, logEI / logEHVI; needs torch, the ``bench`` extra),
-``TPESampler(seed)`` (10 start-up trials). BLAS and torch on one thread each.
+``TPESampler(seed)`` (10 start-up trials) and, if optuna-integration is installed (it is not
+in the ``bench`` extra), ``BoTorchSampler(seed)`` (10 start-up trials, qLogNEI /
+qLogNEHVI; seconds per trial, so run on fewer problems and seeds: ``--samplers
+BoTorchSampler --problems ...``). BLAS and torch on one thread each.
 """
 
 from __future__ import annotations
@@ -128,7 +131,9 @@ def check_optimal_hypervolumes():
         assert abs(dense - PROBLEMS[name][3]) < 1e-4, (name, dense)
 
 
-SAMPLERS = ("MultiTaskSampler", "GPSampler", "TPESampler")
+SAMPLERS = ("MultiTaskSampler", "GPSampler", "TPESampler", "BoTorchSampler")
+#: Samplers run on a subset of the problems and seeds (slow): each row says how many seeds.
+PARTIAL = ("BoTorchSampler",)
 
 
 def make_sampler(name, seed):
@@ -140,6 +145,10 @@ def make_sampler(name, seed):
         return MultiTaskSampler(seed=seed)
     if name == "GPSampler":
         return optuna.samplers.GPSampler(seed=seed)
+    if name == "BoTorchSampler":
+        from optuna_integration import BoTorchSampler
+
+        return BoTorchSampler(seed=seed)
     return optuna.samplers.TPESampler(seed=seed)
 
 
@@ -196,6 +205,11 @@ def main():
     except ImportError:
         print("torch is not installed: GPSampler left out")
         samplers.remove("GPSampler")
+    try:
+        import optuna_integration  # noqa: F401
+    except ImportError:
+        print("optuna-integration is not installed: BoTorchSampler left out")
+        samplers.remove("BoTorchSampler")
     check_optimal_hypervolumes()
     cache = Path(args.cache)
     if not args.render_only:
@@ -220,12 +234,15 @@ def main():
     results, seeds, loads = {}, None, []
     for problem in args.problems:
         for name in samplers:
-            done = {s for (p, n, s) in unique if p == problem and n == name}
-            seeds = done if seeds is None else seeds & done
+            if name not in PARTIAL:
+                done = {s for (p, n, s) in unique if p == problem and n == name}
+                seeds = done if seeds is None else seeds & done
     seeds = sorted(seeds)
     for problem in args.problems:
         for name in samplers:
-            runs = [unique[problem, name, seed] for seed in seeds]
+            runs = [unique[key] for key in ((problem, name, s) for s in seeds) if key in unique]
+            if not runs:
+                continue
             loads += [r["load"] for r in runs]
             results[problem, name] = np.array(
                 [[r["score"], r["seconds"], r["cpu_seconds"]] for r in runs]
@@ -234,12 +251,15 @@ def main():
     for problem in args.problems:
         digits = 4 if PROBLEMS[problem][2] == 1 else 3
         for name in samplers:
+            if (problem, name) not in results:
+                continue
             runs = results[problem, name]
             ours = results[problem, "MultiTaskSampler"][:, 2].mean()
+            label = name if len(runs) == len(seeds) else f"{name} ({len(runs)} seeds)"
             rows.append(
                 [
                     problem,
-                    name,
+                    label,
                     f"{runs[:, 0].mean():.{digits}f} ± {runs[:, 0].std():.{digits}f}",
                     f"{runs[:, 1].mean():.3f}",
                     f"{runs[:, 2].mean():.3f}",
@@ -267,7 +287,8 @@ Measured {machine()}, {versions}; BLAS and torch on 1 thread; 1-minute load aver
 wall times are indicative, CPU times less affected). `python benchmarks/bench_optuna.py
 --trials {args.trials}` (runs accumulate in `--cache`, the table is rendered from it).
 Every sampler at its defaults with seeds {", ".join(map(str, seeds))}, {args.trials} trials
-per run; the problems, reference points and scores are described in the script's docstring.
+per run (a sampler with fewer seeds says so); the problems, reference points and scores
+are described in the script's docstring.
 
 {table}
 """
