@@ -6,18 +6,25 @@ Problems (hand-written from their definitions, every objective minimised):
   f₂ = g (1 − √(x₁/g)), g = 1 + 9 mean(x₂…x_d); reference point (1.1, 1.1);
 * DTLZ2, d = 6, two objectives (Deb et al. 2002): g = Σ_{i≥2} (x_i − ½)²,
   f₁ = (1 + g) cos(x₁ π/2), f₂ = (1 + g) sin(x₁ π/2); reference point (1.1, 1.1);
-* Branin, d = 2, one objective, minimum 0.397887 (Dixon & Szegő 1978).
+* one objective, the standard set of BoTorch's ``test_functions.synthetic`` on their usual
+  boxes, each mapped from [0, 1]^d: Branin (d = 2, minimum 0.397887), six-hump camel
+  (d = 2, [−3, 3] × [−2, 2], −1.0316285), Hartmann 6 (d = 6, [0, 1]^6, −3.32237; Dixon &
+  Szegő 1978), Levy (d = 4, [−10, 10]^4, 0), Rosenbrock (d = 4, [−5, 10]^4, 0; values up
+  to ~10⁶, a heavy tail) and Styblinski–Tang (d = 4, [−5, 5]^4, −39.16617 d).
 
 Score: for two objectives the hypervolume of the trials' values over that of the true
 Pareto front (ZDT1: 0.1 + 2/3 + 0.11; DTLZ2: 1.21 − π/4; both checked against a dense front
-by :func:`manytask.bo.metrics.hypervolume_2d`); for Branin the simple regret (best value −
-0.397887). Time: wall time of ``study.optimize`` over the trials divided by their number
+by :func:`manytask.bo.metrics.hypervolume_2d`); for one objective the simple regret (best
+value − minimum). Time: wall time of ``study.optimize`` over the trials divided by their number
 (objectives cost microseconds, so this is the sampler's time per trial), and the process's
 CPU time per trial, the fairer measure on a shared machine (every sampler runs on one
 thread). Each sampler at
 its defaults with a seed: ``MultiTaskSampler(seed)``, ``GPSampler(seed)`` (10 random
 start-up trials, logEI / logEHVI; needs torch, the ``bench`` extra),
-``TPESampler(seed)`` (10 start-up trials). BLAS and torch on one thread each.
+``TPESampler(seed)`` (10 start-up trials) and, if optuna-integration is installed (it is not
+in the ``bench`` extra), ``BoTorchSampler(seed)`` (10 start-up trials, qLogNEI /
+qLogNEHVI; seconds per trial, so run on fewer problems and seeds: ``--samplers
+BoTorchSampler --problems ...``). BLAS and torch on one thread each.
 """
 
 from __future__ import annotations
@@ -53,11 +60,63 @@ def branin(x):
     return (x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
 
 
+# Hartmann 6 (Dixon & Szegő 1978), on [0, 1]^6, minimum −3.32237
+HARTMANN_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
+HARTMANN_A = np.array(
+    [
+        [10, 3, 17, 3.5, 1.7, 8],
+        [0.05, 10, 17, 0.1, 8, 14],
+        [3, 3.5, 1.7, 10, 17, 8],
+        [17, 8, 0.05, 10, 0.1, 14],
+    ]
+)
+HARTMANN_P = 1e-4 * np.array(
+    [
+        [1312, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
+
+
+def hartmann6(x):
+    inner = np.sum(HARTMANN_A * (np.asarray(x) - HARTMANN_P) ** 2, axis=1)
+    return -float(HARTMANN_ALPHA @ np.exp(-inner))
+
+
+def six_hump_camel(x):
+    x1, x2 = 6 * x[0] - 3, 4 * x[1] - 2
+    return (4 - 2.1 * x1**2 + x1**4 / 3) * x1**2 + x1 * x2 + (-4 + 4 * x2**2) * x2**2
+
+
+def levy(x):
+    w = 1 + (20 * np.asarray(x) - 10 - 1) / 4
+    middle = np.sum((w[:-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:-1] + 1) ** 2))
+    last = (w[-1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[-1]) ** 2)
+    return float(np.sin(np.pi * w[0]) ** 2 + middle + last)
+
+
+def rosenbrock(x):
+    z = 15 * np.asarray(x) - 5
+    return float(np.sum(100 * (z[1:] - z[:-1] ** 2) ** 2 + (1 - z[:-1]) ** 2))
+
+
+def styblinski_tang(x):
+    z = 10 * np.asarray(x) - 5
+    return float(0.5 * np.sum(z**4 - 16 * z**2 + 5 * z))
+
+
 REFERENCE = np.array([1.1, 1.1])
 PROBLEMS = {  # name: (function, d, objectives, optimal hypervolume or minimum)
     "ZDT1 (d = 4)": (zdt1, 4, 2, 0.1 + 2 / 3 + 0.11),
     "DTLZ2 (d = 6)": (dtlz2, 6, 2, 1.21 - math.pi / 4),
     "Branin (d = 2)": (branin, 2, 1, 0.397887),
+    "Six-hump camel (d = 2)": (six_hump_camel, 2, 1, -1.0316285),
+    "Hartmann6 (d = 6)": (hartmann6, 6, 1, -3.32237),
+    "Levy (d = 4)": (levy, 4, 1, 0.0),
+    "Rosenbrock (d = 4)": (rosenbrock, 4, 1, 0.0),
+    "Styblinski-Tang (d = 4)": (styblinski_tang, 4, 1, -39.16617 * 4),
 }
 
 
@@ -72,8 +131,9 @@ def check_optimal_hypervolumes():
         assert abs(dense - PROBLEMS[name][3]) < 1e-4, (name, dense)
 
 
-FAST = "MultiTaskSampler(n_sobol=512, n_restarts=2)"  # a cheaper acquisition search
-SAMPLERS = ("MultiTaskSampler", FAST, "GPSampler", "TPESampler")
+SAMPLERS = ("MultiTaskSampler", "GPSampler", "TPESampler", "BoTorchSampler")
+#: Samplers run on a subset of the problems and seeds (slow): each row says how many seeds.
+PARTIAL = ("BoTorchSampler",)
 
 
 def make_sampler(name, seed):
@@ -83,10 +143,12 @@ def make_sampler(name, seed):
 
     if name == "MultiTaskSampler":
         return MultiTaskSampler(seed=seed)
-    if name == FAST:
-        return MultiTaskSampler(seed=seed, n_sobol=512, n_restarts=2)
     if name == "GPSampler":
         return optuna.samplers.GPSampler(seed=seed)
+    if name == "BoTorchSampler":
+        from optuna_integration import BoTorchSampler
+
+        return BoTorchSampler(seed=seed)
     return optuna.samplers.TPESampler(seed=seed)
 
 
@@ -143,6 +205,11 @@ def main():
     except ImportError:
         print("torch is not installed: GPSampler left out")
         samplers.remove("GPSampler")
+    try:
+        import optuna_integration  # noqa: F401
+    except ImportError:
+        print("optuna-integration is not installed: BoTorchSampler left out")
+        samplers.remove("BoTorchSampler")
     check_optimal_hypervolumes()
     cache = Path(args.cache)
     if not args.render_only:
@@ -167,12 +234,15 @@ def main():
     results, seeds, loads = {}, None, []
     for problem in args.problems:
         for name in samplers:
-            done = {s for (p, n, s) in unique if p == problem and n == name}
-            seeds = done if seeds is None else seeds & done
+            if name not in PARTIAL:
+                done = {s for (p, n, s) in unique if p == problem and n == name}
+                seeds = done if seeds is None else seeds & done
     seeds = sorted(seeds)
     for problem in args.problems:
         for name in samplers:
-            runs = [unique[problem, name, seed] for seed in seeds]
+            runs = [unique[key] for key in ((problem, name, s) for s in seeds) if key in unique]
+            if not runs:
+                continue
             loads += [r["load"] for r in runs]
             results[problem, name] = np.array(
                 [[r["score"], r["seconds"], r["cpu_seconds"]] for r in runs]
@@ -181,12 +251,15 @@ def main():
     for problem in args.problems:
         digits = 4 if PROBLEMS[problem][2] == 1 else 3
         for name in samplers:
+            if (problem, name) not in results:
+                continue
             runs = results[problem, name]
             ours = results[problem, "MultiTaskSampler"][:, 2].mean()
+            label = name if len(runs) == len(seeds) else f"{name} ({len(runs)} seeds)"
             rows.append(
                 [
                     problem,
-                    name,
+                    label,
                     f"{runs[:, 0].mean():.{digits}f} ± {runs[:, 0].std():.{digits}f}",
                     f"{runs[:, 1].mean():.3f}",
                     f"{runs[:, 2].mean():.3f}",
@@ -197,7 +270,7 @@ def main():
         [
             "problem",
             "sampler",
-            "HV fraction (2 obj.) / regret (Branin), mean ± sd",
+            "HV fraction (2 obj.) / regret (1 obj.), mean ± sd",
             "wall s / trial",
             "CPU s / trial",
             "CPU time / MultiTaskSampler's",
@@ -214,7 +287,8 @@ Measured {machine()}, {versions}; BLAS and torch on 1 thread; 1-minute load aver
 wall times are indicative, CPU times less affected). `python benchmarks/bench_optuna.py
 --trials {args.trials}` (runs accumulate in `--cache`, the table is rendered from it).
 Every sampler at its defaults with seeds {", ".join(map(str, seeds))}, {args.trials} trials
-per run; the problems, reference points and scores are described in the script's docstring.
+per run (a sampler with fewer seeds says so); the problems, reference points and scores
+are described in the script's docstring.
 
 {table}
 """

@@ -1,5 +1,6 @@
 """Where :class:`~manytask.bo.MultiTaskBO` maximises an acquisition: an argmax over a finite
-set, or multi-start L-BFGS-B on a box from the best points of a scrambled Sobol sample, away
+set, or multi-start L-BFGS-B on a box from the best points of a scrambled Sobol sample (its
+forward-difference gradient from one vectorised acquisition call per step), away
 from the points already proposed (pending, or earlier in the same ``ask(k)``).
 
 On a box, two points count as different when they lie ``min_distance`` apart — a fraction
@@ -252,11 +253,27 @@ def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_dis
     best_x, best_value = starts[np.argmax(values)], values.max()
 
     def negative(z):
-        return -float(acquisition(z[None, :])[0])
+        return _negative_with_gradient(acquisition, z, high)
 
     for start in starts[np.argsort(values)[::-1][:n_restarts]]:
-        result = minimize(negative, start, method="L-BFGS-B", bounds=bounds)
+        result = minimize(negative, start, method="L-BFGS-B", jac=True, bounds=bounds)
         x = np.clip(result.x, low, high)
         if -result.fun > best_value and separated(x[None, :], busy, bounds, min_distance)[0]:
             best_x, best_value = x, -result.fun
     return np.array(best_x, dtype=float)
+
+
+def _negative_with_gradient(acquisition, z, high):
+    """−acquisition(z) and its forward-difference gradient from one call on d + 1 rows.
+
+    The steps are SciPy's ``2-point`` ones, h_i = √ε max(1, |z_i|), taken backwards where
+    z_i + h_i would leave the box: the same estimate L-BFGS-B makes without ``jac``, in one
+    vectorised evaluation instead of d + 1.
+    """
+    steps = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(z))
+    steps = np.where(z + steps > high, -steps, steps)
+    rows = np.tile(z, (len(z) + 1, 1))
+    rows[1:] += np.diag(steps)
+    steps = rows[1:].diagonal() - z  # the steps as represented in floating point
+    values = acquisition(rows)
+    return -float(values[0]), -(values[1:] - values[0]) / steps
