@@ -185,6 +185,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         input_bandwidth=None,
         n_components=None,
         warm_rows=None,
+        start=None,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
@@ -193,7 +194,8 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         :meth:`~manytask.itl._estimator.ITLEstimatorMixin._precompute` (None: exact).
         ``warm_rows`` (indices, without extra points): start L-BFGS-B from the same problem's
         minimiser on those rows alone (same landmarks and coordinates), a cheap warm start
-        for a fit on many rows.
+        for a fit on many rows. ``start``: the packed starting point of L-BFGS-B in the
+        coordinates of the whitened model built here (None: zeros, or the ``warm_rows`` one).
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -217,7 +219,6 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             len(extra),
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
-        start = None
         if warm_rows is not None and len(extra) == 0:
             term = quantile_risk(
                 y_standardised[warm_rows],

@@ -55,8 +55,10 @@ TAIL_GRID = 33
 #: is held out, a third of the training set.
 HOLDOUT_FOLDS = 3
 #: Below this many training points ``lambda_=None`` averages the held-out risk over all
-#: HOLDOUT_FOLDS folds (a third of a small set is too few points to rank settings by).
-SMALL_SET = 200
+#: HOLDOUT_FOLDS folds (a third of a small set is too few points to rank settings by: on
+#: BostonHousing, 354 training points, one third picks a setting of test pinball×100 51.3,
+#: the three 45.8; ``benchmarks/RESULTS.md``, ``bench_itl_selection``).
+SMALL_SET = 1000
 #: L-BFGS-B iterations per fit of the path of ``lambda_=None`` (warm-started: early stopping).
 SELECTION_MAX_ITER = 50
 #: λ of ``lambda_=None`` on fewer than 2 × HOLDOUT_FOLDS points (our earlier fixed default).
@@ -352,6 +354,11 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
             chosen.update(self._select(*selection, HOLDOUT_FOLDS, splits, SELECTION_MAX_ITER))
         elif self.lambda_ is None:
             chosen["lambda_"] = FALLBACK_LAMBDA
+        start = chosen.pop("start", None)
+        if start is not None and n_components is None and n_extra == 0 and X_select is X:
+            # The selection's features are the refit's (same points, kernel and pivots):
+            # start from the fold fits' mean at the chosen setting.
+            chosen["start"] = start
         return self._fit_on_levels(
             X,
             y,
@@ -400,7 +407,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
                 y_fold, anchors, weights, lambda_nc, self.kappa, self.monotone_bias
             )
 
-        self.cv_risks_ = cross_validate_quantiles(
+        self.cv_risks_, start = cross_validate_quantiles(
             X_standardised, y_standardised, bandwidths, LAMBDA_PATH, folds, whiten,
             data_term, self.lambda_b, anchors, weights, max_iter, self.tol,
             self.random_state, max_splits,
@@ -413,6 +420,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         return {
             "lambda_": self.selected_lambda_,
             "input_bandwidth": self.selected_input_bandwidth_,
+            "start": start,
         }
 
     def predict(self, X, quantiles=0.5):
