@@ -28,8 +28,9 @@ GAP = 1e-7
 def _assert_same_optimum(model, plain, X, levels):
     """The refit of ``model`` starts from the fold fits, ``plain``'s from zero: the same
     strictly convex problem, solved to ftol = TIGHT, where L-BFGS-B leaves an objective gap
-    δ ≤ GAP (up to 1.1e-8 measured between the two here; 10× for other CPUs). λ-strong convexity (k_X k_Θ ≤ 1)
-    then gives ‖Δh‖∞ ≤ 2√(2 GAP/λ) in standardised units, × std(y) in those of y."""
+    δ ≤ GAP (up to 1.1e-8 measured between the two here; 10× for other CPUs). λ-strong
+    convexity (k_X k_Θ ≤ 1) then gives ‖Δh‖∞ ≤ 2√(2 GAP/λ) in standardised units, × the
+    scale of y in those of y."""
     assert abs(model.objective_ - plain.objective_) <= GAP
     atol = 2 * np.sqrt(2 * GAP / model.selected_lambda_) * model.y_scale_
     assert_allclose(model.predict(X, levels), plain.predict(X, levels), rtol=0, atol=atol)

@@ -18,8 +18,10 @@ bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
   the smallest λ are the costliest fits.
 
 ∞-QR's default (``lambda_=None``) uses the first split only (``max_splits=1`` of 3 folds) from
-200 training points on: a held-out third, at most 16 warm-started fits on two thirds of the
-data for the default grid (all 3 splits below); ``cv=K`` uses all K.
+1000 training points on: a held-out third, at most 16 warm-started fits on two thirds of the
+data for the default grid (all 3 splits below); ``cv=K`` uses all K. The refit on all the
+points starts from the mean of the splits' fits at the chosen setting: they are parameters
+of the same features Φ of all n points (a fold only drops rows), so no mapping is needed.
 
 The held-out score is the ITL risk of eqs. (8)–(9) without smoothing, Σ_j w_j mean_i
 ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
