@@ -556,7 +556,7 @@ def report_defaults(rows, coverage, sample_gaps, total_seconds):
         "heuristic chosen inside `fit` on a held-out third (averaged over the 3 thirds below",
         f"{SMALL_SET} training points; one factorisation per bandwidth, warm-started λ path, ftol",
         f"{CV_TOL:g}, ≤ {SELECTION_MAX_ITER} iterations per path fit, a bandwidth's path stopped",
-        "where its held-out risk rises), then one refit;",
+        "where its held-out risk rises), then one refit started from the thirds' fits;",
         "λ_b = 1e-6, λ_nc = 1,",
         "Gauss–Legendre anchors, m = max(⌈√n⌉, 20) ≤ 100; predict rearranged (the default).",
         f"*fixed λ*: `InfiniteQuantileRegressor(lambda_={FIXED_LAMBDA:g})`, median heuristic "

@@ -16,9 +16,9 @@ closed form) and report, for each λ_nc, mean ± std over draws (seed s for draw
 The paper does not give the other hyper-parameters of Fig. 1; we fix them (not tuned on the
 test data): Gaussian k_X of bandwidth 0.3 on standardised inputs (≈ 0.13 in x), λ = 1e-3,
 Gaussian k_Θ of bandwidth 0.2, manytask's default Huber smoothing κ = 0.01. This is the
-paper's model as the paper ran it, not :class:`~manytask.itl.InfiniteQuantileRegressor`'s
-defaults (λ and bandwidth chosen in ``fit``, rearranged ``predict``), which ``manytask demo``
-shows.
+paper's model as the paper ran it. The figure adds a panel of
+:class:`~manytask.itl.InfiniteQuantileRegressor`'s defaults (λ and bandwidth chosen in
+``fit``, rearranged ``predict``) on draw 0 (not in the metrics; ``manytask demo`` scores them).
 Outputs inside ``out``: ``figure1.png``, ``results.md``, ``draws.csv``.
 """
 
@@ -162,8 +162,9 @@ def fit_pair(seed, n_train=N_TRAIN, n_test=N_TEST, max_iter=2000):
     return rows, models, (X, y)
 
 
-def plot_figure1(models, data):
-    """Three panels: 100 learnt quantiles with λ_nc = 10, with λ_nc = 0, and the true ones."""
+def plot_figure1(models, data, defaults=None):
+    """Panels: 100 learnt quantiles with λ_nc = 10, with λ_nc = 0, of ``defaults`` (a fitted
+    ``InfiniteQuantileRegressor()``, if given), and the true ones."""
     from matplotlib import colormaps
 
     X, y = data
@@ -172,10 +173,13 @@ def plot_figure1(models, data):
     panels = [
         (models[0].predict(grid, quantiles=PLOT_LEVELS), f"Non-crossing: λ_nc = {LAMBDAS_NC[0]:g}"),
         (models[1].predict(grid, quantiles=PLOT_LEVELS), f"Crossing: λ_nc = {LAMBDAS_NC[1]:g}"),
-        (sine_toy_quantiles(grid, PLOT_LEVELS), "True quantiles"),
     ]
-    figure = agg_figure(12, 3.8)
-    axes = figure.subplots(1, 3, sharey=True)
+    if defaults is not None:
+        title = "InfiniteQuantileRegressor() defaults"
+        panels.append((defaults.predict(grid, quantiles=PLOT_LEVELS), title))
+    panels.append((sine_toy_quantiles(grid, PLOT_LEVELS), "True quantiles"))
+    figure = agg_figure(4 * len(panels), 3.8)
+    axes = figure.subplots(1, len(panels), sharey=True)
     for ax, (Q, title) in zip(axes, panels):
         for level in range(Q.shape[1]):
             ax.plot(grid[:, 0], Q[:, level], color=colours[level], lw=0.7)
@@ -260,7 +264,8 @@ class Figure1(Experiment):
         return list(range(self.settings.repeats))
 
     def run_job(self, seed) -> None:
-        """Fit both panels on draw ``seed`` (:func:`fit_pair`); keeps draw 0's for the figure.
+        """Fit both panels on draw ``seed`` (:func:`fit_pair`); keeps the first draw's for the
+        figure, with a fit of ``InfiniteQuantileRegressor()``'s defaults on it.
 
         Parameters
         ----------
@@ -278,8 +283,9 @@ class Figure1(Experiment):
         rows, models, data = fit_pair(seed, n_test=self.settings.n_test,
                                       max_iter=self.settings.max_iter)  # fmt: skip
         self.rows += rows
-        if self._first is None:
-            self._first = (models, data)
+        if self._first is None:  # the figure's draw, also fitted with the defaults
+            defaults = InfiniteQuantileRegressor(random_state=seed, verbose=0).fit(*data)
+            self._first = (models, data, defaults)
 
     def outputs(self) -> dict:
         """``figure1.png`` (draw 0's panels) and ``draws.csv`` (every row).

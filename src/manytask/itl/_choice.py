@@ -16,8 +16,9 @@ import numpy as np
 from ._estimator import median_bandwidth
 from .quantile import HOLDOUT_FOLDS, SMALL_SET
 
-__all__ = ["HOLDOUT_FOLDS", "SELECTION_ATTRIBUTES", "choose"]
 from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate
+
+__all__ = ["HOLDOUT_FOLDS", "SELECTION_ATTRIBUTES", "choose"]
 
 #: Attributes of an earlier ``fit`` with ``lambda_=None``, dropped by every ``fit``.
 SELECTION_ATTRIBUTES = ("cv_risks_", "selected_lambda_", "selected_input_bandwidth_")
@@ -79,7 +80,7 @@ def choose(
         )
 
     splits = HOLDOUT_FOLDS if len(X) < SMALL_SET else 1
-    risks = cross_validate(
+    risks, _ = cross_validate(
         X, y, bandwidths, lambdas, HOLDOUT_FOLDS, whiten, data_term, penalty, score,
         max_iter, estimator.tol, estimator.random_state, splits,
     )  # fmt: skip

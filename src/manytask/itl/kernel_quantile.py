@@ -252,6 +252,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         n_components=None,
         warm_sizes=(),
         feature_dtype=np.float64,
+        start=None,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
@@ -265,6 +266,8 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         stops by :func:`statistical_stop` on its own rows (ŝ on the first
         ``warm_sizes[0]`` rows at its starting point), or by ``tol``. ``feature_dtype``: of
         the input features Φ (:class:`~manytask.itl.whitening.WhitenedModel`).
+        ``start``: the packed starting point of L-BFGS-B in the coordinates of the whitened
+        model built here (None: zeros; with ``warm_sizes``, of the first stage).
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -292,7 +295,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             len(extra),
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
-        start = stop = None
+        stop = None
         verbose = getattr(self, "verbose", 0)
         if len(warm_sizes) and len(extra) == 0:
             probe = whitened.rows(slice(0, warm_sizes[0]))
