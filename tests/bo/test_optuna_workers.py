@@ -70,7 +70,8 @@ def hypervolume(study):
 
 def start_worker(tmp_path, url, name, seed, n_trials, hang="-"):
     script = tmp_path / "worker.py"
-    script.write_text(WORKER)
+    if not script.exists():  # rewriting it while an earlier worker reads it can run it empty
+        script.write_text(WORKER)
     command = [sys.executable, str(script), url, name, str(seed), str(n_trials), hang]
     command.append(str(Path(__file__).parent))
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")

@@ -73,6 +73,29 @@ def choose(
         The chosen λ.
     input_bandwidth : float or None
         The chosen bandwidth (the given one, or None with ``input_kernel``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel, InfiniteQuantileRegressor
+    >>> from manytask.itl._estimator import ridge_penalty
+    >>> from manytask.itl.kernel_quantile import quantile_risk
+    >>> from manytask.itl.selection import held_out_risk
+    >>> from manytask.kernels import RBF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 1)); y = X[:, 0] + 0.1 * rng.normal(size=30)
+    >>> anchors, weights = np.array([0.5]), np.array([1.0])
+    >>> estimator = InfiniteQuantileRegressor(random_state=0)
+    >>> def make_whitened(kernel):
+    ...     return estimator._precompute(DecomposableModel(kernel, RBF(0.2)), X, anchors)
+    >>> def score(held_out, params, y_held_out):
+    ...     return held_out_risk(held_out, params, y_held_out, anchors, weights)
+    >>> lambda_, bandwidth = choose(
+    ...     estimator, X, y, make_whitened,
+    ...     lambda y_fold: quantile_risk(y_fold, anchors, weights, 0.0, 1e-2),
+    ...     ridge_penalty, score, 50)
+    >>> bool(lambda_ in LAMBDA_PATH), bool(bandwidth > 0)
+    (True, True)
     """
     bandwidths = [estimator.input_bandwidth]
     if estimator.input_kernel is None and estimator.input_bandwidth is None:

@@ -36,6 +36,11 @@ def blas_threads():
     """The number of threads BLAS has (at least 1): the workers of the blockwise loops, each
     running BLAS on one thread.
 
+    Returns
+    -------
+    int
+        The largest thread count of the loaded BLAS libraries (threadpoolctl), at least 1.
+
     Examples
     --------
     >>> blas_threads() >= 1

@@ -173,7 +173,7 @@ def cross_validate(
         Standardised training inputs.
     y : ndarray of shape (n,) or None
         Training targets (None for an unsupervised task: ``data_term`` then gets None).
-    bandwidths, lambdas, folds, whiten, max_iter, tol, random_state, max_splits
+    bandwidths, lambdas, folds, whiten
         As in :func:`cross_validate_quantiles`.
     data_term : callable
         ``y_fold -> data term`` of :func:`~manytask.itl._estimator.penalised_objective`.
@@ -182,6 +182,8 @@ def cross_validate(
     score : callable
         ``(held_out_model, params, y_held_out) -> float``, lower is better: the fit
         ``params`` judged on the held-out rows (``y_held_out`` None without ``y``).
+    max_iter, tol, random_state, max_splits
+        As in :func:`cross_validate_quantiles`.
 
     Returns
     -------
