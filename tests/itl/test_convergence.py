@@ -34,10 +34,14 @@ def _data():
 
 @pytest.mark.parametrize("estimator", ESTIMATORS)
 def test_converged_fit_says_so_without_warning(estimator):
+    # random_state fixes the folds of the default's choice of λ and bandwidth: with
+    # random_state=None ∞-QR picked λ = 1e-5 at 2 × the median heuristic on 2 of 40 draws,
+    # where L-BFGS-B needs more than max_iter = 2000 iterations on these 0/1 targets (and
+    # then warns, correctly); with seed 0 it picks λ = 1e-3 by a held-out margin of 1 %.
     X, y = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = estimator().fit(X, y)
+        model = estimator(random_state=0).fit(X, y)
     assert model.converged_ is True
     assert 0 < model.n_iter_ < model.max_iter
 
