@@ -137,7 +137,7 @@ def test_grid_search_on_roc_auc_prefers_a_smooth_kernel():
     # (Bayes AUC Φ(√2·√2/√2)… ≈ 0.92 for means ±1, unit variances in 2-D).
     X, y = _two_gaussians(60, np.random.default_rng(2))
     search = GridSearchCV(
-        InfiniteCostSensitiveClassifier(n_anchors=5),
+        InfiniteCostSensitiveClassifier(n_anchors=5, random_state=0),
         {"input_bandwidth": [0.02, 1.0]},
         scoring="roc_auc",
         cv=3,
