@@ -1,17 +1,19 @@
-"""Why the time ratio of ``bench_bo_botorch.py`` differs between problems: one round's parts.
+"""Time per round of ``bench_bo_botorch.py``'s default against BoTorch, on the same threads.
 
 For each problem of the suite, on the same 6 + ``--observed`` noisy observations (seed 0's
-initial points, then random candidates), in one process, on the same threads, the two sides
-are timed in turn, ``--repeats`` times each:
+initial points, then random candidates), in one process, with ``--threads`` threads for
+BLAS and torch on both sides, the two sides are timed in turn, ``--repeats`` times each:
 
-* manytask (``MultiTaskBO(candidates=C, kernel="auto")`` with its defaults): ``ask`` +
-  ``tell`` of ``refit_every`` consecutive rounds, split into the rounds whose ``tell`` refits
-  the ICM kernel and the others (the acquisition over the N candidates alone);
+* manytask (``MultiTaskBO(candidates=C, kernel="auto")`` with its defaults): ``--rounds``
+  consecutive ``ask`` + ``tell`` (every ``tell`` refits the ICM kernel);
 * BoTorch: the fit of the ModelListGP (``fit_gpytorch_mll``, one GP per objective), then
   each acquisition (qLogNParEGO, qLogNEHVI) built and maximised over the candidates by
-  ``optimize_acqf_discrete``.
+  ``optimize_acqf_discrete``; a round is fit + acquisition.
 
-The 1-minute load average is printed beside every problem. Needs the ``bench`` extra.
+Both wall time and CPU time (``time.process_time``, all threads of the process) are kept:
+on a machine shared with other jobs the wall time of each side grows with the load at the
+moment it runs, the CPU time much less, so the CPU-time ratio is the one to compare across
+loads; the 1-minute load average is printed beside every problem. Needs the ``bench`` extra.
 """
 
 from __future__ import annotations
@@ -35,36 +37,43 @@ from bench_bo_botorch import (
 from _common import machine, markdown_table, write_section
 
 
-def observed_data(setting, n_observed):
+def observed_data(setting, n_observed, n_rounds):
     rng = np.random.default_rng([0, PROBLEMS.index(setting.name)])
-    indices = rng.choice(N_CANDIDATES, N_INITIAL + n_observed + 20, replace=False)
+    indices = rng.choice(N_CANDIDATES, N_INITIAL + n_observed + n_rounds, replace=False)
     noise = rng.standard_normal((len(indices), setting.values.shape[1]))
     Y = setting.values[indices] + setting.noise_std * noise
     return indices, Y
 
 
+class Clock:
+    """Wall and CPU seconds since construction."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def read(self):
+        return np.array([time.perf_counter() - self.wall, time.process_time() - self.cpu])
+
+
 def time_manytask(setting, indices, Y, n_observed):
-    """Seconds of every ask + tell after the first N_INITIAL + n_observed observations, and
-    whether that tell refitted the kernel."""
+    """(wall, CPU) seconds of one ask + tell, mean over the rounds after the first
+    N_INITIAL + n_observed observations (each tell a fixed point: the same data as BoTorch)."""
     from manytask.bo import MultiTaskBO
 
     optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=0)
-    for index, y in zip(indices[: N_INITIAL + n_observed], Y):
+    start = N_INITIAL + n_observed
+    for index, y in zip(indices[:start], Y):
         optimizer.tell(setting.unit[index], y)
-    times, refits = [], []
-    for index, y in zip(indices[N_INITIAL + n_observed :], Y[N_INITIAL + n_observed :]):
-        start = time.perf_counter()
+    clock = Clock()
+    for index, y in zip(indices[start:], Y[start:]):
         optimizer.ask()
-        middle = time.perf_counter()
-        optimizer.tell(setting.unit[index], y)  # a fixed point: the same data for both sides
-        end = time.perf_counter()
-        times.append(end - start)
-        refits.append(end - middle > 5 * (middle - start))
-    return np.array(times), np.array(refits)
+        optimizer.tell(setting.unit[index], y)
+    return clock.read() / (len(indices) - start)
 
 
-def time_botorch(setting, indices, Y, n_observed):
-    """Seconds of the model fit and of each acquisition's build + discrete maximisation."""
+def time_botorch(setting, indices, Y, n_observed, methods):
+    """(wall, CPU) seconds of the model fit and of each acquisition's build + discrete
+    maximisation."""
     import torch
     from botorch.fit import fit_gpytorch_mll
     from botorch.optim import optimize_acqf_discrete
@@ -76,22 +85,70 @@ def time_botorch(setting, indices, Y, n_observed):
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
+        clock = Clock()
         model, mll = botorch_model(X, Yt)
         fit_gpytorch_mll(mll)
-        out["fit"] = time.perf_counter() - start
-        for method in ("qLogNParEGO", "qLogNEHVI"):
-            start = time.perf_counter()
+        out["fit"] = clock.read()
+        for method in methods:
+            clock = Clock()
             acquisition = botorch_acquisition(method, model, X, setting.ref_point, Yt.shape[1])
             optimize_acqf_discrete(acquisition, q=1, choices=choices)
-            out[method] = time.perf_counter() - start
+            out[method] = clock.read()
     return out
+
+
+def measure(name, args):
+    setting = Setting(name, 0.05)
+    indices, Y = observed_data(setting, args.observed, args.rounds)
+    methods = ["qLogNParEGO"]
+    if setting.values.shape[1] <= args.nehvi_max_objectives:
+        methods.append("qLogNEHVI")
+    loads, mt, bt = [os.getloadavg()[0]], [], []
+    time_manytask(setting, indices, Y, args.observed)  # first-call costs, untimed
+    for _ in range(args.repeats):  # the two sides in turn, so that load drifts hit both
+        mt.append(time_manytask(setting, indices, Y, args.observed))
+        bt.append(time_botorch(setting, indices, Y, args.observed, methods))
+        loads.append(os.getloadavg()[0])
+    manytask = np.median(mt, axis=0)
+    fit = np.median([b["fit"] for b in bt], axis=0)
+    rounds = {m: fit + np.median([b[m] for b in bt], axis=0) for m in methods}
+    return setting, manytask, fit, rounds, loads
+
+
+def table_row(setting, threads, manytask, fit, rounds, loads):
+    """One problem's row: times as wall / CPU milliseconds, ratios as wall / CPU."""
+
+    def ms(pair):
+        return "—" if pair is None else f"{1000 * pair[0]:.0f} / {1000 * pair[1]:.0f}"
+
+    def ratio(pair):
+        if pair is None:
+            return "—"
+        return f"{pair[0] / manytask[0]:.0f}× / {pair[1] / manytask[1]:.0f}×"
+
+    parego, nehvi = rounds["qLogNParEGO"], rounds.get("qLogNEHVI")
+    return [
+        setting.name,
+        setting.problem.dim,
+        setting.values.shape[1],
+        threads,
+        f"{1000 * manytask[0]:.1f} / {1000 * manytask[1]:.1f}",
+        ms(fit),
+        ms(parego),
+        ms(nehvi),
+        ratio(parego),
+        ratio(nehvi),
+        f"{min(loads):.1f}–{max(loads):.1f}",
+    ]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--observed", type=int, default=20, help="rounds already observed")
+    parser.add_argument("--rounds", type=int, default=10, help="manytask rounds timed")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--nehvi-max-objectives", type=int, default=3)
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()
@@ -99,66 +156,38 @@ def main():
     import torch
     from threadpoolctl import threadpool_limits
 
-    torch.set_num_threads(1)
-    threadpool_limits(1)
     rows = []
-    for name in args.problems:
-        setting = Setting(name, 0.05)
-        indices, Y = observed_data(setting, args.observed)
-        loads, mt_times, mt_refits, bt = [os.getloadavg()[0]], [], [], []
-        time_manytask(setting, indices, Y, args.observed)  # first-call costs, untimed
-        for _ in range(args.repeats):  # the two sides in turn, so that load drifts hit both
-            times, refits = time_manytask(setting, indices, Y, args.observed)
-            mt_times.append(times)
-            mt_refits.append(refits)
-            bt.append(time_botorch(setting, indices, Y, args.observed))
-            loads.append(os.getloadavg()[0])
-        times, refits = np.concatenate(mt_times), np.concatenate(mt_refits)
-        per_round = times.mean()
-        fit = np.median([b["fit"] for b in bt])
-        parego = fit + np.median([b["qLogNParEGO"] for b in bt])
-        nehvi = fit + np.median([b["qLogNEHVI"] for b in bt])
-        rows.append(
-            [
-                name,
-                setting.problem.dim,
-                setting.values.shape[1],
-                f"{1000 * np.median(times[~refits]):.1f}",
-                f"{1000 * np.median(times[refits]):.0f}" if refits.any() else "—",
-                f"{1000 * per_round:.1f}",
-                f"{1000 * fit:.0f}",
-                f"{1000 * (parego - fit):.0f}",
-                f"{1000 * (nehvi - fit):.0f}",
-                f"{parego / per_round:.0f}×",
-                f"{nehvi / per_round:.0f}×",
-                f"{min(loads):.1f}–{max(loads):.1f}",
-            ]
-        )
-        print(rows[-1], flush=True)
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        with threadpool_limits(threads):
+            for name in args.problems:
+                setting, manytask, fit, rounds, loads = measure(name, args)
+                rows.append(table_row(setting, threads, manytask, fit, rounds, loads))
+                print(rows[-1], flush=True)
     header = [
         "problem",
         "d",
         "objectives",
-        "manytask ask + tell, no refit (ms)",
-        "manytask round with refit (ms)",
-        "manytask mean round (ms)",
+        "threads",
+        "manytask round (ms, wall / CPU)",
         "BoTorch fit (ms)",
-        "qLogNParEGO acquisition (ms)",
-        "qLogNEHVI acquisition (ms)",
-        "ParEGO / manytask",
-        "NEHVI / manytask",
+        "qLogNParEGO round (ms)",
+        "qLogNEHVI round (ms)",
+        "ParEGO / manytask (wall / CPU)",
+        "NEHVI / manytask (wall / CPU)",
         "load",
     ]
-    text = f"""## BoTorch against manytask: where one round's time goes
+    text = f"""## BoTorch against manytask: time per round on the same threads
 
-Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__}, one thread
-for BLAS and torch on both sides, the two sides timed in turn ({args.repeats} repeats) in one
-process. `python benchmarks/bench_bo_botorch_timing.py`: {N_INITIAL} + {args.observed} noisy
-observations (noise 0.05), then manytask's next rounds with its defaults (medians of the
-rounds without and with a kernel refit, and the mean round), BoTorch's model fit and each
-acquisition's build + `optimize_acqf_discrete` over the {N_CANDIDATES} candidates (medians;
-a BoTorch round is fit + acquisition). *load*: 1-minute load average over the problem's
-measurements.
+Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__}; the two
+sides timed in turn ({args.repeats} repeats, medians) in one process with the same number of
+BLAS and torch threads (*threads*). `python benchmarks/bench_bo_botorch_timing.py`:
+{N_INITIAL} + {args.observed} noisy observations (noise 0.05), then {args.rounds} rounds of
+manytask with its defaults (every tell refits the kernel; mean round), and BoTorch's round:
+model fit + the acquisition's build + `optimize_acqf_discrete` over the {N_CANDIDATES}
+candidates (qLogNEHVI on problems with ≤ {args.nehvi_max_objectives} objectives). Every time
+as wall / CPU (`time.process_time`, all threads of the process); *load*: 1-minute load
+average over the problem's measurements.
 
 {markdown_table(header, rows)}
 """

@@ -455,8 +455,9 @@ class MultiTaskBO:
                 refit = self._learned.refit(X, Y)
                 beta = self.beta if self.beta is not None else LEARNED_BETA
                 policy = self._make_policy(refit.kernel, refit.noise, beta)
-                for xi, yi in zip(X, self._learned.standardize(Y, refit)):
-                    policy.add(xi, yi)
+                # one factorisation of all t points, equal to t incremental adds
+                outputs = self._learned.standardize(Y, refit)
+                policy.posterior.fit(X, outputs, candidates=self.candidates)
                 self._learned.accept(refit)
                 self._policy = policy
             elif self._policy is not None:
