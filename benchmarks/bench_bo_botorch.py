@@ -86,6 +86,8 @@ VARIANTS = {
         beta=1.0, refit_every=1, kernel_prior=True, kernel_restarts=2
     ),
     "mt beta=0.5, refit_every=1, prior": dict(beta=0.5, refit_every=1, kernel_prior=True),
+    # a refit every 2 observations (bench_bo_botorch_timing.py: the time per round)
+    "mt beta=1, refit_every=2": dict(beta=1.0, refit_every=2),
 }
 # run on two seeds of every problem and noise, then left out of the ranking (and of later
 # seeds) as clearly behind the others

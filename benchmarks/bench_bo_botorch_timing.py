@@ -5,7 +5,8 @@ initial points, then random candidates), in one process, with ``--threads`` thre
 BLAS and torch on both sides, the two sides are timed in turn, ``--repeats`` times each:
 
 * manytask (``MultiTaskBO(candidates=C, kernel="auto")`` with its defaults): ``--rounds``
-  consecutive ``ask`` + ``tell`` (every ``tell`` refits the ICM kernel);
+  consecutive ``ask`` + ``tell`` (the ``tell`` of every ``refit_every``-th refits the ICM
+  kernel; the mean over the rounds);
 * BoTorch: the fit of the ModelListGP (``fit_gpytorch_mll``, one GP per objective), then
   each acquisition (qLogNParEGO, qLogNEHVI) built and maximised over the candidates by
   ``optimize_acqf_discrete``; a round is fit + acquisition.
@@ -115,6 +116,15 @@ def measure(name, args):
     return setting, manytask, fit, rounds, loads
 
 
+def refit_every():
+    """MultiTaskBO's default refit_every."""
+    import inspect
+
+    from manytask.bo import MultiTaskBO
+
+    return inspect.signature(MultiTaskBO).parameters["refit_every"].default
+
+
 def table_row(setting, threads, manytask, fit, rounds, loads):
     """One problem's row: times as wall / CPU milliseconds, ratios as wall / CPU."""
 
@@ -183,11 +193,11 @@ Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__}; 
 sides timed in turn ({args.repeats} repeats, medians) in one process with the same number of
 BLAS and torch threads (*threads*). `python benchmarks/bench_bo_botorch_timing.py`:
 {N_INITIAL} + {args.observed} noisy observations (noise 0.05), then {args.rounds} rounds of
-manytask with its defaults (every tell refits the kernel; mean round), and BoTorch's round:
-model fit + the acquisition's build + `optimize_acqf_discrete` over the {N_CANDIDATES}
-candidates (qLogNEHVI on problems with ≤ {args.nehvi_max_objectives} objectives). Every time
-as wall / CPU (`time.process_time`, all threads of the process); *load*: 1-minute load
-average over the problem's measurements.
+manytask with its defaults (a kernel refit every {refit_every()} tells; mean round), and
+BoTorch's round: model fit + the acquisition's build + `optimize_acqf_discrete` over the
+{N_CANDIDATES} candidates (qLogNEHVI on problems with ≤ {args.nehvi_max_objectives}
+objectives). Every time as wall / CPU (`time.process_time`, all threads of the
+process); *load*: 1-minute load average over the problem's measurements.
 
 {markdown_table(header, rows)}
 """

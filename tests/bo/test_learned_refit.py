@@ -1,9 +1,11 @@
-"""The learned kernel's refits: the posterior MultiTaskBO rebuilds after a refit against a
-dense GP computed from the fitted kernel."""
+"""The learned kernel's refit schedule: the posterior MultiTaskBO rebuilds at a refit, and
+grows by incremental updates between refits, against a dense GP computed from the last fitted
+kernel and its output standardisation."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 
 from manytask.bo import MultiTaskBO
@@ -13,17 +15,20 @@ def _objectives(X):
     return np.c_[np.sin(5 * X[:, 0]) + X[:, 1], np.cos(4 * X[:, 1]) * X[:, 0], X.sum(axis=1)]
 
 
-def test_posterior_after_a_refit_is_the_dense_gp_of_the_fitted_kernel():
-    # MultiTaskBO rebuilds the posterior over the candidates from all t points at every
-    # refit; here it is checked against μ = (K_CX ⊗ B) G⁻¹ vec(Y) and
-    # diag Γ = diag B − diag((K_CX ⊗ B) G⁻¹ (K_XC ⊗ B)) with G = K_XX ⊗ B + ηI (dense solve)
+@pytest.mark.parametrize("refit_every, n_told", [(1, 9), (2, 9), (2, 10), (3, 10)])
+def test_posterior_is_the_dense_gp_of_the_last_fitted_kernel(refit_every, n_told):
+    # fits at t = 3 (n_initial), then every refit_every: (2, 10) and (3, 10) end one and
+    # two incremental updates after the last fit, the others at a fit. Checked against
+    # μ = (K_CX ⊗ B) G⁻¹ vec(Y) and diag Γ = diag B − diag((K_CX ⊗ B) G⁻¹ (K_XC ⊗ B)) with
+    # G = K_XX ⊗ B + ηI (dense solve), Y standardised as at the last fit
     rng = np.random.default_rng(0)
     candidates = rng.uniform(size=(60, 2))
-    optimizer = MultiTaskBO(candidates=candidates, kernel="auto", seed=0)
-    for _ in range(9):
+    optimizer = MultiTaskBO(candidates=candidates, kernel="auto", seed=0, refit_every=refit_every)
+    for _ in range(n_told):
         x = optimizer.ask()
         optimizer.tell(x, _objectives(x[None, :])[0] + 0.05 * rng.normal(size=3))
     learned, posterior = optimizer._learned, optimizer._policy.posterior
+    assert learned._fitted_at == n_told - (n_told - 3) % refit_every
     kernel = posterior.kernel
     B, K = np.asarray(kernel.B), kernel.kernel
     X, Y = optimizer.X_, learned.standardize(optimizer.Y_)
