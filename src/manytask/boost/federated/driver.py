@@ -246,7 +246,7 @@ def run_round(server, transport, participants, candidates, batch):
     ([1.0, 1.0], (0, 0, 0.5, 1))
     """
     everyone = [c for ids in participants for c in ids]
-    phase = "round" if server.max_depth == 1 else "propose"
+    phase = "round" if server.max_depth == 1 else "grow" if server.histogram_trees else "propose"
     answers = transport.request(phase, server.round_payloads(participants, candidates))
     server.acknowledge(everyone)
     reports = [[answers[c] for c in ids] for ids in participants]
@@ -256,7 +256,10 @@ def run_round(server, transport, participants, candidates, batch):
     ])  # fmt: skip
     _, _, active = round_objective(losses)
     asked = None if server.own_rows_only else np.arange(losses.size)
-    if server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
+    if server.histogram_trees:  # each active source's tree, grown from summed histograms
+        candidates, reports = _histogram_trees(server, transport, participants, active, reports)
+        asked = None
+    elif server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
         candidates = server.select_trees(reports)
         scores = transport.request("score", server.score_payloads(participants, active,
                                                                   candidates))  # fmt: skip
@@ -272,6 +275,73 @@ def run_round(server, transport, participants, candidates, batch):
     # source k's D_t is Z_{t,k}/m_k = F_k
     return _decide(server, transport, participants, n_points, batch, record, directions,
                    lambda direction: losses[direction[0]])  # fmt: skip
+
+
+def _histogram_trees(server, transport, participants, active, reports):
+    """Figure 2, lines 10–11 with trees grown from sums: per active source k the tree
+    ``MultiBoostClassifier(max_depth=d)`` grows on source k's pooled rows, from the sums over
+    k's participants of their histograms; returns (the tree of each domain, None if inactive;
+    the edge reports of :meth:`~.server.FederatedServer.directions`).
+
+    Level ℓ of source k's tree splits on H_k = Σ_{c∈C_k} H_c, H_c[n, f, b] = Σ over client
+    c's points i of node n in bin b of feature f of (s_i, |s_i|), s_i = a_i y_i Q(k|x_i): the
+    level's histograms (:func:`~manytask.boost.trees.level_histograms`) are sums over points,
+    so H_k is the histogram of source k's pooled rows, up to the factor 1/Z_{t,k} that changes
+    no split (see :func:`~.client.client_tree`), and the server takes the central tree's splits
+    (:func:`~manytask.boost.trees.choose_splits`). The root's H_c came with Φ_c, Z_{t,c} (the
+    ``grow`` phase); each further level is one ``histogram`` request batch, to the
+    participants of the active sources with a node that split, for the two children of each
+    such node (a node that does not split sends all its points left: its left child's
+    histogram is its own, its right child is empty). The leaves' sums S_ℓ come from the last
+    level's histograms (:func:`~manytask.boost.trees.leaf_sums`), votes sign(S_ℓ), and the
+    tree's pooled edge is Σ_ℓ |S_ℓ| = Σ_{c∈C_k} β_{t,c}: no ``score`` phase. A client sends
+    2·n·d·B numbers for n nodes, at most 2(2^d − 1)·d·B per round: O(2^d·d·B), whatever its
+    number of points; with secure sums the server unmasks only each source's sum.
+    """
+    from manytask.boost.trees import choose_splits, leaf_sums  # noqa: PLC0415 (trees only)
+
+    histograms = {int(k): sum(report["histogram"] for report in reports[k]) for k in active}
+    n_features = next(iter(histograms.values())).shape[1]
+    table, n_thresholds = server.bin_table(n_features)
+    n_inner = 2**server.max_depth - 1
+    features = {k: np.zeros(n_inner, dtype=np.intp) for k in histograms}
+    thresholds = {k: np.full(n_inner, np.inf) for k in histograms}
+    for level in range(server.max_depth):
+        first, last_level = 2**level - 1, level == server.max_depth - 1
+        chosen, payloads, asked = {}, {}, {}
+        for k, histogram in histograms.items():
+            splits, feature, edge = chosen[k] = choose_splits(histogram, n_thresholds,
+                                                              last_level)  # fmt: skip
+            nodes = first + np.flatnonzero(splits)
+            features[k][nodes] = feature[splits]
+            thresholds[k][nodes] = table[feature[splits], edge[splits] - 1]
+            split = np.flatnonzero(splits)
+            if last_level or not split.size:
+                continue
+            asked[k] = np.sort(np.concatenate([2 * split, 2 * split + 1]))
+            request = {
+                "tree_features": features[k][: 2 * first + 1],
+                "tree_thresholds": thresholds[k][: 2 * first + 1],
+                "nodes": asked[k],
+            }
+            payloads.update({c: request for c in participants[k]})  # fmt: skip
+        if last_level:
+            break
+        answers = transport.request("histogram", payloads) if payloads else {}
+        for k, histogram in histograms.items():
+            splits = chosen[k][0]
+            children = np.zeros((2 * splits.size, *histogram.shape[1:]))
+            children[2 * np.flatnonzero(~splits)] = histogram[~splits]
+            if k in asked:
+                children[asked[k]] = sum(answers[c]["histogram"] for c in participants[k])
+            histograms[k] = children
+    trees, edge_reports = [None] * len(participants), {}
+    for k, histogram in histograms.items():
+        sums = leaf_sums(histogram, *chosen[k])[:, 0]
+        trees[k] = {"tree_features": features[k][None], "tree_thresholds": thresholds[k][None],
+                    "tree_votes": np.where(sums < 0, -1.0, 1.0)[None]}  # fmt: skip
+        edge_reports[k] = [{"edge_sums": np.array([[np.abs(sums).sum()]])}]
+    return trees, edge_reports
 
 
 def _decide(server, transport, participants, n_points, batch, record, directions, mass,
