@@ -464,6 +464,112 @@ def test_secure_sums_give_the_plain_model_and_the_server_sees_only_masked_replie
         runner.prepare_federation(X, y, domains, 1, secure="yes")
 
 
+def grid_three_domains(n_per_domain=40, seed=1):
+    """Three sources, 3 features of 7 distinct values each (so the candidate table of every
+    midpoint is ``MultiBoostClassifier(n_bins=8)``'s bins) and a label that needs two splits,
+    with source-dependent noise (random counts per cell: no two splits tie)."""
+    values = np.sort(np.random.default_rng(0).normal(size=(3, 7)), axis=1)
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1, 2], n_per_domain)
+    X = np.column_stack([values[j, rng.integers(7, size=domains.size)] for j in range(3)])
+    X[:, 2] = values[2, domains * 2 + rng.integers(2, size=domains.size)]
+    flip = rng.random(domains.size) < 0.05 * (domains + 1)
+    y = ((X[:, 0] > values[0, 2]) & (X[:, 1] > values[1, 3])) ^ flip
+    return X, y.astype(int), domains
+
+
+class MaskRecordingLink(LoopbackLink):
+    """The loopback that also keeps, per masked request, (phase, the masking group, the masked
+    reply as it crossed the wire, the plain reply the client would have sent unmasked: the
+    same ``respond`` on the same shard, payload and kept state)."""
+
+    def __init__(self, shard_paths):
+        super().__init__(shard_paths)
+        self.masked = []
+
+    def pull(self, message_ids):
+        plain = {}
+        for message_id in message_ids:
+            if message_id not in self.inbox:
+                continue
+            node, phase, content = self.inbox[message_id]
+            payload = clientapp.decode_request(content)[1]
+            if "mask_me" not in payload:
+                continue
+            context = self.contexts[node]
+            stored = context.state.config_records.get(clientapp.KEPT)
+            kept = clientapp.kept_from_record(stored) if stored is not None else {}
+            unmasked = {key: value for key, value in payload.items()
+                        if key not in clientapp.MASK_FIELDS}  # fmt: skip
+            shard = clientapp.load_shard(context.node_config["shard"])
+            group = (tuple(payload["mask_nonce"]), tuple(payload["mask_peers"]))
+            plain[message_id] = (phase, group, respond(phase, shard, unmasked, kept)[0])
+        replies = super().pull(message_ids)
+        for message_id, reply in replies:
+            if message_id in plain:
+                self.masked.append((*plain[message_id], clientapp.decode_reply(reply)))
+        return replies
+
+
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_secure_trees_are_multiboost_classifier_trees_and_every_histogram_is_masked(
+    tmp_path, max_depth
+):
+    """Secure sums with trees (3 clients per source, all taking part): the server grows each
+    active source's tree from the masked sums of its clients' histograms. The model is
+    ``MultiBoostClassifier(max_depth=d)``'s on the pooled rows, to 1e-9 on the decision
+    function: the fixed point rounds each client's value by ≤ 2^-33, so a sum of 3 moves by
+    ≤ 3.5e-10 absolute, on losses, edges and histograms of sums of ~40 points' weights
+    (relative ≤ 1e-11); the step, whose derivative in them is O(1/(ε(1 − ε))), moves α by
+    < 1e-10 (checked: < 1e-9 on the decision function, Σ|α| ≤ 4 here). Every reply of
+    the grow, histogram and line-search phases is uint64 words that differ from the plain
+    encoding of what the client computed, and the masks cancel exactly (mod 2^64) in the sum
+    over each source's group."""
+    from manytask.boost import MultiBoostClassifier
+    from manytask.boost.federated.flower import secure
+    from manytask.boost.stumps import candidate_thresholds
+
+    X, y, domains = grid_three_domains()
+    kwargs = dict(n_rounds=6, random_state=0, thresholds=candidate_thresholds(X.T),
+                  domain_classifier="central", max_depth=max_depth)  # fmt: skip
+    federation = runner.prepare_federation(X, y, domains, 3, secure=True, **kwargs)
+    link = MaskRecordingLink(runner.write_inputs(tmp_path, federation))
+    config = {**federation["run_config"], "wait": 0.0}
+    apps.run_server(link, config)
+    clf = runner.federation_estimator(federation, *runner.read_result(config["result"]))
+    central = MultiBoostClassifier(n_estimators=6, max_depth=max_depth, n_bins=8).fit(
+        X, y, domains=domains)  # fmt: skip
+    assert len(clf.estimators_) == len(central.estimators_) == 6
+    assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in clf.estimators_)
+    Xt, _, _ = grid_three_domains(seed=2)
+    for points in (X, Xt):
+        np.testing.assert_allclose(
+            clf.decision_function(points), central.decision_function(points), rtol=0, atol=1e-9
+        )
+    # the same run in process without masks: the same numbers on the wire in every round
+    reference = simulate(X, y, domains, 3, histogram_trees=True, **kwargs)
+    assert_same_run(clf, reference, X, rtol=1e-9)
+    phases = {phase for phase, _, _, _ in link.masked}
+    assert phases == {"grow", "histogram"}
+    groups = {}
+    for phase, group, plain, masked in link.masked:
+        assert len(group[1]) == 3  # the source's three clients
+        for key, value in plain.items():
+            name = f"int:{key}" if isinstance(value, (int, np.integer)) else key
+            words = np.asarray(masked[name], dtype=np.uint64)  # a 0-d one travels as an int
+            assert words.shape == np.shape(value)
+            assert np.all(words != secure.encode(value))  # a mask hit 0 with chance 2^-64
+            total = groups.setdefault((phase, group, key), [0, 0])
+            total[0] = total[0] + words  # mod 2^64
+            total[1] = total[1] + secure.encode(value)
+    assert any(phase == "histogram" for phase, _, _ in groups)
+    for phase in ("grow", "histogram"):  # the arrays on the wire: uint64 words only
+        headers = link.replies[phase]
+        assert all(np.dtype(dtype) == np.uint64 for header in headers for _, dtype, _ in header)
+    for masked_sum, plain_sum in groups.values():
+        np.testing.assert_array_equal(masked_sum, plain_sum)  # the masks cancel exactly
+
+
 def test_one_masked_reply_is_uniform_whatever_its_value():
     """A client's masked ``loss_sum`` over 4000 request batches (fixed keys, so the test is
     deterministic): its top and bottom 4 bits are uniform (χ² over 16 bins, p > 1e-3), for a
@@ -514,8 +620,9 @@ def test_run_local_federation_rejects_bad_arguments():
         runner.run_local_federation(X, y, domains, 1, r=0)
     with pytest.raises(ValueError, match="domain_classifier must be one of"):
         runner.run_local_federation(X, y, domains, 1, domain_classifier="pooled")
-    with pytest.raises(ValueError, match="secure sums need max_depth=1"):
-        runner.run_local_federation(X, y, domains, 1, secure=True, max_depth=2)
+    with pytest.raises(ValueError, match=r"secure sums with trees \(max_depth=2\) need "
+                                         r"mu=None.*got mu=10"):  # fmt: skip
+        runner.run_local_federation(X, y, domains, 1, secure=True, max_depth=2, mu=10.0)
 
 
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):
