@@ -152,9 +152,9 @@ def _processes(predicate):
     return found
 
 
-def _kill_marked(marker):
-    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
-    for pid in _processes(lambda command, environment: marker in environment):
+def _kill(predicate):
+    """SIGKILL the processes (not this one) whose (command, environment) satisfy it."""
+    for pid in _processes(predicate):
         if pid != os.getpid():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -162,15 +162,21 @@ def _kill_marked(marker):
                 pass
 
 
+def _kill_marked(marker):
+    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
+    _kill(lambda command, environment: marker in environment)
+
+
 @pytest.fixture
-def flower_processes(monkeypatch):
-    """Every process a test's federation starts inherits a marker in its environment; after
-    the test, pass or fail, any of them still alive is killed (the runner stops them itself
-    when it returns; this covers a test that fails while its federation runs)."""
-    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}"
-    monkeypatch.setenv(*marker.split("=", 1))
+def flower_processes(tmp_path):
+    """Every process a test's federation starts (``workdir=tmp_path``) has its ``FLWR_HOME``
+    under ``tmp_path``; after the test, pass or fail, any of them still alive is killed (the
+    runner stops them itself when it returns; this covers a test that fails while its
+    federation runs). Not a marker in ``os.environ``: the module's background Deployment
+    Runtime federations would inherit it if they started meanwhile."""
     yield
-    _kill_marked(marker.encode())
+    home = b"FLWR_HOME=" + bytes(tmp_path)
+    _kill(lambda command, environment: any(part.startswith(home) for part in environment))
 
 
 def two_domains(n_per_domain=50, seed=2):
@@ -197,58 +203,69 @@ def _supernode_pid(shard):
 
 @pytest.fixture(scope="module")
 def deployment_run(tmp_path_factory):
-    """The federation of the Deployment Runtime tests, started once for the module in the
-    background (it spends most of its ~2 minutes waiting: for processes to start, for Flower's
-    heartbeat to give up on the killed SuperNode), so the other tests of the module run
-    meanwhile; the first test that asks for it starts it, the last one waits for its result.
+    """The federations of the Deployment Runtime tests, {max_depth: run} for stumps (1) and
+    trees of depth 3, started once for the module in the background, one after the other (each
+    spends most of its ~2-3 minutes waiting: for processes to start, for Flower's heartbeat
+    to give up on the killed SuperNode), so the other tests of the module run meanwhile; the
+    first test that asks for them starts them, the last ones wait for their results.
 
-    SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public thresholds,
-    central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has received
-    its first round's message (before or after it answered: the kill lands wherever it
-    lands). Every process carries a marker in its environment and is killed at the end of the
-    module if still alive."""
+    Each: SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public
+    thresholds, central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has
+    received its first round's message (before or after it answered: the kill lands wherever
+    it lands). Every process carries a marker in its environment and is killed at the end of
+    the module if still alive."""
     if not sys.platform.startswith("linux"):
         pytest.skip("finds the SuperNode process in /proc")
-    root = tmp_path_factory.mktemp("deployment")
     X, y, domains = two_domains()
-    run = {
-        "X": X, "y": y, "domains": domains, "root": root,
-        # the round timeout: far above a healthy batch (a ClientApp process per message:
-        # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
-        "victim": 1, "timeout": 60.0,
-        "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
-                       domain_classifier="central"),
-    }  # fmt: skip
     setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
+    runs, previous = {}, None
 
-    def federation():
-        try:
-            run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
-                                                     timeout=run["timeout"],
-                                                     **run["kwargs"])  # fmt: skip
-        except BaseException as error:  # reported by the test
-            run["error"] = error
+    def start(max_depth, previous):
+        root = tmp_path_factory.mktemp(f"deployment-depth-{max_depth}")
+        run = {
+            "X": X, "y": y, "domains": domains, "root": root,
+            # the round timeout: far above a healthy batch (a ClientApp process per message:
+            # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
+            "victim": 1, "timeout": 60.0,
+            "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
+                           domain_classifier="central", max_depth=max_depth),
+        }  # fmt: skip
 
-    def kill_the_victim():
-        log = root / "logs" / f"supernode-{run['victim']}.log"
-        while worker.is_alive():
-            if (log.exists() and log.read_text(errors="replace").count(
-                    "Receiving: query message") > setup_messages):  # fmt: skip
-                run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
-                if run["killed"] is not None:
-                    os.kill(run["killed"], signal.SIGKILL)
-                return
-            time.sleep(0.05)
+        def federation():
+            if previous is not None:  # one federation at a time
+                previous.join()
+            try:
+                run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
+                                                         timeout=run["timeout"],
+                                                         **run["kwargs"])  # fmt: skip
+            except BaseException as error:  # reported by the test
+                run["error"] = error
 
-    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(*marker.split("=", 1))
+        def kill_the_victim():
+            log = root / "logs" / f"supernode-{run['victim']}.log"
+            while worker.is_alive():
+                if (log.exists() and log.read_text(errors="replace").count(
+                        "Receiving: query message") > setup_messages):  # fmt: skip
+                    run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
+                    if run["killed"] is not None:
+                        os.kill(run["killed"], signal.SIGKILL)
+                    return
+                time.sleep(0.05)
+
         worker = threading.Thread(target=federation, daemon=True)
         killer = threading.Thread(target=kill_the_victim, daemon=True)
         worker.start()
         killer.start()
         run["threads"] = (worker, killer)
-        yield run
+        return run
+
+    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(*marker.split("=", 1))
+        for max_depth in (1, 3):
+            runs[max_depth] = start(max_depth, previous)
+            previous = runs[max_depth]["threads"][0]
+        yield runs
         _kill_marked(marker.encode())  # whatever is left if a test failed mid-run
 
 
@@ -257,8 +274,8 @@ def test_deployment_runtime_runs_flowers_own_commands(deployment_run):
     """Starts the module's Deployment Runtime federation (checked at the end of the module) and
     checks that its processes are Flower's own commands: ``flower-superlink``, one
     ``flower-supernode`` per client with its shard and client id as node config, ``flwr run``
-    on the app directory."""
-    root, worker = deployment_run["root"], deployment_run["threads"][0]
+    on the app directory (the first federation, stumps)."""
+    root, worker = deployment_run[1]["root"], deployment_run[1]["threads"][0]
 
     def ours(command, environment):  # FLWR_HOME of each process is under the run's directory
         return any(part.startswith(b"FLWR_HOME=" + bytes(root)) for part in environment)
@@ -667,15 +684,19 @@ def test_simulation_runtime_equals_simulate(tmp_path, flower_processes):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the process in /proc")
-def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run):
-    """The module's Deployment Runtime federation (:func:`deployment_run`), one SuperNode
-    SIGKILLed in the first round: the server gets no reply from it within the round timeout
-    (or Flower's NODE_UNAVAILABLE / expired-message error first), drops the client and
-    restarts the round; later rounds go on without it. The model equals the in-process run in
-    which the same client fails from the same round (so no round committed half of an
-    update), and the run's failures name that client and only it."""
+@pytest.mark.parametrize("max_depth", [1, 3])
+def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run,
+                                                                          max_depth):  # fmt: skip
+    """The module's Deployment Runtime federations (:func:`deployment_run`: stumps, and trees
+    of depth 3 with their propose and score phases), one SuperNode SIGKILLed in the first
+    round: the server gets no reply from it within the round timeout (or Flower's
+    NODE_UNAVAILABLE / expired-message error first), drops the client and restarts the round;
+    later rounds go on without it. The model equals the in-process run in which the same
+    client fails from the same round and phase on (so no round committed half of an update),
+    and the run's failures name that client and only it."""
+    deployment_run = deployment_run[max_depth]
     worker, killer = deployment_run["threads"]
-    worker.join(900)  # a generous bound: a hung run fails here, not a slow one
+    worker.join(1800)  # a generous bound (it may wait for the other federation first)
     killer.join(10)
     assert not worker.is_alive() and "error" not in deployment_run, deployment_run.get("error")
     assert deployment_run.get("killed") is not None, "the run ended before the kill"
@@ -696,8 +717,13 @@ def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deploym
         everyone = [c for ids in record["participants"] for c in ids]
         assert (victim in everyone) == (record["round"] < lost)
 
+    # a round of trees is two batches: the victim may have answered the first before its kill
+    first_phase = next(failure["phase"] for failure in failures)
+    phases = ["round", "propose", "score", "line_search"]  # a round's batches, in order
+
     def fault(round_number, client, phase):
-        if client == victim and round_number >= lost:
+        if client == victim and (round_number > lost or round_number == lost and
+                                 phases.index(phase) >= phases.index(first_phase)):  # fmt: skip
             raise ConnectionError("lost")
 
     reference = simulate(X, y, domains, 2, fault=fault, **kwargs)
