@@ -1086,27 +1086,28 @@ def test_bad_tree_parameters_raise_naming_them():
         simulate(X, y, domains, 1, n_rounds=2, max_depth=0)
     with pytest.raises(ValueError, match="histogram_trees must be True or False, got 'yes'"):
         simulate(X, y, domains, 1, n_rounds=2, max_depth=2, histogram_trees="yes")
-    with pytest.raises(ValueError, match="histogram_trees needs mu=None .*got mu=10"):
-        simulate(X, y, domains, 1, n_rounds=2, max_depth=2, histogram_trees=True, mu=10)
 
 
 # ------------------------------------------- trees grown from summed histograms (secure sums)
 
 
+@pytest.mark.parametrize("mu", [None, 10.0])
 @pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
 @pytest.mark.parametrize("max_depth", [2, 3])
 def test_histogram_trees_with_several_clients_per_source_equal_multiboost_classifier(
-    step, max_depth
+    step, max_depth, mu
 ):
     # Three clients per source, all taking part: the server grows each active source's tree
     # from the sums of its clients' histograms, which are the histograms of the source's pooled
-    # rows, so the tree is the estimator's (proposed trees need one client per source for this)
+    # rows, so the tree is the estimator's (proposed trees need one client per source for this);
+    # with μ the tree of each domain q from every source's sums weighted by p_l/m_l, the
+    # central soft-max tree of row q (proposed trees see one client's points: never that)
     X, y, domains = few_values(seed=1)
     fed = simulate(X, y, domains, 3, n_rounds=8, random_state=0, step=step,
                    thresholds=candidate_thresholds(X.T), domain_classifier="central",
-                   max_depth=max_depth, histogram_trees=True)  # fmt: skip
+                   max_depth=max_depth, histogram_trees=True, mu=mu)  # fmt: skip
     central = MultiBoostClassifier(n_estimators=8, step=step, max_depth=max_depth,
-                                   n_bins=8).fit(X, y, domains=domains)  # fmt: skip
+                                   n_bins=8, mu=mu).fit(X, y, domains=domains)  # fmt: skip
     assert len(fed.estimators_) == len(central.estimators_) >= 3
     assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in fed.estimators_)
     assert_same_ensemble(fed, central, X)
@@ -1117,7 +1118,7 @@ def test_histogram_trees_with_several_clients_per_source_equal_multiboost_classi
     # the proposed-tree protocol with these 3 clients per source is another model
     proposed = simulate(X, y, domains, 3, n_rounds=8, random_state=0, step=step,
                         thresholds=candidate_thresholds(X.T), domain_classifier="central",
-                        max_depth=max_depth)  # fmt: skip
+                        max_depth=max_depth, mu=mu)  # fmt: skip
     assert not np.allclose(proposed.decision_function(Xt), central.decision_function(Xt))
 
 

@@ -528,18 +528,19 @@ class MaskRecordingLink(LoopbackLink):
         return replies
 
 
-@pytest.mark.parametrize("max_depth", [2, 3])
+@pytest.mark.parametrize(("max_depth", "mu"), [(2, None), (3, None), (2, 10.0)])
 def test_secure_trees_are_multiboost_classifier_trees_and_every_histogram_is_masked(
-    tmp_path, max_depth
+    tmp_path, max_depth, mu
 ):
     """Secure sums with trees (3 clients per source, all taking part): the server grows each
-    active source's tree from the masked sums of its clients' histograms. The model is
-    ``MultiBoostClassifier(max_depth=d)``'s on the pooled rows, to 1e-9 on the decision
+    active source's tree from the masked sums of its clients' histograms (with μ each domain
+    q's tree from every source's masked sums, weighted by p_l/m_l). The model is
+    ``MultiBoostClassifier(max_depth=d, mu=μ)``'s on the pooled rows, to 1e-9 on the decision
     function: the fixed point rounds each client's value by ≤ 2^-33, so a sum of 3 moves by
     ≤ 3.5e-10 absolute, on losses, edges and histograms of sums of ~40 points' weights
     (relative ≤ 1e-11); the step, whose derivative in them is O(1/(ε(1 − ε))), moves α by
     < 1e-10 (checked: < 1e-9 on the decision function, Σ|α| ≤ 4 here). Every reply of
-    the grow, histogram and line-search phases is uint64 words that differ from the plain
+    the grow and histogram phases is uint64 words that differ from the plain
     encoding of what the client computed, and the masks cancel exactly (mod 2^64) in the sum
     over each source's group."""
     from manytask.boost import MultiBoostClassifier
@@ -548,13 +549,13 @@ def test_secure_trees_are_multiboost_classifier_trees_and_every_histogram_is_mas
 
     X, y, domains = grid_three_domains()
     kwargs = dict(n_rounds=6, random_state=0, thresholds=candidate_thresholds(X.T),
-                  domain_classifier="central", max_depth=max_depth)  # fmt: skip
+                  domain_classifier="central", max_depth=max_depth, mu=mu)  # fmt: skip
     federation = runner.prepare_federation(X, y, domains, 3, secure=True, **kwargs)
     link = MaskRecordingLink(runner.write_inputs(tmp_path, federation))
     config = {**federation["run_config"], "wait": 0.0}
     apps.run_server(link, config)
     clf = runner.federation_estimator(federation, *runner.read_result(config["result"]))
-    central = MultiBoostClassifier(n_estimators=6, max_depth=max_depth, n_bins=8).fit(
+    central = MultiBoostClassifier(n_estimators=6, max_depth=max_depth, n_bins=8, mu=mu).fit(
         X, y, domains=domains)  # fmt: skip
     assert len(clf.estimators_) == len(central.estimators_) == 6
     assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in clf.estimators_)
@@ -637,9 +638,6 @@ def test_run_local_federation_rejects_bad_arguments():
         runner.run_local_federation(X, y, domains, 1, r=0)
     with pytest.raises(ValueError, match="domain_classifier must be one of"):
         runner.run_local_federation(X, y, domains, 1, domain_classifier="pooled")
-    with pytest.raises(ValueError, match=r"secure sums with trees \(max_depth=2\) need "
-                                         r"mu=None.*got mu=10"):  # fmt: skip
-        runner.run_local_federation(X, y, domains, 1, secure=True, max_depth=2, mu=10.0)
 
 
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):

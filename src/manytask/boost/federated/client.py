@@ -712,13 +712,14 @@ def client_bins(shard: ClientShard, features, thresholds):
     return presort_at(shard.X, [thresholds[features == j] for j in range(shard.X.shape[1])])
 
 
-def client_histograms(shard: ClientShard, presorted, scaled, tree: dict) -> dict:
+def client_histograms(shard: ClientShard, presorted, scaled, tree: dict, domain=None) -> dict:
     """The client's share of a level's histograms of its source's tree, grown from sums.
 
     The tree so far (``tree_features``, ``tree_thresholds``: its 2^ℓ − 1 nodes above level
     ℓ in heap order, +inf where a node does not split; absent at the root) sends each point
     to a node of level ℓ; the answer is :func:`~manytask.boost.trees.level_histograms` of
-    s_i = a_i y_i Q(k|x_i) (k the client's source) over those nodes, for the nodes asked
+    s_i = a_i y_i Q(q|x_i) (q = ``domain``, default the client's source k) over those nodes,
+    for the nodes asked
     (``nodes``, indices within the level; absent: all 2^ℓ): (S, W) per node, feature and
     bin, 2·len(nodes)·d·B numbers whatever the number of points. Summed over the clients
     of source k they are the histograms ``MultiBoostClassifier(max_depth=d)`` splits on
@@ -734,6 +735,8 @@ def client_histograms(shard: ClientShard, presorted, scaled, tree: dict) -> dict
         a_i.
     tree : dict
         The tree so far and the nodes asked, as above.
+    domain : int, optional
+        q; None: the client's source.
 
     Returns
     -------
@@ -754,7 +757,8 @@ def client_histograms(shard: ClientShard, presorted, scaled, tree: dict) -> dict
     n_nodes = features.size + 1  # the nodes of level ℓ: 2^ℓ
     above = Tree(features, thresholds, np.zeros_like(features), np.ones((n_nodes, 1)))
     node_of_point = above.leaves(shard.X)
-    signed = scaled * shard.y * shard.domain_probabilities[:, shard.domain]
+    q = shard.domain if domain is None else int(domain)
+    signed = scaled * shard.y * shard.domain_probabilities[:, q]
     histogram = level_histograms(presorted, signed, node_of_point, n_nodes)
     nodes = np.asarray(tree.get("nodes", np.arange(n_nodes)), dtype=np.intp)
     return {"histogram": histogram[nodes]}

@@ -38,7 +38,10 @@ if p = 2 else p rows of Q's parameters):
   ``state_start`` and the terms the client lacks → ``n_points``, ``loss_sum`` and the root's
   ``histogram`` (1, d, B, 2) of its source's tree (:func:`~.client.client_histograms`);
   ``histogram`` carries the tree so far (``tree_features``, ``tree_thresholds``: 2^ℓ − 1
-  each) and the ``nodes`` of level ℓ asked → their ``histogram`` (len(nodes), d, B, 2).
+  each) and the ``nodes`` of level ℓ asked → their ``histogram`` (len(nodes), d, B, 2). With
+  the soft-max both carry ``domains``: the root of every domain q's tree (p, d, B, 2), then
+  each asked q's tree so far (a row each) and a boolean ``nodes`` row of level ℓ → the asked
+  (q, node) histograms stacked.
 - ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4; a tree:
   ``direction_domain`` and its three tree arrays), ``steps`` (b) → ``loss_sums``,
   ``slope_sums`` (b each).
@@ -248,17 +251,31 @@ def _binned(shard, kept):
 
 
 def _grow(shard, payload, kept):
-    """Figure 2, lines 7–8 and the root histogram of the client's source tree, after applying
-    the new terms."""
+    """Figure 2, lines 7–8 and the root histogram of the client's source tree (with
+    ``domains``: of the tree of each domain q), after applying the new terms."""
     state, scaled, kept = _advance(shard, payload, kept)
     kept = _binned(shard, kept)
     message = client_statistics(state, shard, scaled)
-    message.update(client_histograms(shard, kept["binned"], scaled, {}))
+    domains = payload.get("domains", [None])
+    message["histogram"] = np.concatenate([
+        client_histograms(shard, kept["binned"], scaled, {}, q)["histogram"] for q in domains
+    ])  # fmt: skip
     return message, kept
 
 
 def _histogram(shard, payload, kept):
-    return client_histograms(shard, kept["binned"], kept["scaled"], payload), kept
+    """A level's histograms of the client's source tree, or with ``domains`` of the tree of
+    each domain q (its rows of ``tree_features``, ``tree_thresholds`` and of the boolean
+    ``nodes``), stacked in (q, node) order."""
+    if "domains" not in payload:
+        return client_histograms(shard, kept["binned"], kept["scaled"], payload), kept
+    rows = [{"tree_features": features, "tree_thresholds": thresholds,
+             "nodes": np.flatnonzero(nodes)}
+            for features, thresholds, nodes in zip(*(np.asarray(payload[key]) for key in (
+                "tree_features", "tree_thresholds", "nodes")))]  # fmt: skip
+    histograms = [client_histograms(shard, kept["binned"], kept["scaled"], tree, q)["histogram"]
+                  for tree, q in zip(rows, payload["domains"])]  # fmt: skip
+    return {"histogram": np.concatenate(histograms)}, kept
 
 
 def _score(shard, payload, kept):

@@ -93,12 +93,14 @@ class FederatedServer:
         participant proposes a tree per domain q (its points weighted by Q(q|x)), the server
         takes s per q among all of them and every participant scores all p·s.
     histogram_trees : bool, default=False
-        With ``max_depth`` > 1 and the hard max: grow each active source's tree on the server
-        from the sums over its participants of their histograms (what secure sums need, where
-        the server sees sums only; :func:`~.driver.run_round`), instead of taking proposed
-        trees: with all of a source's clients taking part, its tree is the one
+        With ``max_depth`` > 1: grow each active source's tree on the server from the sums over
+        its participants of their histograms (what secure sums need, where the server sees
+        sums only; :func:`~.driver.run_round`), instead of taking proposed trees: with all of
+        a source's clients taking part, its tree is the one
         ``MultiBoostClassifier(max_depth=d)`` grows on the source's pooled rows, whatever the
-        number of clients. ``s`` is then unused (one tree per source).
+        number of clients. With ``mu`` the tree of each domain q, on the sums of every
+        source's histograms weighted by p_l/m_l, as ``MultiBoostClassifier(mu=μ,
+        max_depth=d)`` grows it. ``s`` is then unused (one tree per source or domain).
 
     Examples
     --------
@@ -120,8 +122,6 @@ class FederatedServer:
         self.max_depth = check_positive_int(max_depth, "max_depth")
         if not isinstance(histogram_trees, (bool, np.bool_)):
             raise ValueError(f"histogram_trees must be True or False, got {histogram_trees!r}")
-        if histogram_trees and mu is not None:
-            raise ValueError(f"histogram_trees needs mu=None (the hard max), got mu={mu!r}")
         self.histogram_trees = bool(histogram_trees) and self.max_depth > 1
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
@@ -177,7 +177,7 @@ class FederatedServer:
         for k, ids in enumerate(participants):
             rows = [k] if self.own_rows_only else list(range(n_domains))
             if self.histogram_trees:  # the ``grow`` request: the root histograms
-                asked = {}
+                asked = {} if self.mu is None else {"domains": np.arange(n_domains)}
             elif self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
                 asked = {"max_depth": self.max_depth}
                 if self.mu is not None:  # a tree per domain q

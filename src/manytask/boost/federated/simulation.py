@@ -106,12 +106,13 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         estimator's bins equal to the candidate thresholds, the ensemble is
         ``MultiBoostClassifier(max_depth=d)``'s.
     histogram_trees : bool
-        With ``max_depth`` > 1 and the hard max: the server grows each active source's tree
-        from the sums over its participants of their per-(node, feature, bin) histograms,
-        level by level (what Flower's secure sums do with trees;
-        :class:`~.server.FederatedServer`), instead of taking proposed trees. With every
-        client of a source taking part the tree is ``MultiBoostClassifier(max_depth=d)``'s
-        on that source's pooled rows, however many clients hold them.
+        With ``max_depth`` > 1: the server grows each active source's tree from the sums over
+        its participants of their per-(node, feature, bin) histograms, level by level (what
+        Flower's secure sums do with trees; :class:`~.server.FederatedServer`), instead of
+        taking proposed trees. With every client of a source taking part the tree is
+        ``MultiBoostClassifier(max_depth=d)``'s on that source's pooled rows, however many
+        clients hold them; with ``mu`` the trees of every domain q are
+        ``MultiBoostClassifier(mu=mu, max_depth=d)``'s.
 
     Returns
     -------

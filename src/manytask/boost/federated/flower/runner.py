@@ -401,8 +401,8 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
         each active source's tree from the masked sums of its clients' histograms
         (``simulate``'s ``histogram_trees=True``; a proposed tree is one client's, not a
         sum), level by level: one more request batch per level below the root, at most
-        2(2^d − 1)·d·B numbers from a client per round (B bins per feature); with ``mu``
-        secure trees are refused (ValueError).
+        2(2^d − 1)·d·B numbers from a client per round (B bins per feature; p times that
+        with ``mu``, a tree per domain).
 
     Returns
     -------
@@ -489,10 +489,6 @@ domain_classifier, line_search_batch, retries, timeout, mu, secure, max_depth
     if secure and retries:
         raise ValueError(f"secure sums need retries=0, got retries={retries!r}")
     check_positive_int(max_depth, "max_depth")
-    if secure and max_depth > 1 and mu is not None:
-        raise ValueError(f"secure sums with trees (max_depth={max_depth!r}) need mu=None: the "
-                         f"trees are grown from each source's summed histograms for the hard "
-                         f"max only, got mu={mu!r}")  # fmt: skip
     clients = prepare_clients(
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         n_quantiles=n_quantiles, domain_classifier=domain_classifier,
