@@ -34,6 +34,7 @@ from manytask.boost.federated import (
     simulate,
     state_to_payload,
 )
+from manytask.boost.federated.client import client_bins, client_histograms
 from manytask.boost.federated.server import soft_max_aggregate
 from manytask.boost.stumps import candidate_thresholds
 
@@ -1083,3 +1084,122 @@ def test_bad_tree_parameters_raise_naming_them():
     X, y, domains = few_values(seed=6)
     with pytest.raises(ValueError, match="max_depth"):
         simulate(X, y, domains, 1, n_rounds=2, max_depth=0)
+    with pytest.raises(ValueError, match="histogram_trees must be True or False, got 'yes'"):
+        simulate(X, y, domains, 1, n_rounds=2, max_depth=2, histogram_trees="yes")
+
+
+# ------------------------------------------- trees grown from summed histograms (secure sums)
+
+
+@pytest.mark.parametrize("mu", [None, 10.0])
+@pytest.mark.parametrize("step", ["adaboost", "exact_line_search"])
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_histogram_trees_with_several_clients_per_source_equal_multiboost_classifier(
+    step, max_depth, mu
+):
+    # Three clients per source, all taking part: the server grows each active source's tree
+    # from the sums of its clients' histograms, which are the histograms of the source's pooled
+    # rows, so the tree is the estimator's (proposed trees need one client per source for this);
+    # with μ the tree of each domain q from every source's sums weighted by p_l/m_l, the
+    # central soft-max tree of row q (proposed trees see one client's points: never that)
+    X, y, domains = few_values(seed=1)
+    fed = simulate(X, y, domains, 3, n_rounds=8, random_state=0, step=step,
+                   thresholds=candidate_thresholds(X.T), domain_classifier="central",
+                   max_depth=max_depth, histogram_trees=True, mu=mu)  # fmt: skip
+    central = MultiBoostClassifier(n_estimators=8, step=step, max_depth=max_depth,
+                                   n_bins=8, mu=mu).fit(X, y, domains=domains)  # fmt: skip
+    assert len(fed.estimators_) == len(central.estimators_) >= 3
+    assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in fed.estimators_)
+    assert_same_ensemble(fed, central, X)
+    Xt, yt, _ = few_values(seed=2)  # new points on the grid
+    np.testing.assert_allclose(fed.decision_function(Xt), central.decision_function(Xt),
+                               rtol=0.0, atol=1e-9)  # fmt: skip
+    assert fed.score(Xt, yt) == central.score(Xt, yt)
+    # the proposed-tree protocol with these 3 clients per source is another model
+    proposed = simulate(X, y, domains, 3, n_rounds=8, random_state=0, step=step,
+                        thresholds=candidate_thresholds(X.T), domain_classifier="central",
+                        max_depth=max_depth, mu=mu)  # fmt: skip
+    assert not np.allclose(proposed.decision_function(Xt), central.decision_function(Xt))
+
+
+def test_client_histograms_add_up_to_the_histograms_of_the_pooled_rows():
+    # Each client's share, by brute force over its points; summed over the clients of a
+    # source they are the level histograms of the source's pooled rows under the same tree.
+    X, y, domains = few_values(seed=3)
+    signs = np.where(y == 1, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    Q = rng.dirichlet(np.ones(3), size=X.shape[0])
+    a = rng.exponential(size=X.shape[0])
+    thresholds = [t[np.isfinite(t)] for t in candidate_thresholds(X.T)]  # 6 midpoints each
+    features = np.concatenate([np.full(t.size, j) for j, t in enumerate(thresholds)])
+    flat = np.concatenate(thresholds)
+    tree = {"tree_features": np.array([0, 1, 0]),
+            "tree_thresholds": np.array([thresholds[0][2], thresholds[1][1], np.inf]),
+            "nodes": np.array([1, 2, 3])}  # fmt: skip
+    source = np.flatnonzero(domains == 1)
+    shares = np.array_split(source, 3)
+    total = 0.0
+    for points in shares:
+        shard = ClientShard(X[points], signs[points], 1, Q[points])
+        binned = client_bins(shard, features, flat)
+        total = total + client_histograms(shard, binned, a[points], tree)["histogram"]
+    expected = np.zeros((4, 3, 7, 2))  # B = 7 bins
+    for i in source:
+        x = X[i]
+        node = 0 if x[0] <= thresholds[0][2] else 1
+        node = 2 * node + (x[1] > thresholds[1][1] if node == 0 else 0)  # node 2 splits nowhere
+        s = a[i] * signs[i] * Q[i, 1]
+        for j in range(3):
+            b = int(np.sum(thresholds[j] < x[j]))  # bin b: x above b thresholds
+            expected[node, j, b] += (s, abs(s))
+    np.testing.assert_allclose(total, expected[[1, 2, 3]], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_histogram_tree_rounds_send_histograms_of_the_asked_nodes_only(max_depth):
+    # Per round: the grow batch (the missing terms → Φ, Z and the root histogram, 2 + 2·d·B
+    # numbers), then one histogram batch per level below the root to the participants of the
+    # active sources, for the two children of each node that split (2·d·B numbers per node
+    # back; the tree so far and the nodes asked out). Never more than 2(2^d − 1)·d·B + 2
+    # numbers from a client per round, whatever its number of points.
+    X, y, domains = few_values(60, seed=4)
+    clf = simulate(X, y, domains, 2, n_rounds=5, random_state=1, n_quantiles=6,
+                   max_depth=max_depth, histogram_trees=True,
+                   record_messages=True)  # fmt: skip
+    run = clf.federated_run_
+    d = X.shape[1]
+    known, single = {}, 0
+    for t, record in enumerate(run.history):
+        participants = sum(record["participants"], [])
+        messages = [(phase, c, m) for rnd, phase, c, m in run.messages if rnd == record["round"]]
+        grown = [m for phase, _, m in messages if phase == "grow"]
+        assert len(grown) == len(participants)
+        B = grown[0]["histogram"].shape[2]
+        assert B <= 7 and all(m["histogram"].shape == (1, d, B, 2) for m in grown)  # 6 levels
+        scorers = sum((record["participants"][k] for k in record["active"]), [])
+        assert all(c in scorers for phase, c, _ in messages if phase == "histogram")
+        assert record["numbers_from_clients"] == sum(
+            protocol.count_numbers(m) for _, _, m in messages)  # fmt: skip
+        for c in participants:
+            sent = sum(protocol.count_numbers(m) for _, c_, m in messages if c_ == c)
+            assert sent <= 2 * (2**max_depth - 1) * d * B + 2
+        missing = [t - known.get(c, 0) for c in participants]
+        known.update({c: t for c in participants})
+        if len(record["active"]) > 1:  # the trees of the sources not chosen are not kept
+            continue
+        single += 1
+        k, tree = clf.estimators_[t]
+        split = np.isfinite(tree.thresholds)
+        asked = [2 * int(split[2**level - 1 : 2 ** (level + 1) - 1].sum())
+                 for level in range(max_depth - 1)]  # fmt: skip
+        n_clients = len(record["participants"][k])
+        per_client = [m["histogram"].shape[0] for phase, _, m in messages if phase == "histogram"]
+        assert sorted(per_client) == sorted(n for n in asked if n for _ in range(n_clients))
+        per_term = 2 + 2 * (2**max_depth - 1) + 2**max_depth
+        tree_out = sum(2 * (2 ** (level + 1) - 1) + n for level, n in enumerate(asked) if n)
+        assert record["numbers_to_clients"] == sum(1 + per_term * m for m in missing) + (
+            n_clients * tree_out)  # fmt: skip
+        assert record["batches"] == 1 + sum(1 for n in asked if n)
+    assert single >= 3
+    Xt, yt, _ = few_values(60, seed=5)
+    assert clf.score(Xt, yt) > 0.75

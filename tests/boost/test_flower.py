@@ -152,9 +152,9 @@ def _processes(predicate):
     return found
 
 
-def _kill_marked(marker):
-    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
-    for pid in _processes(lambda command, environment: marker in environment):
+def _kill(predicate):
+    """SIGKILL the processes (not this one) whose (command, environment) satisfy it."""
+    for pid in _processes(predicate):
         if pid != os.getpid():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -162,15 +162,21 @@ def _kill_marked(marker):
                 pass
 
 
+def _kill_marked(marker):
+    """SIGKILL the processes (not this one) whose environment holds ``marker``."""
+    _kill(lambda command, environment: marker in environment)
+
+
 @pytest.fixture
-def flower_processes(monkeypatch):
-    """Every process a test's federation starts inherits a marker in its environment; after
-    the test, pass or fail, any of them still alive is killed (the runner stops them itself
-    when it returns; this covers a test that fails while its federation runs)."""
-    marker = f"MANYTASK_FLOWER_TEST={os.getpid()}-{time.time_ns()}"
-    monkeypatch.setenv(*marker.split("=", 1))
+def flower_processes(tmp_path):
+    """Every process a test's federation starts (``workdir=tmp_path``) has its ``FLWR_HOME``
+    under ``tmp_path``; after the test, pass or fail, any of them still alive is killed (the
+    runner stops them itself when it returns; this covers a test that fails while its
+    federation runs). Not a marker in ``os.environ``: the module's background Deployment
+    Runtime federations would inherit it if they started meanwhile."""
     yield
-    _kill_marked(marker.encode())
+    home = b"FLWR_HOME=" + bytes(tmp_path)
+    _kill(lambda command, environment: any(part.startswith(home) for part in environment))
 
 
 def two_domains(n_per_domain=50, seed=2):
@@ -197,58 +203,69 @@ def _supernode_pid(shard):
 
 @pytest.fixture(scope="module")
 def deployment_run(tmp_path_factory):
-    """The federation of the Deployment Runtime tests, started once for the module in the
-    background (it spends most of its ~2 minutes waiting: for processes to start, for Flower's
-    heartbeat to give up on the killed SuperNode), so the other tests of the module run
-    meanwhile; the first test that asks for it starts it, the last one waits for its result.
+    """The federations of the Deployment Runtime tests, {max_depth: run} for stumps (1) and
+    trees of depth 3, started once for the module in the background, one after the other (each
+    spends most of its ~2-3 minutes waiting: for processes to start, for Flower's heartbeat
+    to give up on the killed SuperNode), so the other tests of the module run meanwhile; the
+    first test that asks for them starts them, the last ones wait for their results.
 
-    SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public thresholds,
-    central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has received
-    its first round's message (before or after it answered: the kill lands wherever it
-    lands). Every process carries a marker in its environment and is killed at the end of the
-    module if still alive."""
+    Each: SuperLink + 4 SuperNodes + ``flwr run`` as processes on 127.0.0.1, public
+    thresholds, central Q, 2 rounds. A second thread SIGKILLs SuperNode ``victim`` once it has
+    received its first round's message (before or after it answered: the kill lands wherever
+    it lands). Every process carries a marker in its environment and is killed at the end of
+    the module if still alive."""
     if not sys.platform.startswith("linux"):
         pytest.skip("finds the SuperNode process in /proc")
-    root = tmp_path_factory.mktemp("deployment")
     X, y, domains = two_domains()
-    run = {
-        "X": X, "y": y, "domains": domains, "root": root,
-        # the round timeout: far above a healthy batch (a ClientApp process per message:
-        # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
-        "victim": 1, "timeout": 60.0,
-        "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
-                       domain_classifier="central"),
-    }  # fmt: skip
     setup_messages = 2  # the hello and the candidates (public thresholds, central Q)
+    runs, previous = {}, None
 
-    def federation():
-        try:
-            run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
-                                                     timeout=run["timeout"],
-                                                     **run["kwargs"])  # fmt: skip
-        except BaseException as error:  # reported by the test
-            run["error"] = error
+    def start(max_depth, previous):
+        root = tmp_path_factory.mktemp(f"deployment-depth-{max_depth}")
+        run = {
+            "X": X, "y": y, "domains": domains, "root": root,
+            # the round timeout: far above a healthy batch (a ClientApp process per message:
+            # ~12 s per batch at load 16 on 2 cores), or healthy clients would be dropped too
+            "victim": 1, "timeout": 60.0,
+            "kwargs": dict(n_rounds=2, random_state=0, thresholds=public_thresholds(X),
+                           domain_classifier="central", max_depth=max_depth),
+        }  # fmt: skip
 
-    def kill_the_victim():
-        log = root / "logs" / f"supernode-{run['victim']}.log"
-        while worker.is_alive():
-            if (log.exists() and log.read_text(errors="replace").count(
-                    "Receiving: query message") > setup_messages):  # fmt: skip
-                run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
-                if run["killed"] is not None:
-                    os.kill(run["killed"], signal.SIGKILL)
-                return
-            time.sleep(0.05)
+        def federation():
+            if previous is not None:  # one federation at a time
+                previous.join()
+            try:
+                run["clf"] = runner.run_local_federation(X, y, domains, 2, workdir=root,
+                                                         timeout=run["timeout"],
+                                                         **run["kwargs"])  # fmt: skip
+            except BaseException as error:  # reported by the test
+                run["error"] = error
 
-    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(*marker.split("=", 1))
+        def kill_the_victim():
+            log = root / "logs" / f"supernode-{run['victim']}.log"
+            while worker.is_alive():
+                if (log.exists() and log.read_text(errors="replace").count(
+                        "Receiving: query message") > setup_messages):  # fmt: skip
+                    run["killed"] = _supernode_pid(root / "shards" / f"client-{run['victim']}.npz")
+                    if run["killed"] is not None:
+                        os.kill(run["killed"], signal.SIGKILL)
+                    return
+                time.sleep(0.05)
+
         worker = threading.Thread(target=federation, daemon=True)
         killer = threading.Thread(target=kill_the_victim, daemon=True)
         worker.start()
         killer.start()
         run["threads"] = (worker, killer)
-        yield run
+        return run
+
+    marker = f"MANYTASK_FLOWER_DEPLOYMENT_TEST={os.getpid()}-{time.time_ns()}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(*marker.split("=", 1))
+        for max_depth in (1, 3):
+            runs[max_depth] = start(max_depth, previous)
+            previous = runs[max_depth]["threads"][0]
+        yield runs
         _kill_marked(marker.encode())  # whatever is left if a test failed mid-run
 
 
@@ -257,8 +274,8 @@ def test_deployment_runtime_runs_flowers_own_commands(deployment_run):
     """Starts the module's Deployment Runtime federation (checked at the end of the module) and
     checks that its processes are Flower's own commands: ``flower-superlink``, one
     ``flower-supernode`` per client with its shard and client id as node config, ``flwr run``
-    on the app directory."""
-    root, worker = deployment_run["root"], deployment_run["threads"][0]
+    on the app directory (the first federation, stumps)."""
+    root, worker = deployment_run[1]["root"], deployment_run[1]["threads"][0]
 
     def ours(command, environment):  # FLWR_HOME of each process is under the run's directory
         return any(part.startswith(b"FLWR_HOME=" + bytes(root)) for part in environment)
@@ -464,6 +481,113 @@ def test_secure_sums_give_the_plain_model_and_the_server_sees_only_masked_replie
         runner.prepare_federation(X, y, domains, 1, secure="yes")
 
 
+def grid_three_domains(n_per_domain=40, seed=1):
+    """Three sources, 3 features of 7 distinct values each (so the candidate table of every
+    midpoint is ``MultiBoostClassifier(n_bins=8)``'s bins) and a label that needs two splits,
+    with source-dependent noise (random counts per cell: no two splits tie)."""
+    values = np.sort(np.random.default_rng(0).normal(size=(3, 7)), axis=1)
+    rng = np.random.default_rng(seed)
+    domains = np.repeat([0, 1, 2], n_per_domain)
+    X = np.column_stack([values[j, rng.integers(7, size=domains.size)] for j in range(3)])
+    X[:, 2] = values[2, domains * 2 + rng.integers(2, size=domains.size)]
+    flip = rng.random(domains.size) < 0.05 * (domains + 1)
+    y = ((X[:, 0] > values[0, 2]) & (X[:, 1] > values[1, 3])) ^ flip
+    return X, y.astype(int), domains
+
+
+class MaskRecordingLink(LoopbackLink):
+    """The loopback that also keeps, per masked request, (phase, the masking group, the masked
+    reply as it crossed the wire, the plain reply the client would have sent unmasked: the
+    same ``respond`` on the same shard, payload and kept state)."""
+
+    def __init__(self, shard_paths):
+        super().__init__(shard_paths)
+        self.masked = []
+
+    def pull(self, message_ids):
+        plain = {}
+        for message_id in message_ids:
+            if message_id not in self.inbox:
+                continue
+            node, phase, content = self.inbox[message_id]
+            payload = clientapp.decode_request(content)[1]
+            if "mask_me" not in payload:
+                continue
+            context = self.contexts[node]
+            stored = context.state.config_records.get(clientapp.KEPT)
+            kept = clientapp.kept_from_record(stored) if stored is not None else {}
+            unmasked = {key: value for key, value in payload.items()
+                        if key not in clientapp.MASK_FIELDS}  # fmt: skip
+            shard = clientapp.load_shard(context.node_config["shard"])
+            group = (tuple(payload["mask_nonce"]), tuple(payload["mask_peers"]))
+            plain[message_id] = (phase, group, respond(phase, shard, unmasked, kept)[0])
+        replies = super().pull(message_ids)
+        for message_id, reply in replies:
+            if message_id in plain:
+                self.masked.append((*plain[message_id], clientapp.decode_reply(reply)))
+        return replies
+
+
+@pytest.mark.parametrize(("max_depth", "mu"), [(2, None), (3, None), (2, 10.0)])
+def test_secure_trees_are_multiboost_classifier_trees_and_every_histogram_is_masked(
+    tmp_path, max_depth, mu
+):
+    """Secure sums with trees (3 clients per source, all taking part): the server grows each
+    active source's tree from the masked sums of its clients' histograms (with μ each domain
+    q's tree from every source's masked sums, weighted by p_l/m_l). The model is
+    ``MultiBoostClassifier(max_depth=d, mu=μ)``'s on the pooled rows, to 1e-9 on the decision
+    function: the fixed point rounds each client's value by ≤ 2^-33, so a sum of 3 moves by
+    ≤ 3.5e-10 absolute, on losses, edges and histograms of sums of ~40 points' weights
+    (relative ≤ 1e-11); the step, whose derivative in them is O(1/(ε(1 − ε))), moves α by
+    < 1e-10 (checked: < 1e-9 on the decision function, Σ|α| ≤ 4 here). Every reply of
+    the grow and histogram phases is uint64 words that differ from the plain
+    encoding of what the client computed, and the masks cancel exactly (mod 2^64) in the sum
+    over each source's group."""
+    from manytask.boost import MultiBoostClassifier
+    from manytask.boost.federated.flower import secure
+    from manytask.boost.stumps import candidate_thresholds
+
+    X, y, domains = grid_three_domains()
+    kwargs = dict(n_rounds=6, random_state=0, thresholds=candidate_thresholds(X.T),
+                  domain_classifier="central", max_depth=max_depth, mu=mu)  # fmt: skip
+    federation = runner.prepare_federation(X, y, domains, 3, secure=True, **kwargs)
+    link = MaskRecordingLink(runner.write_inputs(tmp_path, federation))
+    config = {**federation["run_config"], "wait": 0.0}
+    apps.run_server(link, config)
+    clf = runner.federation_estimator(federation, *runner.read_result(config["result"]))
+    central = MultiBoostClassifier(n_estimators=6, max_depth=max_depth, n_bins=8, mu=mu).fit(
+        X, y, domains=domains)  # fmt: skip
+    assert len(clf.estimators_) == len(central.estimators_) == 6
+    assert any(np.isfinite(tree.thresholds).sum() > 1 for _, tree in clf.estimators_)
+    Xt, _, _ = grid_three_domains(seed=2)
+    for points in (X, Xt):
+        np.testing.assert_allclose(
+            clf.decision_function(points), central.decision_function(points), rtol=0, atol=1e-9
+        )
+    # the same run in process without masks: the same numbers on the wire in every round
+    reference = simulate(X, y, domains, 3, histogram_trees=True, **kwargs)
+    assert_same_run(clf, reference, X, rtol=1e-9)
+    phases = {phase for phase, _, _, _ in link.masked}
+    assert phases == {"grow", "histogram"}
+    groups = {}
+    for phase, group, plain, masked in link.masked:
+        assert len(group[1]) == 3  # the source's three clients
+        for key, value in plain.items():
+            name = f"int:{key}" if isinstance(value, (int, np.integer)) else key
+            words = np.asarray(masked[name], dtype=np.uint64)  # a 0-d one travels as an int
+            assert words.shape == np.shape(value)
+            assert np.all(words != secure.encode(value))  # a mask hit 0 with chance 2^-64
+            total = groups.setdefault((phase, group, key), [0, 0])
+            total[0] = total[0] + words  # mod 2^64
+            total[1] = total[1] + secure.encode(value)
+    assert any(phase == "histogram" for phase, _, _ in groups)
+    for phase in ("grow", "histogram"):  # the arrays on the wire: uint64 words only
+        headers = link.replies[phase]
+        assert all(np.dtype(dtype) == np.uint64 for header in headers for _, dtype, _ in header)
+    for masked_sum, plain_sum in groups.values():
+        np.testing.assert_array_equal(masked_sum, plain_sum)  # the masks cancel exactly
+
+
 def test_one_masked_reply_is_uniform_whatever_its_value():
     """A client's masked ``loss_sum`` over 4000 request batches (fixed keys, so the test is
     deterministic): its top and bottom 4 bits are uniform (χ² over 16 bins, p > 1e-3), for a
@@ -514,8 +638,6 @@ def test_run_local_federation_rejects_bad_arguments():
         runner.run_local_federation(X, y, domains, 1, r=0)
     with pytest.raises(ValueError, match="domain_classifier must be one of"):
         runner.run_local_federation(X, y, domains, 1, domain_classifier="pooled")
-    with pytest.raises(ValueError, match="secure sums need max_depth=1"):
-        runner.run_local_federation(X, y, domains, 1, secure=True, max_depth=2)
 
 
 def test_server_app_rejects_a_bad_domain_classifier_config(tmp_path):
@@ -560,15 +682,19 @@ def test_simulation_runtime_equals_simulate(tmp_path, flower_processes):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the process in /proc")
-def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run):
-    """The module's Deployment Runtime federation (:func:`deployment_run`), one SuperNode
-    SIGKILLed in the first round: the server gets no reply from it within the round timeout
-    (or Flower's NODE_UNAVAILABLE / expired-message error first), drops the client and
-    restarts the round; later rounds go on without it. The model equals the in-process run in
-    which the same client fails from the same round (so no round committed half of an
-    update), and the run's failures name that client and only it."""
+@pytest.mark.parametrize("max_depth", [1, 3])
+def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deployment_run,
+                                                                          max_depth):  # fmt: skip
+    """The module's Deployment Runtime federations (:func:`deployment_run`: stumps, and trees
+    of depth 3 with their propose and score phases), one SuperNode SIGKILLed in the first
+    round: the server gets no reply from it within the round timeout (or Flower's
+    NODE_UNAVAILABLE / expired-message error first), drops the client and restarts the round;
+    later rounds go on without it. The model equals the in-process run in which the same
+    client fails from the same round and phase on (so no round committed half of an update),
+    and the run's failures name that client and only it."""
+    deployment_run = deployment_run[max_depth]
     worker, killer = deployment_run["threads"]
-    worker.join(900)  # a generous bound: a hung run fails here, not a slow one
+    worker.join(1800)  # a generous bound (it may wait for the other federation first)
     killer.join(10)
     assert not worker.is_alive() and "error" not in deployment_run, deployment_run.get("error")
     assert deployment_run.get("killed") is not None, "the run ended before the kill"
@@ -589,8 +715,13 @@ def test_deployment_runtime_equals_simulate_and_drops_a_killed_supernode(deploym
         everyone = [c for ids in record["participants"] for c in ids]
         assert (victim in everyone) == (record["round"] < lost)
 
+    # a round of trees is two batches: the victim may have answered the first before its kill
+    first_phase = next(failure["phase"] for failure in failures)
+    phases = ["round", "propose", "score", "line_search"]  # a round's batches, in order
+
     def fault(round_number, client, phase):
-        if client == victim and round_number >= lost:
+        if client == victim and (round_number > lost or round_number == lost and
+                                 phases.index(phase) >= phases.index(first_phase)):  # fmt: skip
             raise ConnectionError("lost")
 
     reference = simulate(X, y, domains, 2, fault=fault, **kwargs)

@@ -56,7 +56,14 @@ from . import kernels
 from .objective import TIE_RTOL
 from .steps import first_best
 
-__all__ = ["Tree", "grow_tree", "tree_training_values"]
+__all__ = [
+    "Tree",
+    "choose_splits",
+    "grow_tree",
+    "leaf_sums",
+    "level_histograms",
+    "tree_training_values",
+]
 
 DEFAULT_TREE_BINS = 256  # histogram bins of a tree when the estimator's n_bins is None
 
@@ -108,6 +115,30 @@ class Tree:
             node = 2 * node + 1 + goes_right(node)
         return node - (self.votes.shape[0] - 1)
 
+    def leaves(self, X) -> np.ndarray:
+        """ℓ(x), the leaf each row of ``X`` reaches (0 ≤ ℓ < 2^d; a tree of depth 0 is its
+        root).
+
+        Parameters
+        ----------
+        X : numpy.ndarray
+            (N, d) finite inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) leaf indices.
+
+        Examples
+        --------
+        >>> Tree(np.array([0]), np.array([0.5]), np.array([1]), np.ones((2, 1))).leaves(
+        ...     np.array([[0.0], [1.0]])).tolist()
+        [0, 1]
+        """
+        rows = np.arange(X.shape[0])
+        return self._leaves(lambda node: X[rows, self.features[node]] > self.thresholds[node],
+                            X.shape[0])  # fmt: skip
+
     def _values(self, leaves) -> np.ndarray:
         values = self.votes[leaves]
         return values[:, 0] if self.votes.shape[1] == 1 else values
@@ -139,11 +170,7 @@ class Tree:
             raise ValueError(
                 f"X has {X.shape[1]} features, the tree uses feature {int(self.features.max())}"
             )
-        rows = np.arange(X.shape[0])
-        leaves = self._leaves(
-            lambda node: X[rows, self.features[node]] > self.thresholds[node], X.shape[0]
-        )
-        return self._values(leaves)
+        return self._values(self.leaves(X))
 
     def split_features(self) -> np.ndarray:
         """The features of the nodes that split.
@@ -297,6 +324,116 @@ def _best_splits(histogram, maxima, n_thresholds, last_level: bool):
     return scores[nodes, edge - 1], feature, edge, node_score, scale
 
 
+def _taken_splits(histogram, maxima, n_thresholds, last_level: bool):
+    """(splits, feature, edge) per node: :func:`_best_splits`' split, taken only where it
+    raises the node's score by more than ``TIE_RTOL`` times its mass."""
+    best, feature, edge, node_score, scale = _best_splits(
+        histogram, maxima, n_thresholds, last_level
+    )
+    return best > node_score + TIE_RTOL * scale, feature, edge
+
+
+def level_histograms(presorted, signed, node_of_point, n_nodes: int) -> np.ndarray:
+    """The histograms a level of :func:`grow_tree` splits on, summed directly over the points.
+
+    H[n, f, b] = (S_c, W_c): Σ s_ic and Σ |s_ic| over the points of node n in bin b of
+    feature f (C sums, then C masses). Sums over disjoint sets of points add up: the
+    histogram of a node over several holders of its points is the sum of theirs.
+
+    Parameters
+    ----------
+    presorted : PresortedFeatures
+        Binned points.
+    signed : array-like of shape (m, C) or (m,)
+        s_ic.
+    node_of_point : array-like of int, shape (m,)
+        Each point's node within the level (0 ≤ n < ``n_nodes``).
+    n_nodes : int
+        The number of nodes of the level.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_nodes, d, B, 2C).
+
+    Examples
+    --------
+    >>> from manytask.boost.stumps import presort_at
+    >>> presorted = presort_at([[0.0], [1.0], [2.0]], [[0.5]])
+    >>> level_histograms(presorted, [1.0, -2.0, 1.0], [0, 0, 1], 2)[:, 0].tolist()
+    [[[1.0, 1.0], [-2.0, 2.0]], [[0.0, 0.0], [1.0, 1.0]]]
+    """
+    signed = np.asarray(signed, dtype=float)
+    signed = signed[:, None] if signed.ndim == 1 else signed
+    channels = np.hstack([signed, np.abs(signed)])
+    points = np.flatnonzero(np.any(signed != 0.0, axis=1))
+    nodes = np.asarray(node_of_point, dtype=np.intp)[points]
+    return _histograms(presorted, points, nodes, channels, int(n_nodes))
+
+
+def choose_splits(histogram, n_thresholds, last_level: bool):
+    """The splits :func:`grow_tree` takes on a level's histograms.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        (n_nodes, d, B, 2C), as :func:`level_histograms`.
+    n_thresholds : numpy.ndarray
+        (d,) each feature's number of thresholds.
+    last_level : bool
+        Whether the level's children are leaves (the edge; above it the weighted Gini score).
+
+    Returns
+    -------
+    splits : numpy.ndarray of bool
+        (n_nodes,) whether the node splits.
+    feature, edge : numpy.ndarray of int
+        (n_nodes,) its split: points with bin ≥ ``edge`` on ``feature`` go right.
+
+    Examples
+    --------
+    >>> histogram = np.array([[[[-1.0, 1.0], [3.0, 3.0]]]])  # one node, one feature, 2 bins
+    >>> splits, feature, edge = choose_splits(histogram, np.array([1]), True)
+    >>> splits.tolist(), feature.tolist(), edge.tolist()
+    ([True], [0], [1])
+    """
+    maxima = _split_scores(histogram, n_thresholds, last_level).max(axis=-1)
+    return _taken_splits(histogram, maxima, n_thresholds, last_level)
+
+
+def leaf_sums(histogram, splits, feature, edge) -> np.ndarray:
+    """S_ℓc of the leaves below the last level's nodes, from that level's histograms.
+
+    A node that splits at (``feature``, ``edge``) has its bins below ``edge`` on the left
+    leaf, the others on the right; a node that does not sends every point left.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        (n_nodes, d, B, 2C) of the last level.
+    splits, feature, edge : numpy.ndarray
+        (n_nodes,) :func:`choose_splits`' result.
+
+    Returns
+    -------
+    numpy.ndarray
+        (2 n_nodes, C): leaves 2n and 2n + 1 below node n.
+
+    Examples
+    --------
+    >>> histogram = np.array([[[[-1.0, 1.0], [3.0, 3.0]]]])
+    >>> leaf_sums(histogram, np.array([True]), np.array([0]), np.array([1])).tolist()
+    [[-1.0], [3.0]]
+    """
+    n_nodes, n_bins, n_outputs = histogram.shape[0], histogram.shape[2], histogram.shape[3] // 2
+    nodes = np.arange(n_nodes)
+    sums = histogram[nodes, feature, :, :n_outputs]  # (n_nodes, B, C) on each split's feature
+    left_bins = np.arange(n_bins)[None, :] < np.where(splits, edge, n_bins)[:, None]
+    sums_left = np.where(left_bins[:, :, None], sums, 0.0).sum(axis=1)
+    sums_right = np.where(left_bins[:, :, None], 0.0, sums).sum(axis=1)
+    return np.stack([sums_left, sums_right], axis=1).reshape(2 * n_nodes, n_outputs)
+
+
 def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
     """The tree of depth ≤ ``max_depth`` of greatest edge Σ_i Σ_c s_ic h_c(x_i), grown greedily.
 
@@ -341,10 +478,7 @@ def grow_tree(presorted, signed, max_depth: int) -> tuple[Tree, float]:
         histogram, maxima = _level(
             presorted, points, node_of_point, channels, histogram, last_level
         )
-        best, feature, edge, node_score, scale = _best_splits(
-            histogram, maxima, presorted.n_thresholds, last_level
-        )
-        splits = best > node_score + TIE_RTOL * scale  # a split must raise the score
+        splits, feature, edge = _taken_splits(histogram, maxima, presorted.n_thresholds, last_level)
         nodes = first + np.flatnonzero(splits)
         features[nodes], split_bins[nodes] = feature[splits], edge[splits]
         thresholds[nodes] = presorted.thresholds[feature[splits], edge[splits] - 1]

@@ -22,6 +22,7 @@ __all__ = [
     "advance_margins",
     "client_bins",
     "client_edges",
+    "client_histograms",
     "client_losses_along",
     "client_margins",
     "client_min_probability",
@@ -709,6 +710,58 @@ def client_bins(shard: ClientShard, features, thresholds):
 
     features, thresholds = np.asarray(features), np.asarray(thresholds, dtype=float)
     return presort_at(shard.X, [thresholds[features == j] for j in range(shard.X.shape[1])])
+
+
+def client_histograms(shard: ClientShard, presorted, scaled, tree: dict, domain=None) -> dict:
+    """The client's share of a level's histograms of its source's tree, grown from sums.
+
+    The tree so far (``tree_features``, ``tree_thresholds``: its 2^ℓ − 1 nodes above level
+    ℓ in heap order, +inf where a node does not split; absent at the root) sends each point
+    to a node of level ℓ; the answer is :func:`~manytask.boost.trees.level_histograms` of
+    s_i = a_i y_i Q(q|x_i) (q = ``domain``, default the client's source k) over those nodes,
+    for the nodes asked
+    (``nodes``, indices within the level; absent: all 2^ℓ): (S, W) per node, feature and
+    bin, 2·len(nodes)·d·B numbers whatever the number of points. Summed over the clients
+    of source k they are the histograms ``MultiBoostClassifier(max_depth=d)`` splits on
+    for source k (up to the factor 1/Z_{t,k}, see :func:`client_tree`).
+
+    Parameters
+    ----------
+    shard : ClientShard
+        The client's data.
+    presorted : PresortedFeatures
+        The shard binned at the candidate table (:func:`client_bins`).
+    scaled : ndarray of shape (m,)
+        a_i.
+    tree : dict
+        The tree so far and the nodes asked, as above.
+    domain : int, optional
+        q; None: the client's source.
+
+    Returns
+    -------
+    dict
+        ``histogram``, shape (len(nodes), d, B, 2).
+
+    Examples
+    --------
+    >>> shard = ClientShard(np.array([[0.0], [1.0]]), np.array([-1.0, 1.0]), 0, np.ones((2, 1)))
+    >>> presorted = client_bins(shard, np.array([0]), np.array([0.5]))
+    >>> client_histograms(shard, presorted, np.ones(2), {})["histogram"][0, 0].tolist()
+    [[-1.0, 1.0], [1.0, 1.0]]
+    """
+    from manytask.boost.trees import Tree, level_histograms  # noqa: PLC0415 (see client_bins)
+
+    features = np.asarray(tree.get("tree_features", []), dtype=np.intp)
+    thresholds = np.asarray(tree.get("tree_thresholds", []), dtype=float)
+    n_nodes = features.size + 1  # the nodes of level ℓ: 2^ℓ
+    above = Tree(features, thresholds, np.zeros_like(features), np.ones((n_nodes, 1)))
+    node_of_point = above.leaves(shard.X)
+    q = shard.domain if domain is None else int(domain)
+    signed = scaled * shard.y * shard.domain_probabilities[:, q]
+    histogram = level_histograms(presorted, signed, node_of_point, n_nodes)
+    nodes = np.asarray(tree.get("nodes", np.arange(n_nodes)), dtype=np.intp)
+    return {"histogram": histogram[nodes]}
 
 
 def client_tree(shard: ClientShard, presorted, scaled, max_depth: int, domain=None) -> dict:

@@ -246,7 +246,7 @@ def run_round(server, transport, participants, candidates, batch):
     ([1.0, 1.0], (0, 0, 0.5, 1))
     """
     everyone = [c for ids in participants for c in ids]
-    phase = "round" if server.max_depth == 1 else "propose"
+    phase = "round" if server.max_depth == 1 else "grow" if server.histogram_trees else "propose"
     answers = transport.request(phase, server.round_payloads(participants, candidates))
     server.acknowledge(everyone)
     reports = [[answers[c] for c in ids] for ids in participants]
@@ -256,7 +256,11 @@ def run_round(server, transport, participants, candidates, batch):
     ])  # fmt: skip
     _, _, active = round_objective(losses)
     asked = None if server.own_rows_only else np.arange(losses.size)
-    if server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
+    if server.histogram_trees:  # each active source's tree, grown from summed histograms
+        candidates, reports = _histogram_trees(server, transport, participants, active, reports,
+                                               losses, n_points)  # fmt: skip
+        asked = None
+    elif server.max_depth > 1:  # the s proposed trees of each domain, scored by the clients
         candidates = server.select_trees(reports)
         scores = transport.request("score", server.score_payloads(participants, active,
                                                                   candidates))  # fmt: skip
@@ -272,6 +276,114 @@ def run_round(server, transport, participants, candidates, batch):
     # source k's D_t is Z_{t,k}/m_k = F_k
     return _decide(server, transport, participants, n_points, batch, record, directions,
                    lambda direction: losses[direction[0]])  # fmt: skip
+
+
+def _histogram_trees(server, transport, participants, active, reports, losses, n_points):
+    """Figure 2, lines 10–11 with trees grown from sums: per active source k the tree
+    ``MultiBoostClassifier(max_depth=d)`` grows on source k's pooled rows, from the sums over
+    k's participants of their histograms (with ``server.mu``: per domain q the tree of
+    ``MultiBoostClassifier(mu=μ, max_depth=d)``, on every source's sums weighted by p_l/m_l);
+    returns (the tree of each domain, None if not grown; the edge reports of
+    :meth:`~.server.FederatedServer.directions` or, with ``mu``, of
+    :meth:`~.server.FederatedServer.soft_direction`).
+
+    Level ℓ of source k's tree splits on H_k = Σ_{c∈C_k} H_c, H_c[n, f, b] = Σ over client
+    c's points i of node n in bin b of feature f of (s_i, |s_i|), s_i = a_i y_i Q(k|x_i): the
+    level's histograms (:func:`~manytask.boost.trees.level_histograms`) are sums over points,
+    so H_k is the histogram of source k's pooled rows, up to the factor 1/Z_{t,k} that changes
+    no split (see :func:`~.client.client_tree`), and the server takes the central tree's splits
+    (:func:`~manytask.boost.trees.choose_splits`). With the soft-max the tree of q splits on
+    Σ_l (p_l/m_l) H_l^q, H_l^q the sum over source l's participants of their histograms of
+    s_i = a_i y_i Q(q|x_i): the central weights of row q, D ∝ p_l a_i/m_l. The root's H_c came
+    with Φ_c, Z_{t,c} (the ``grow`` phase); each further level is one ``histogram`` request
+    batch, to the clients whose points the tree holds, for the two children of each node that
+    split (a node that does not split sends all its points left: its left child's histogram is
+    its own, its right child is empty). The leaves' sums S_ℓ come from the last level's
+    histograms (:func:`~manytask.boost.trees.leaf_sums`), votes sign(S_ℓ), and the edges from
+    them, Σ_ℓ v_ℓ S_ℓ per source: no ``score`` phase. A client sends 2·n·d·B numbers for n
+    nodes, at most 2(2^d − 1)·d·B per tree and round (p trees with ``mu``), whatever its
+    number of points; with secure sums the server unmasks only each source's sum.
+    """
+    from manytask.boost.trees import choose_splits, leaf_sums  # noqa: PLC0415 (trees only)
+
+    n_domains = len(participants)
+    if server.mu is None:  # tree k: source k's points, weight 1
+        weights = {int(k): {int(k): 1.0} for k in active}
+    else:  # tree q: every source l's points, weight p_l / m_l
+        soft = server.soft_weights(losses)
+        weights = {q: {l: soft[l] / n_points[l] for l in range(n_domains)}
+                   for q in range(n_domains)}  # fmt: skip
+    trees_of = {l: [q for q in weights if l in weights[q]] for l in range(n_domains)}
+
+    def per_source(answers, l, q, counts):
+        """Σ over source l's clients of their rows of tree q (rows stacked in tree order)."""
+        start = sum(counts[r] for r in trees_of[l][: trees_of[l].index(q)])
+        return sum(answers[c]["histogram"][start : start + counts[q]] for c in participants[l])
+
+    histograms = {(q, l): per_source({c: reports[l][i] for i, c in enumerate(participants[l])},
+                                     l, q, dict.fromkeys(weights, 1))
+                  for q in weights for l in weights[q]}  # fmt: skip
+    n_features = next(iter(histograms.values())).shape[1]
+    table, n_thresholds = server.bin_table(n_features)
+    n_inner = 2**server.max_depth - 1
+    features = {q: np.zeros(n_inner, dtype=np.intp) for q in weights}
+    thresholds = {q: np.full(n_inner, np.inf) for q in weights}
+    for level in range(server.max_depth):
+        first, last_level = 2**level - 1, level == server.max_depth - 1
+        chosen, asked = {}, {}
+        for q, by_source in weights.items():
+            combined = sum(w * histograms[q, l] for l, w in by_source.items())
+            splits, feature, edge = chosen[q] = choose_splits(combined, n_thresholds, last_level)
+            nodes = first + np.flatnonzero(splits)
+            features[q][nodes] = feature[splits]
+            thresholds[q][nodes] = table[feature[splits], edge[splits] - 1]
+            split = np.flatnonzero(splits)
+            if not last_level and split.size:
+                asked[q] = np.sort(np.concatenate([2 * split, 2 * split + 1]))
+        if last_level:
+            break
+        payloads = {}
+        for l in range(n_domains):
+            rows = [q for q in trees_of[l] if q in asked]
+            if not rows:
+                continue
+            if server.mu is None:
+                request = {"tree_features": features[rows[0]][: 2 * first + 1],
+                           "tree_thresholds": thresholds[rows[0]][: 2 * first + 1],
+                           "nodes": asked[rows[0]]}  # fmt: skip
+            else:
+                mask = np.zeros((len(rows), 2 ** (level + 1)), dtype=bool)
+                for row, q in enumerate(rows):
+                    mask[row, asked[q]] = True
+                request = {"domains": np.array(rows),
+                           "tree_features": np.stack([features[q][: 2 * first + 1] for q in rows]),
+                           "tree_thresholds": np.stack([thresholds[q][: 2 * first + 1]
+                                                        for q in rows]),
+                           "nodes": mask}  # fmt: skip
+            payloads.update({c: request for c in participants[l]})
+        answers = transport.request("histogram", payloads) if payloads else {}
+        counts = {q: nodes.size for q, nodes in asked.items()}
+        for (q, l), histogram in histograms.items():
+            splits = chosen[q][0]
+            children = np.zeros((2 * splits.size, *histogram.shape[1:]))
+            children[2 * np.flatnonzero(~splits)] = histogram[~splits]
+            if q in asked:
+                order = [r for r in trees_of[l] if r in asked]
+                start = sum(counts[r] for r in order[: order.index(q)])
+                children[asked[q]] = sum(answers[c]["histogram"][start : start + counts[q]]
+                                         for c in participants[l])  # fmt: skip
+            histograms[q, l] = children
+    trees, edges = [None] * n_domains, np.zeros((n_domains, n_domains))  # edges[l, q]
+    for q, by_source in weights.items():
+        combined = sum(w * histograms[q, l] for l, w in by_source.items())
+        votes = np.where(leaf_sums(combined, *chosen[q])[:, 0] < 0, -1.0, 1.0)
+        trees[q] = {"tree_features": features[q][None], "tree_thresholds": thresholds[q][None],
+                    "tree_votes": votes[None]}  # fmt: skip
+        for l in by_source:  # Σ_ℓ v_ℓ S_ℓ over source l's points: its pooled edge sum
+            edges[l, q] = votes @ leaf_sums(histograms[q, l], *chosen[q])[:, 0]
+    if server.mu is None:
+        return trees, {int(k): [{"edge_sums": edges[k, k].reshape(1, 1)}] for k in active}
+    return trees, [[{"edge_sums": edges[l][:, None]}] for l in range(n_domains)]
 
 
 def _decide(server, transport, participants, n_points, batch, record, directions, mass,

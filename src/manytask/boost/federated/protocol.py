@@ -33,6 +33,15 @@ if p = 2 else p rows of Q's parameters):
   ``score`` carries the s candidate trees of the client's source (those three arrays, s rows)
   → ``edge_sums`` (1, s; :func:`~.client.client_tree_edges`). With the soft-max both carry
   ``domains`` (all p): a tree per domain q, and the s trees of every q → (p, s) edges.
+- ``grow`` and ``histogram``, the round with trees grown from summed histograms
+  (``FederatedServer(histogram_trees=True)``, what secure sums need): ``grow`` carries
+  ``state_start`` and the terms the client lacks → ``n_points``, ``loss_sum`` and the root's
+  ``histogram`` (1, d, B, 2) of its source's tree (:func:`~.client.client_histograms`);
+  ``histogram`` carries the tree so far (``tree_features``, ``tree_thresholds``: 2^ℓ − 1
+  each) and the ``nodes`` of level ℓ asked → their ``histogram`` (len(nodes), d, B, 2). With
+  the soft-max both carry ``domains``: the root of every domain q's tree (p, d, B, 2), then
+  each asked q's tree so far (a row each) and a boolean ``nodes`` row of level ℓ → the asked
+  (q, node) histograms stacked.
 - ``line_search`` (``step="exact_line_search"`` only): ``direction`` (4; a tree:
   ``direction_domain`` and its three tree arrays), ``steps`` (b) → ``loss_sums``,
   ``slope_sums`` (b each).
@@ -59,6 +68,7 @@ from .client import (
     advance_margins,
     client_bins,
     client_edges,
+    client_histograms,
     client_losses_along,
     client_margins,
     client_min_probability,
@@ -222,8 +232,7 @@ def _propose(shard, payload, kept):
     """Figure 2, lines 7–8 and the client's candidate tree, after applying the new terms; the
     shard is binned at the candidate table once and kept."""
     state, scaled, kept = _advance(shard, payload, kept)
-    if "binned" not in kept:
-        kept = {**kept, "binned": client_bins(shard, kept["features"], kept["thresholds"])}
+    kept = _binned(shard, kept)
     message = client_statistics(state, shard, scaled)
     depth = int(np.asarray(payload["max_depth"]))
     if "domains" not in payload:  # the hard max: a tree for the client's source
@@ -232,6 +241,41 @@ def _propose(shard, payload, kept):
     trees = [client_tree(shard, kept["binned"], scaled, depth, q) for q in payload["domains"]]
     message.update({key: np.stack([tree[key] for tree in trees]) for key in trees[0]})
     return message, kept
+
+
+def _binned(shard, kept):
+    """``kept`` with the shard binned at the candidate table (once per run)."""
+    if "binned" in kept:
+        return kept
+    return {**kept, "binned": client_bins(shard, kept["features"], kept["thresholds"])}
+
+
+def _grow(shard, payload, kept):
+    """Figure 2, lines 7–8 and the root histogram of the client's source tree (with
+    ``domains``: of the tree of each domain q), after applying the new terms."""
+    state, scaled, kept = _advance(shard, payload, kept)
+    kept = _binned(shard, kept)
+    message = client_statistics(state, shard, scaled)
+    domains = payload.get("domains", [None])
+    message["histogram"] = np.concatenate([
+        client_histograms(shard, kept["binned"], scaled, {}, q)["histogram"] for q in domains
+    ])  # fmt: skip
+    return message, kept
+
+
+def _histogram(shard, payload, kept):
+    """A level's histograms of the client's source tree, or with ``domains`` of the tree of
+    each domain q (its rows of ``tree_features``, ``tree_thresholds`` and of the boolean
+    ``nodes``), stacked in (q, node) order."""
+    if "domains" not in payload:
+        return client_histograms(shard, kept["binned"], kept["scaled"], payload), kept
+    rows = [{"tree_features": features, "tree_thresholds": thresholds,
+             "nodes": np.flatnonzero(nodes)}
+            for features, thresholds, nodes in zip(*(np.asarray(payload[key]) for key in (
+                "tree_features", "tree_thresholds", "nodes")))]  # fmt: skip
+    histograms = [client_histograms(shard, kept["binned"], kept["scaled"], tree, q)["histogram"]
+                  for tree, q in zip(rows, payload["domains"])]  # fmt: skip
+    return {"histogram": np.concatenate(histograms)}, kept
 
 
 def _score(shard, payload, kept):
@@ -265,6 +309,8 @@ PHASES = {
     "round": _round,
     "propose": _propose,
     "score": _score,
+    "grow": _grow,
+    "histogram": _histogram,
     "losses": _losses,
     "edges": _edges,
     "line_search": _line_search,

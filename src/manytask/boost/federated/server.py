@@ -92,6 +92,15 @@ class FederatedServer:
         those s trees, which it scores (``score``: s numbers back). With ``mu`` each
         participant proposes a tree per domain q (its points weighted by Q(q|x)), the server
         takes s per q among all of them and every participant scores all p·s.
+    histogram_trees : bool, default=False
+        With ``max_depth`` > 1: grow each active source's tree on the server from the sums over
+        its participants of their histograms (what secure sums need, where the server sees
+        sums only; :func:`~.driver.run_round`), instead of taking proposed trees: with all of
+        a source's clients taking part, its tree is the one
+        ``MultiBoostClassifier(max_depth=d)`` grows on the source's pooled rows, whatever the
+        number of clients. With ``mu`` the tree of each domain q, on the sums of every
+        source's histograms weighted by p_l/m_l, as ``MultiBoostClassifier(mu=μ,
+        max_depth=d)`` grows it. ``s`` is then unused (one tree per source or domain).
 
     Examples
     --------
@@ -101,7 +110,8 @@ class FederatedServer:
     """
 
     def __init__(self, n_domains, candidate_features, candidate_thresholds, r=None, s=None,
-                 random_state=None, mu=None, step="adaboost", max_depth=1):  # fmt: skip
+                 random_state=None, mu=None, step="adaboost", max_depth=1,
+                 histogram_trees=False):  # fmt: skip
         if step not in FEDERATED_STEPS:
             check_step(step, "exponential")  # the renamed rules' message
             raise ValueError(f"step must be one of {FEDERATED_STEPS}, got {step!r}")
@@ -110,6 +120,9 @@ class FederatedServer:
         check_positive_int(s, "s", allow_none=True)
         self.mu = check_positive(mu, "mu", allow_none=True)
         self.max_depth = check_positive_int(max_depth, "max_depth")
+        if not isinstance(histogram_trees, (bool, np.bool_)):
+            raise ValueError(f"histogram_trees must be True or False, got {histogram_trees!r}")
+        self.histogram_trees = bool(histogram_trees) and self.max_depth > 1
         self.n_domains = n_domains
         self.candidate_features = np.asarray(candidate_features, dtype=int)
         self.candidate_thresholds = np.asarray(candidate_thresholds, dtype=float)
@@ -163,7 +176,9 @@ class FederatedServer:
         payloads = {}
         for k, ids in enumerate(participants):
             rows = [k] if self.own_rows_only else list(range(n_domains))
-            if self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
+            if self.histogram_trees:  # the ``grow`` request: the root histograms
+                asked = {} if self.mu is None else {"domains": np.arange(n_domains)}
+            elif self.max_depth > 1:  # the ``propose`` request: the trees come from the clients
                 asked = {"max_depth": self.max_depth}
                 if self.mu is not None:  # a tree per domain q
                     asked["domains"] = np.arange(n_domains)
@@ -238,6 +253,36 @@ class FederatedServer:
             else np.sort(self.rng.choice(n, self.s, replace=False))
             for _ in range(self.n_domains)
         ]  # fmt: skip
+
+    def bin_table(self, n_features):
+        """The candidate table as the clients bin their shards at it
+        (:func:`~.client.client_bins`): per feature its sorted thresholds, +inf-padded to
+        B − 1, and their numbers.
+
+        Parameters
+        ----------
+        n_features : int
+            d.
+
+        Returns
+        -------
+        thresholds : ndarray of shape (d, B − 1)
+            The thresholds of each feature; split edge b puts x > thresholds[f, b − 1] right.
+        n_thresholds : ndarray of shape (d,)
+            How many of each row are thresholds.
+
+        Examples
+        --------
+        >>> thresholds, counts = FederatedServer(1, [0, 1, 0], [2.0, 0.5, 1.0]).bin_table(2)
+        >>> thresholds.tolist(), counts.tolist()
+        ([[1.0, 2.0], [0.5, inf]], [2, 1])
+        """
+        from manytask.boost.stumps import presort_at  # noqa: PLC0415 (trees only)
+
+        columns = [self.candidate_thresholds[self.candidate_features == j]
+                   for j in range(n_features)]  # fmt: skip
+        table = presort_at(np.zeros((1, n_features)), columns)
+        return table.thresholds, table.n_thresholds
 
     def select_trees(self, proposals):
         """H_{t,k} with trees: s of the trees proposed for Q(k|·) (all if ``s`` is None or at

@@ -20,7 +20,7 @@ __all__ = ["prepare_server"]
 
 def prepare_server(transport, clients_by_domain, domain_labels, n_features, *, federated_q,
                    thresholds=None, n_quantiles=16, r=None, s=None, random_state=None, mu=None,
-                   step="adaboost", max_depth=1):  # fmt: skip
+                   step="adaboost", max_depth=1, histogram_trees=False):  # fmt: skip
     """Q (if trained over the transport), the candidates and the server, before any round.
 
     Parameters
@@ -40,7 +40,7 @@ def prepare_server(transport, clients_by_domain, domain_labels, n_features, *, f
         One array of candidate thresholds per feature; None: the clients' quantiles.
     n_quantiles : int, default=16
         The quantile levels each client reports when ``thresholds`` is None.
-    r, s, random_state, mu, step, max_depth
+    r, s, random_state, mu, step, max_depth, histogram_trees
         As in :class:`~.server.FederatedServer`.
 
     Returns
@@ -75,6 +75,6 @@ def prepare_server(transport, clients_by_domain, domain_labels, n_features, *, f
             setup[key] += q_record[key]
     server = FederatedServer(len(clients_by_domain), features, flat, r, s,
                              random_state=random_state, mu=mu, step=step,
-                             max_depth=max_depth)  # fmt: skip
+                             max_depth=max_depth, histogram_trees=histogram_trees)  # fmt: skip
     server.min_probabilities = setup["min_probabilities"]
     return server, setup, q

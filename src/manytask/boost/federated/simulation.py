@@ -40,7 +40,8 @@ DOMAIN_CLASSIFIERS = ("federated", "central")
 def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, random_state=None,
              *, thresholds=None, n_quantiles=16, domain_classifier="federated",
              line_search_batch=15, retries=0, timeout=None, fault=None, record_messages=False,
-             mu=None, pooled=False, step="adaboost", max_depth=1):  # fmt: skip
+             mu=None, pooled=False, step="adaboost", max_depth=1,
+             histogram_trees=False):  # fmt: skip
     """FEDMULTIBOOST (Figure 2) run in process; returns a fitted :class:`MultiBoostClassifier`.
 
     Parameters
@@ -104,6 +105,14 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
         With one client per source, all of them taking part, the hard max and the
         estimator's bins equal to the candidate thresholds, the ensemble is
         ``MultiBoostClassifier(max_depth=d)``'s.
+    histogram_trees : bool
+        With ``max_depth`` > 1: the server grows each active source's tree from the sums over
+        its participants of their per-(node, feature, bin) histograms, level by level (what
+        Flower's secure sums do with trees; :class:`~.server.FederatedServer`), instead of
+        taking proposed trees. With every client of a source taking part the tree is
+        ``MultiBoostClassifier(max_depth=d)``'s on that source's pooled rows, however many
+        clients hold them; with ``mu`` the trees of every domain q are
+        ``MultiBoostClassifier(mu=mu, max_depth=d)``'s.
 
     Returns
     -------
@@ -133,7 +142,7 @@ def simulate(X, y, domains, clients_per_domain, r=None, s=None, n_rounds=100, ra
     server, setup, federated = prepare_server(
         transport, clients_by_domain, domain_labels, X.shape[1], federated_q=federated_q,
         thresholds=thresholds, n_quantiles=n_quantiles, r=r, s=s, random_state=rng, mu=mu,
-        step=step, max_depth=max_depth,
+        step=step, max_depth=max_depth, histogram_trees=histogram_trees,
     )  # fmt: skip
     q = federated if federated_q else q
     run = FederatedRun(setup=setup, client_points=client_points)

@@ -218,6 +218,7 @@ def run_server(link, run_config) -> None:
             n_quantiles=int(config["n-quantiles"]), r=int(config["r"]) or None,
             s=int(config["s"]) or None, random_state=rng, mu=float(config["mu"]) or None,
             max_depth=int(config["max-depth"]),
+            histogram_trees=bool(config["secure"]) and int(config["max-depth"]) > 1,
         )  # fmt: skip
         domain_model = None if q is None else {
             "coef": q.estimator_.coef, "intercept": q.estimator_.intercept, "clip": q.clip,

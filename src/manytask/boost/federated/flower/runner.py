@@ -397,8 +397,12 @@ domain_classifier, line_search_batch, retries : as in :func:`~manytask.boost.fed
         Where the shards, the app, ``FLWR_HOME`` and the processes' logs go (kept); None: a
         temporary directory, removed afterwards.
     max_depth : int >= 1
-        As in :func:`~manytask.boost.federated.simulate`; trees need ``secure=False`` (a
-        client's proposed tree is its own, not a sum).
+        As in :func:`~manytask.boost.federated.simulate`. With ``secure`` the server grows
+        each active source's tree from the masked sums of its clients' histograms
+        (``simulate``'s ``histogram_trees=True``; a proposed tree is one client's, not a
+        sum), level by level: one more request batch per level below the root, at most
+        2(2^d − 1)·d·B numbers from a client per round (B bins per feature; p times that
+        with ``mu``, a tree per domain).
 
     Returns
     -------
@@ -485,9 +489,6 @@ domain_classifier, line_search_batch, retries, timeout, mu, secure, max_depth
     if secure and retries:
         raise ValueError(f"secure sums need retries=0, got retries={retries!r}")
     check_positive_int(max_depth, "max_depth")
-    if secure and max_depth > 1:
-        raise ValueError(f"secure sums need max_depth=1 (a proposed tree is not a sum), got "
-                         f"max_depth={max_depth!r}")  # fmt: skip
     clients = prepare_clients(
         X, y, domains, clients_per_domain, r, s, n_rounds, random_state,
         n_quantiles=n_quantiles, domain_classifier=domain_classifier,

@@ -2,8 +2,10 @@
 
 The server needs only sums over the clients of one source (Φ_c and Z_{t,c} as ``loss_sum``
 and ``n_points``, the edges β_{t,c,r} as ``edge_sums``; the line search's ``loss_sums`` and
-``slope_sums``). With masking, client c of a group G (the clients of one source in one
-request batch) sends, for its reply x_c in fixed point (:func:`encode`: round(x·2³²) mod 2⁶⁴),
+``slope_sums``; with trees the per-(node, feature, bin) ``histogram`` of the ``grow`` and
+``histogram`` phases, from which the server grows the trees). With masking, client c of a
+group G (the clients of one source in one request batch) sends, for its reply x_c in fixed
+point (:func:`encode`: round(x·2³²) mod 2⁶⁴),
 
     y_c = encode(x_c) + Σ_{c'∈G, c'>c} PRG(s_{cc'}, nonce) − Σ_{c'∈G, c'<c} PRG(s_{cc'}, nonce)
 

@@ -39,7 +39,8 @@ __all__ = [
     "hello",
 ]
 
-SECURE_PHASES = ("round", "line_search")  # replies the server only sums over a source
+# replies the server only sums over a source
+SECURE_PHASES = ("round", "line_search", "grow", "histogram")
 
 # Flower's error codes of a Message's Error (``flwr.app.Error.code``), by name
 FLOWER_ERRORS = {
