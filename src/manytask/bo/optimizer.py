@@ -39,6 +39,7 @@ from ..kernels import OperatorKernel
 from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
 from ..simplex import weight_sampler
 from . import batch, checkpoint, metrics, search
+from .constraints import FEASIBILITY_RULES
 from .learned import LEARNED_BETA, LearnedKernel
 from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ALGORITHMS, Policy, check_beta
@@ -102,6 +103,10 @@ class MultiTaskBO:
         (``tell(x, y, constraints=c)``) and modelled as the last m tasks of the kernel;
         proposals maximise the acquisition over the optimistic feasible set
         (:mod:`.constraints`), and the Pareto front holds feasible observations only.
+    feasibility : {"optimistic", "probability"}
+        How proposals treat the constraints (:mod:`.constraints`): ``"optimistic"`` maximises
+        the acquisition over the optimistic feasible set; ``"probability"`` weighs its
+        improvement on the best feasible observation by the probability of feasibility.
     n_sobol, n_restarts : int
         Box domains: Sobol sample size (≥ 1) and number of L-BFGS-B starts (≥ 0).
     refit_every : int
@@ -171,6 +176,7 @@ class MultiTaskBO:
         dictionary="resample",
         n_tasks=None,
         n_constraints=0,
+        feasibility="optimistic",
         n_sobol=1024,
         n_restarts=5,
         refit_every=1,
@@ -200,6 +206,10 @@ class MultiTaskBO:
         if n_tasks is not None:
             n_tasks = check_int(n_tasks, "n_tasks", minimum=1)
         self.n_constraints = check_int(n_constraints, "n_constraints", minimum=0)
+        if feasibility not in FEASIBILITY_RULES:
+            valid = ", ".join(FEASIBILITY_RULES)
+            raise ValueError(f"feasibility must be one of {valid}, got {feasibility!r}")
+        self.feasibility = feasibility
         if isinstance(kernel, str):
             if kernel != "auto":
                 raise ValueError(f"kernel must be an OperatorKernel or 'auto', got {kernel!r}")
