@@ -65,7 +65,12 @@ MANYTASK = {
     ),  # fmt: skip
     # the UCB's improvement weighted by the probability of feasibility
     "manytask, probability": dict(n_constraints=1, feasibility="probability"),
-    "manytask, beta=1, probability": dict(n_constraints=1, feasibility="probability", beta=1.0),
+    "manytask, probability, beta=0.5": dict(n_constraints=1, feasibility="probability", beta=0.5),
+    "manytask, probability, beta=2": dict(n_constraints=1, feasibility="probability", beta=2.0),
+    "manytask, optimistic probability": dict(n_constraints=1, feasibility="optimistic probability"),
+    "manytask, probability, prior": dict(
+        n_constraints=1, feasibility="probability", kernel_prior=True
+    ),
 }
 DEFAULT = "manytask, probability"  # MultiTaskBO's default constraint rule
 NOTES = ""  # the hand-written analysis below the tables

@@ -79,7 +79,8 @@ def maximize(optimizer, weights, radius, excluded):
             feasibility = FeasibleFirst(thresholds)
         else:
             best = incumbent(optimizer, weights, scalarization)
-            feasibility = ProbabilityWeighted(thresholds, best)
+            optimistic = optimizer.feasibility == "optimistic probability"
+            feasibility = ProbabilityWeighted(thresholds, best, optimistic)
 
     def acquisition(X):
         return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility)
