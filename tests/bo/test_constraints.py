@@ -62,7 +62,8 @@ def test_ask_is_the_brute_force_optimistic_feasible_argmax(algorithm, limit):
     weights, beta = np.array([0.3, 0.7]), 0.5
     optimizer = MultiTaskBO(
         candidates=CANDIDATES, kernel=KERNEL3, algorithm=algorithm, n_constraints=1,
-        weights=weights, beta=beta, reference=None, noise=0.01, seed=0,
+        feasibility="optimistic", weights=weights, beta=beta, reference=None, noise=0.01,
+        seed=0,
     )  # fmt: skip
     for x in (0.05, 0.3, 0.6, 0.9):
         y, c = observe(x, limit)
@@ -75,8 +76,7 @@ def test_ask_is_the_brute_force_optimistic_feasible_argmax(algorithm, limit):
 
 def brute_force_probability_choice(optimizer, weights, beta):
     """The probability-weighted argmax by a loop over the candidates: the UCB u of
-    ``brute_force_choice``, PoF = P(c ≤ 0) = Φ(−μ_c/σ_c) from scipy.stats (with
-    ``"optimistic probability"`` Φ(−(μ_c − βσ_c)/σ_c), at the lower bound), the incumbent s* =
+    ``brute_force_choice``, PoF = P(c ≤ 0) = Φ(−μ_c/σ_c) from scipy.stats, the incumbent s* =
     max s_λ(μ(x_s)) over the told points with c ≤ 0, and the merit PoF·(u − s*) where u > s*,
     u − s* elsewhere; PoF alone while no told point is feasible."""
     posterior, n = optimizer._policy.posterior, optimizer.n_tasks
@@ -95,8 +95,7 @@ def brute_force_probability_choice(optimizer, weights, beta):
         else:
             norm = np.sqrt(max(np.linalg.eigvalsh(cov[:n, :n]).max(), 0.0))
             ucb = np.min(weights * mean[:n]) + np.max(weights) * beta * norm
-        shift = beta * sd[n] if optimizer.feasibility == "optimistic probability" else 0.0
-        pof = scipy.stats.norm.cdf(-(mean[n] - shift) / sd[n])
+        pof = scipy.stats.norm.cdf(-mean[n] / sd[n])
         if incumbent is None:
             merits.append(pof)
         else:
@@ -104,14 +103,13 @@ def brute_force_probability_choice(optimizer, weights, beta):
     return optimizer.candidates[int(np.argmax(merits))], np.max(merits)
 
 
-@pytest.mark.parametrize("feasibility", ["probability", "optimistic probability"])
 @pytest.mark.parametrize("algorithm", ["mt-kb", "it-kb", "mobo"])
 @pytest.mark.parametrize("limit", [0.4, 0.02], ids=["feasible-told", "nothing-feasible-told"])
-def test_ask_is_the_brute_force_probability_weighted_argmax(algorithm, limit, feasibility):
+def test_ask_is_the_brute_force_probability_weighted_argmax(algorithm, limit):
     weights, beta = np.array([0.3, 0.7]), 0.5
     optimizer = MultiTaskBO(
         candidates=CANDIDATES, kernel=KERNEL3, algorithm=algorithm, n_constraints=1,
-        feasibility=feasibility, weights=weights, beta=beta, reference=None, noise=0.01,
+        feasibility="probability", weights=weights, beta=beta, reference=None, noise=0.01,
         seed=0,
     )  # fmt: skip
     for x in (0.05, 0.3, 0.6, 0.9):
@@ -132,8 +130,14 @@ def test_constrained_toy_ends_feasible_where_the_unconstrained_run_does_not(kern
     assert free.pareto_front()[0].max() > 0.6  # the unconstrained optimum is infeasible
     optimizer = drive(
         MultiTaskBO(
-            candidates=CANDIDATES, kernel=kernel, n_constraints=1, beta=1.0, noise=0.01, seed=0
-        ),
+            candidates=CANDIDATES,
+            kernel=kernel,
+            n_constraints=1,
+            feasibility="optimistic",
+            beta=1.0,
+            noise=0.01,
+            seed=0,
+        ),  # fmt: skip
         25,
     )
     np.testing.assert_array_equal(optimizer.feasible_, optimizer.constraints_[:, 0] <= 0)

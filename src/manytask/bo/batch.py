@@ -79,8 +79,7 @@ def maximize(optimizer, weights, radius, excluded):
             feasibility = FeasibleFirst(thresholds)
         else:
             best = incumbent(optimizer, weights, scalarization)
-            optimistic = optimizer.feasibility == "optimistic probability"
-            feasibility = ProbabilityWeighted(thresholds, best, optimistic)
+            feasibility = ProbabilityWeighted(thresholds, best)
 
     def acquisition(X):
         return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility)

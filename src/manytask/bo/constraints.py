@@ -184,7 +184,7 @@ def fit_constrained_kernel(
 
 
 #: ``MultiTaskBO(feasibility=…)``: the merit of each rule (both below).
-FEASIBILITY_RULES = ("optimistic", "probability", "optimistic probability")
+FEASIBILITY_RULES = ("optimistic", "probability")
 
 
 def optimistic_violation(lower, thresholds) -> np.ndarray:
@@ -315,9 +315,9 @@ class ProbabilityWeighted:
     array([ 1. ,  2. , -0.5])
     """
 
-    def __init__(self, thresholds, incumbent=None, optimistic=False):
+    def __init__(self, thresholds, incumbent=None):
         self.thresholds = np.asarray(thresholds, dtype=float)
-        self.incumbent, self.optimistic = incumbent, optimistic
+        self.incumbent = incumbent
 
     def __call__(self, acquisition, mean, deviation, radius) -> np.ndarray:
         """The merit of N points from their acquisition and the constraints' posterior.
@@ -341,8 +341,6 @@ class ProbabilityWeighted:
         ...                                  np.ones((2, 1)), 1.0)
         array([0.5       , 0.84134475])
         """
-        if self.optimistic:  # the probability at the lower confidence bound μ_j − β σ_j
-            mean = mean - radius * deviation
         probability = probability_of_feasibility(mean, deviation, self.thresholds)
         if self.incumbent is None:
             return probability
