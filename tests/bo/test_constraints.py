@@ -200,6 +200,18 @@ def test_checkpoint_without_constraint_rows_still_loads():
     assert MultiTaskBO.from_state_dict(state).Y_.tolist() == [[1.0, 2.0, 3.0]]
 
 
+def test_checkpoint_without_feasibility_resumes_with_the_optimistic_set():
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=KERNEL3, n_constraints=1, feasibility="optimistic", seed=1
+    )
+    drive(optimizer, 5)
+    state = json.loads(json.dumps(optimizer.state_dict()))
+    del state["config"]["feasibility"]  # written before the rule was a parameter
+    resumed = MultiTaskBO.from_state_dict(state)
+    assert resumed.feasibility == "optimistic"
+    np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
+
+
 @pytest.mark.parametrize(
     "entry, message",
     [([], r"state\['C'\]\[1\] must have 1 values"), ([np.nan], r"state\['C'\]\[1\]")],
