@@ -101,10 +101,11 @@ includes infeasible observations, as qLogNParEGO's (its Chebyshev normalises ove
 predicted values at all observed points); the feasible HV of this table uses only truly
 feasible points' noise-free values and BoTorch's reference, so no infeasible point enters the
 score. What is left of the gap on C2-DTLZ2 (0.549 against 0.779, no seed won): with as many
-feasible points as qLogNParEGO, ours lie farther from the front — the objectives' ICM puts the
-lengthscales of x₂…x₆ (which enter only through the distance g to the front) at their upper
-bound at this noise, so the UCB does not see g; the objectives' model, not the constraint
-rule (the constraint's own GP covers 93 % of held-out c at ±2σ, as BoTorch's). The
+feasible points as qLogNParEGO, ours lie farther from the front. The earlier version of this
+section measured why (seed 0): the objectives' ICM puts the lengthscales of x₂…x₆ (which
+enter only through the distance g to the front) at their upper bound at this noise, so the
+UCB does not see g, while the constraint's own GP covers 93 % of held-out c at ±2σ, as
+BoTorch's — the objectives' model, not the constraint rule. The
 *without constraints* row shows what the constraint model adds on top of the objectives'
 UCB.
 
