@@ -115,7 +115,10 @@ won), −0.031 ± 0.005 on ConstrainedBraninCurrin (5 seeds, none won) and −0.
 DiscBrake (5 seeds, 2 won); the optimistic rule −0.283 ± 0.055, −0.100 ± 0.026 and +0.012 ±
 0.026. So item 4's comparison is still lost on C2-DTLZ2, by less; within the seeds' spread on
 DiscBrake. qLogNParEGO on the BoTorch problems ran at nice 10 beside the other jobs: its
-ms/iter there is not comparable with anything."""
+ms/iter there is not comparable with anything. Side by side (seed 0, the four runs at once,
+load 11, by a timing loop over `run_one`, not cached): the default 262 ms/iter against
+qLogNParEGO's 3843 on C2-DTLZ2 (15×), 702 against 4189 on DiscBrake (6×: every constraint
+is one more GP refitted at every tell)."""
 METHODS = (*MANYTASK, "qLogNParEGO")
 DIM, N_OBJECTIVES = 6, 2  # C2-DTLZ2's
 PROBLEMS = ("C2-DTLZ2", "ConstrainedBraninCurrin", "DiscBrake", "MW7")
