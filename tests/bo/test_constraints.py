@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from manytask.bo import MultiTaskBO, metrics
 from manytask.bo.problems import c2_dtlz2, dtlz2
@@ -61,7 +62,8 @@ def test_ask_is_the_brute_force_optimistic_feasible_argmax(algorithm, limit):
     weights, beta = np.array([0.3, 0.7]), 0.5
     optimizer = MultiTaskBO(
         candidates=CANDIDATES, kernel=KERNEL3, algorithm=algorithm, n_constraints=1,
-        weights=weights, beta=beta, reference=None, noise=0.01, seed=0,
+        feasibility="optimistic", weights=weights, beta=beta, reference=None, noise=0.01,
+        seed=0,
     )  # fmt: skip
     for x in (0.05, 0.3, 0.6, 0.9):
         y, c = observe(x, limit)
@@ -70,6 +72,53 @@ def test_ask_is_the_brute_force_optimistic_feasible_argmax(algorithm, limit):
     np.testing.assert_array_equal(optimizer.ask(), expected)
     if limit < 0:  # nothing is optimistically feasible: the proposal only minimises violation
         assert observe(expected, limit)[1][0] > 0
+
+
+def brute_force_probability_choice(optimizer, weights, beta):
+    """The probability-weighted argmax by a loop over the candidates: the UCB u of
+    ``brute_force_choice``, PoF = P(c ≤ 0) = Φ(−μ_c/σ_c) from scipy.stats, the incumbent s* =
+    max s_λ(μ(x_s)) over the told points with c ≤ 0, and the merit PoF·(u − s*) where u > s*,
+    u − s* elsewhere; PoF alone while no told point is feasible."""
+    posterior, n = optimizer._policy.posterior, optimizer.n_tasks
+    feasible = optimizer.constraints_[:, 0] <= 0
+    incumbent = None
+    if feasible.any():
+        told = [posterior.mean(x[None, :])[0][:n] for x in optimizer.X_[feasible]]
+        incumbent = max(np.min(weights * mean) for mean in told)
+    merits = []
+    for x in optimizer.candidates:
+        mean = posterior.mean(x[None, :])[0]
+        cov = posterior.cov(x[None, :])[0]
+        sd = np.sqrt(np.clip(np.diag(cov), 0, None))
+        if optimizer.algorithm == "mobo":
+            ucb = np.min(weights * (mean[:n] + beta * sd[:n]))
+        else:
+            norm = np.sqrt(max(np.linalg.eigvalsh(cov[:n, :n]).max(), 0.0))
+            ucb = np.min(weights * mean[:n]) + np.max(weights) * beta * norm
+        pof = scipy.stats.norm.cdf(-mean[n] / sd[n])
+        if incumbent is None:
+            merits.append(pof)
+        else:
+            merits.append(pof * (ucb - incumbent) if ucb > incumbent else ucb - incumbent)
+    return optimizer.candidates[int(np.argmax(merits))], np.max(merits)
+
+
+@pytest.mark.parametrize("algorithm", ["mt-kb", "it-kb", "mobo"])
+@pytest.mark.parametrize("limit", [0.4, 0.02], ids=["feasible-told", "nothing-feasible-told"])
+def test_ask_is_the_brute_force_probability_weighted_argmax(algorithm, limit):
+    weights, beta = np.array([0.3, 0.7]), 0.5
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=KERNEL3, algorithm=algorithm, n_constraints=1,
+        feasibility="probability", weights=weights, beta=beta, reference=None, noise=0.01,
+        seed=0,
+    )  # fmt: skip
+    for x in (0.05, 0.3, 0.6, 0.9):
+        y, c = observe(x, limit)
+        optimizer.tell([x], y, constraints=c)
+    assert optimizer.feasible_.any() == (limit > 0.05)
+    expected, merit = brute_force_probability_choice(optimizer, weights, beta)
+    assert merit > 0  # a unique positive maximum, not a tie
+    np.testing.assert_array_equal(optimizer.ask(), expected)
 
 
 @pytest.mark.parametrize("kernel", [KERNEL3, "auto"], ids=["given", "auto"])
@@ -81,8 +130,14 @@ def test_constrained_toy_ends_feasible_where_the_unconstrained_run_does_not(kern
     assert free.pareto_front()[0].max() > 0.6  # the unconstrained optimum is infeasible
     optimizer = drive(
         MultiTaskBO(
-            candidates=CANDIDATES, kernel=kernel, n_constraints=1, beta=1.0, noise=0.01, seed=0
-        ),
+            candidates=CANDIDATES,
+            kernel=kernel,
+            n_constraints=1,
+            feasibility="optimistic",
+            beta=1.0,
+            noise=0.01,
+            seed=0,
+        ),  # fmt: skip
         25,
     )
     np.testing.assert_array_equal(optimizer.feasible_, optimizer.constraints_[:, 0] <= 0)
@@ -91,6 +146,19 @@ def test_constrained_toy_ends_feasible_where_the_unconstrained_run_does_not(kern
     assert np.all(optimizer.X_[-10:] <= 0.45)
     best = optimizer.pareto_front()[0]
     assert np.all(best <= 0.4) and best.max() >= 0.3  # next to the constrained optimum 0.4
+
+
+@pytest.mark.parametrize("kernel", [KERNEL3, "auto"], ids=["given", "auto"])
+def test_probability_rule_settles_at_the_constrained_optimum(kernel):
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=kernel, n_constraints=1, feasibility="probability",
+        beta=1.0, noise=0.01, seed=0,
+    )  # fmt: skip
+    drive(optimizer, 25)
+    # the unconstrained optimum is x = 1 (previous test); the constrained one 0.4 = the limit
+    best = optimizer.pareto_front()[0]
+    assert np.all(best <= 0.4) and best.max() >= 0.38
+    assert abs(np.median(optimizer.X_[-10:, 0]) - 0.4) <= 0.05
 
 
 def test_pareto_front_keeps_feasible_observations_only():
@@ -108,11 +176,16 @@ def test_pareto_front_keeps_feasible_observations_only():
     )
 
 
+@pytest.mark.parametrize("feasibility", ["optimistic", "probability"])
 @pytest.mark.parametrize("kernel", [KERNEL3, "auto"], ids=["given", "auto"])
-def test_checkpoint_carries_the_constraints_and_resumes_exactly(kernel):
-    optimizer = drive(MultiTaskBO(candidates=CANDIDATES, kernel=kernel, n_constraints=1, seed=2), 8)
+def test_checkpoint_carries_the_constraints_and_resumes_exactly(kernel, feasibility):
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=kernel, n_constraints=1, feasibility=feasibility, seed=2
+    )
+    optimizer = drive(optimizer, 8)
     optimizer.ask(2)
     state = json.loads(json.dumps(optimizer.state_dict()))
+    assert MultiTaskBO.from_state_dict(state).feasibility == feasibility
     assert state["C"] == optimizer.constraints_.tolist() and len(state["C"]) == 8
     resumed = MultiTaskBO.from_state_dict(state)
     np.testing.assert_array_equal(resumed.constraints_, optimizer.constraints_)
@@ -125,6 +198,18 @@ def test_checkpoint_without_constraint_rows_still_loads():
     state = optimizer.state_dict()
     del state["C"]  # a checkpoint written before constraints existed
     assert MultiTaskBO.from_state_dict(state).Y_.tolist() == [[1.0, 2.0, 3.0]]
+
+
+def test_checkpoint_without_feasibility_resumes_with_the_optimistic_set():
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=KERNEL3, n_constraints=1, feasibility="optimistic", seed=1
+    )
+    drive(optimizer, 5)
+    state = json.loads(json.dumps(optimizer.state_dict()))
+    del state["config"]["feasibility"]  # written before the rule was a parameter
+    resumed = MultiTaskBO.from_state_dict(state)
+    assert resumed.feasibility == "optimistic"
+    np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
 
 
 @pytest.mark.parametrize(
@@ -176,6 +261,7 @@ def test_constraints_without_n_constraints_are_refused():
         (dict(n_constraints=-1), "n_constraints"),
         (dict(n_constraints=1.5), "n_constraints"),
         (dict(n_constraints=1, n_tasks=1), "n_tasks=1 objectives and n_constraints=1"),
+        (dict(n_constraints=1, feasibility="pof"), "feasibility must be one of .*, got 'pof'"),
     ],
 )
 def test_bad_number_of_constraints_is_refused_naming_it(kwargs, message):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import search
-from .constraints import FeasibleFirst
+from .constraints import FeasibleFirst, ProbabilityWeighted
 
 # Internal to MultiTaskBO.ask (each function takes the optimizer): no public names.
 __all__: list[str] = []
@@ -75,7 +75,11 @@ def maximize(optimizer, weights, radius, excluded):
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
             thresholds = optimizer._learned.constraint_thresholds()
-        feasibility = FeasibleFirst(thresholds)
+        if optimizer.feasibility == "optimistic":
+            feasibility = FeasibleFirst(thresholds)
+        else:
+            best = incumbent(optimizer, weights, scalarization)
+            feasibility = ProbabilityWeighted(thresholds, best)
 
     def acquisition(X):
         return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility)
@@ -87,6 +91,15 @@ def maximize(optimizer, weights, radius, excluded):
         acquisition, optimizer.bounds, optimizer._rng, excluded, optimizer.n_sobol,
         optimizer.n_restarts, optimizer.min_distance,
     )  # fmt: skip
+
+
+def incumbent(optimizer, weights, scalarization):
+    """s* = max s_λ(μ_t(x_s)) over the told points observed feasible (None if none)."""
+    feasible = optimizer.feasible_
+    if not feasible.any():
+        return None
+    mean = optimizer._policy.posterior.mean(optimizer.X_[feasible])[:, : optimizer.n_tasks]
+    return float(np.max(scalarization(mean, weights)))
 
 
 def initial_point(optimizer, excluded):

@@ -31,7 +31,7 @@ PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
     "min_distance", "kernel_prior",
-    "kernel_restarts",
+    "kernel_restarts", "feasibility",
 )  # fmt: skip
 
 
@@ -125,6 +125,7 @@ def parse_state(state, overrides) -> tuple:
         if config["kernel"] != "auto":
             config["kernel"] = kernel_from_config(config["kernel"])
         config["scalarization"] = make_scalarization(config["scalarization"])
+        config.setdefault("feasibility", "optimistic")  # the only constraint rule before it
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
         C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)

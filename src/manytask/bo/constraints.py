@@ -1,5 +1,5 @@
-"""Black-box constraints c_j(x) ≤ 0 in :class:`~manytask.bo.MultiTaskBO`: the optimistic
-feasible set of the acquisition.
+"""Black-box constraints c_j(x) ≤ 0 in :class:`~manytask.bo.MultiTaskBO`: their model and the
+acquisition's two rules, the optimistic feasible set and the probability of feasibility.
 
 Model. The m constraints are tasks n + 1, …, n + m of the same multi-task kernel Γ as the
 n objectives; with a given kernel the posterior of a constraint borrows from the objectives
@@ -29,16 +29,26 @@ coordinates P the same steps give ‖P(f(x) − μ_t(x))‖₂ ≤ β_t ‖PΓ_t
 of the scalarised UCB is the norm of the objectives' block, which the constraints' prior
 variance does not inflate (without constraints it is ‖Γ_t(x, x)‖, as in Algorithm 1).
 
-Acquisition. The optimistic feasible set F_t = {x : ℓ_j(x) ≤ 0 for every j} holds every
-feasible point on that event, the constrained optimum x* among them; so the scalarised UCB
-maximised over F_t keeps the step u_t(x_t) ≥ u_t(x*) ≥ s_λ(f(x*)) of Theorem 2's proof, and
-each proposal violates constraint j by at most 2β_t σ_{t,j}(x_t). This is the
-optimistic feasibility of CONFIG (Xu, Jiang, Svetozarevic & Jones, ICML 2023) and of the
-constrained kernelised bandits of Zhou & Ji (NeurIPS 2022), here with the multi-task radius;
-unlike Gelbart, Snoek & Adams (UAI 2014), who weigh an acquisition by the probability of
-feasibility, it needs no Gaussian model of c. When F_t is empty (on the event: no point is
-feasible), the proposal minimises the total optimistic violation Σ_j max(0, ℓ_j(x)), the
-point the model says is closest to feasible.
+Acquisition, ``feasibility="optimistic"``. The optimistic feasible set F_t = {x : ℓ_j(x) ≤ 0
+for every j} holds every feasible point on that event, the constrained optimum x* among
+them; so the scalarised UCB maximised over F_t keeps the step u_t(x_t) ≥ u_t(x*) ≥
+s_λ(f(x*)) of Theorem 2's proof, and each proposal violates constraint j by at most
+2β_t σ_{t,j}(x_t). This is the optimistic feasibility of CONFIG (Xu, Jiang, Svetozarevic &
+Jones, ICML 2023) and of the constrained kernelised bandits of Zhou & Ji (NeurIPS 2022), here
+with the multi-task radius. When F_t is empty (on the event: no point is feasible), the
+proposal minimises the total optimistic violation Σ_j max(0, ℓ_j(x)), the point the model
+says is closest to feasible (:class:`FeasibleFirst`).
+
+Acquisition, ``feasibility="probability"``. The constrained expected improvement of Schonlau,
+Welch & Jones (1998), Gardner et al. (ICML 2014) and Gelbart, Snoek & Adams (UAI 2014) —
+EI(x) · Π_j P(c_j(x) ≤ 0), the rule inside BoTorch's constrained qLogNEI — with the
+scalarised UCB's optimistic improvement (u_t(x) − s*)₊ in place of EI, s* the best
+s_λ(μ_t) among the observations found feasible; before any, the probability of feasibility
+alone, as Gelbart et al. do (:class:`ProbabilityWeighted`). It uses the constraints'
+posterior as Gaussian, which the block model's is; Theorem 2's step does not carry over (the
+argmax of the weighted merit need not have u_t(x_t) ≥ u_t(x*)), so no regret bound is
+claimed for it. Which rule is the default, and why, is said in
+:class:`~manytask.bo.MultiTaskBO` (benchmarks/RESULTS.md, ``bench_bo_constraints``).
 
 What lives elsewhere: the posterior and radius (:mod:`.policies`), the argmax (:mod:`.search`),
 the ICM likelihood and its fit (:mod:`.kernel_learning`), the refit schedule and output
@@ -50,10 +60,19 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import ndtr
 
 from .kernel_learning import ICMFit, fit_icm_kernel
 
-__all__ = ["optimistic_violation", "FeasibleFirst", "ConstrainedFit", "fit_constrained_kernel"]
+__all__ = [
+    "FEASIBILITY_RULES",
+    "optimistic_violation",
+    "probability_of_feasibility",
+    "FeasibleFirst",
+    "ProbabilityWeighted",
+    "ConstrainedFit",
+    "fit_constrained_kernel",
+]
 
 
 class ConstrainedFit(NamedTuple):
@@ -164,6 +183,10 @@ def fit_constrained_kernel(
     return ConstrainedFit(terms, eta, rescale, objectives, constraints)
 
 
+#: ``MultiTaskBO(feasibility=…)``: the merit of each rule (both below).
+FEASIBILITY_RULES = ("optimistic", "probability")
+
+
 def optimistic_violation(lower, thresholds) -> np.ndarray:
     """Σ_j max(0, ℓ_j(x) − τ_j) for the lower bounds ``lower`` (N, m); τ_j is c_j ≤ 0's bound
     in the posterior's units (0, or where 0 lands after a standardisation).
@@ -206,7 +229,7 @@ class FeasibleFirst:
     Examples
     --------
     >>> merit = FeasibleFirst(np.zeros(1))
-    >>> merit(np.array([3.0, 1.0, 2.0]), np.array([[0.5], [-1.0], [0.0]]))
+    >>> merit(np.array([3.0, 1.0, 2.0]), np.array([[0.5], [-1.0], [0.0]]), np.zeros((3, 1)), 1.0)
     array([-0.5,  1. ,  2. ])
     """
 
@@ -214,15 +237,17 @@ class FeasibleFirst:
         self.thresholds = np.asarray(thresholds, dtype=float)
         self.floor = None
 
-    def __call__(self, acquisition, lower) -> np.ndarray:
-        """The merit of N points from their acquisition and constraints' lower bounds.
+    def __call__(self, acquisition, mean, deviation, radius) -> np.ndarray:
+        """The merit of N points from their acquisition and the constraints' posterior.
 
         Parameters
         ----------
         acquisition : array of shape (N,)
             u(x).
-        lower : array of shape (N, m)
-            Lower confidence bounds of the constraints.
+        mean, deviation : arrays of shape (N, m)
+            μ_j(x) and σ_j(x) of the constraints.
+        radius : float
+            β: the lower confidence bounds are μ_j − β σ_j.
 
         Returns
         -------
@@ -231,12 +256,93 @@ class FeasibleFirst:
 
         Examples
         --------
-        >>> FeasibleFirst(np.zeros(1))(np.array([1.0, 2.0]), np.array([[1.0], [-1.0]]))
+        >>> FeasibleFirst(np.zeros(1))(np.array([1.0, 2.0]), np.array([[1.0], [-1.0]]),
+        ...                            np.ones((2, 1)), 0.0)
         array([-1.,  2.])
         """
-        violation = optimistic_violation(lower, self.thresholds)
+        violation = optimistic_violation(mean - radius * deviation, self.thresholds)
         if self.floor is None:
             finite = acquisition[np.isfinite(acquisition)]
             self.floor = (finite.min() if finite.size else 0.0) - 1.0
         with np.errstate(over="ignore"):
             return np.where(violation > 0, self.floor - violation, acquisition)
+
+
+def probability_of_feasibility(mean, deviation, thresholds) -> np.ndarray:
+    """Π_j Φ((τ_j − μ_j(x))/σ_j(x)): the posterior probability that every c_j(x) ≤ τ_j, the
+    constraints' posteriors taken independent (exact for the block model of ``"auto"``).
+
+    Parameters
+    ----------
+    mean, deviation : arrays of shape (N, m)
+        μ_j(x) and σ_j(x) of the constraints.
+    thresholds : array of shape (m,)
+        τ_j.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    Examples
+    --------
+    >>> probability_of_feasibility(np.array([[0.0], [-1.0]]), np.ones((2, 1)), np.zeros(1))
+    array([0.5       , 0.84134475])
+    """
+    z = (np.asarray(thresholds) - mean) / np.maximum(deviation, 1e-12)
+    return np.prod(ndtr(z), axis=1)
+
+
+class ProbabilityWeighted:
+    """The merit PoF(x) · (u(x) − s*)₊ of the constrained expected improvement (Gardner et
+    al., ICML 2014; Gelbart, Snoek & Adams, UAI 2014) with the scalarised UCB's optimistic
+    improvement in place of EI; before any feasible observation, PoF(x) alone.
+
+    s* is the incumbent: the largest s_λ(μ_t(x_s)) over the told points observed feasible.
+    Points with u ≤ s* get u − s* ≤ 0, below every point that improves, so the merit is
+    continuous and the argmax is the UCB's where no point improves optimistically.
+
+    Parameters
+    ----------
+    thresholds : array of shape (m,)
+        τ_j: the bound of every constraint in the posterior's units.
+    incumbent : float or None
+        s*; None when no told point is feasible.
+
+    Examples
+    --------
+    >>> merit = ProbabilityWeighted(np.zeros(1), incumbent=1.0)
+    >>> merit(np.array([3.0, 3.0, 0.5]), np.array([[0.0], [-9.0], [0.0]]), np.ones((3, 1)), 2.0)
+    array([ 1. ,  2. , -0.5])
+    """
+
+    def __init__(self, thresholds, incumbent=None):
+        self.thresholds = np.asarray(thresholds, dtype=float)
+        self.incumbent = incumbent
+
+    def __call__(self, acquisition, mean, deviation, radius) -> np.ndarray:
+        """The merit of N points from their acquisition and the constraints' posterior.
+
+        Parameters
+        ----------
+        acquisition : array of shape (N,)
+            u(x).
+        mean, deviation : arrays of shape (N, m)
+            μ_j(x) and σ_j(x) of the constraints.
+        radius : float
+            β (unused: the weight is the posterior probability).
+
+        Returns
+        -------
+        ndarray of shape (N,)
+
+        Examples
+        --------
+        >>> ProbabilityWeighted(np.zeros(1))(np.zeros(2), np.array([[0.0], [-1.0]]),
+        ...                                  np.ones((2, 1)), 1.0)
+        array([0.5       , 0.84134475])
+        """
+        probability = probability_of_feasibility(mean, deviation, self.thresholds)
+        if self.incumbent is None:
+            return probability
+        gain = np.asarray(acquisition, dtype=float) - self.incumbent
+        return np.where(gain > 0, probability * gain, gain)

@@ -427,8 +427,8 @@ class Policy:
 
         u_t(x) = s_λ(μ_{t−1}(x)) + L_λ β ‖Γ_{t−1}(x, x)‖^{1/2} (Algorithms 1 and 2), or
         s_λ(μ(x) + β σ(x)) for MOBO. With constraints (the last tasks), ``feasibility`` (a
-        :class:`~.constraints.FeasibleFirst`) turns u and the constraints' lower confidence
-        bounds μ_j − β σ_j into the merit the argmax takes, and the width of u is the norm
+        merit of :mod:`.constraints`) turns u, the constraints' means μ_j, deviations σ_j and
+        β into the merit the argmax takes, and the width of u is the norm
         of the objectives' block of Γ_t(x, x) (:mod:`.constraints` derives both).
 
         Parameters
@@ -441,7 +441,7 @@ class Policy:
             s_λ, with its Lipschitz constant L_λ.
         radius : float, optional
             β; default :meth:`radius`.
-        feasibility : FeasibleFirst, optional
+        feasibility : callable, optional
             The constraints' rule; None without constraints.
 
         Returns
@@ -475,7 +475,7 @@ class Policy:
             values = scalarization(mean[:, :n], weights) + width * np.sqrt(np.maximum(norms, 0.0))
         if feasibility is None:
             return values
-        return feasibility(values, mean[:, n:] - radius * deviations[:, n:])
+        return feasibility(values, mean[:, n:], deviations[:, n:], radius)
 
 
 def check_beta(beta):
