@@ -10,6 +10,13 @@ bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
   span of its own k_X(·, x_i), which Φ represents exactly with the same RKHS norm ‖V‖
   (:mod:`~manytask.itl.whitening`); a fold keeps the rows of Φ of its points (with
   ``n_components``, the Nyström landmarks are drawn once, from all the training inputs);
+- a fold of fewer points than Φ has columns (r > n_fold: K_X of nearly full rank, as on most
+  sets with several inputs) is fitted in the row space of its rows Φ_F: with Φ_Fᵀ = W R
+  (thin QR, W orthonormal r × n_fold), V = W U gives Φ_F V = Rᵀ U and ‖V‖ = ‖U‖. Every
+  gradient of the fold's objective, Φ_Fᵀ(…) + λV, lies in that row space, so from a start in
+  it (zero, or the previous λ's fit) L-BFGS-B's iterates do too, and the run in U is the
+  run in V rotated (its steps use inner products only): the same fits, with n_fold
+  instead of r rows of parameters;
 - one path per (bandwidth, fold): λ from largest to smallest, each L-BFGS-B run started
   from the previous solution (as scikit-learn's regularisation paths do);
 - early stopping of the path: once the held-out risk (averaged over the splits) rises from
@@ -40,6 +47,7 @@ from .losses import pinball
 __all__ = [
     "BANDWIDTH_FACTORS",
     "CV_TOL",
+    "HOLDOUT_FOLDS",
     "LAMBDA_PATH",
     "cross_validate",
     "cross_validate_quantiles",
@@ -52,6 +60,9 @@ LAMBDA_PATH = (1e-2, 1e-3, 1e-4, 1e-5)
 BANDWIDTH_FACTORS = (0.5, 1.0, 2.0, 4.0)
 #: Loosest L-BFGS-B ``ftol`` of the fits on the folds (they rank settings, then one refit).
 CV_TOL = 1e-6
+#: Folds of the default choice of λ and bandwidth (``lambda_=None``) of the ITL estimators:
+#: held-out thirds, averaged over all 3 below a small-set size, else the first only.
+HOLDOUT_FOLDS = 3
 
 
 def held_out_risk(whitened, params, y, anchors, weights):
@@ -161,6 +172,7 @@ def cross_validate(
     tol,
     random_state=None,
     max_splits=None,
+    slack=0.0,
 ):
     """Held-out scores of every (bandwidth, λ) for any data term, penalty and score.
 
@@ -184,6 +196,9 @@ def cross_validate(
         ``params`` judged on the held-out rows (``y_held_out`` None without ``y``).
     max_iter, tol, random_state, max_splits
         As in :func:`cross_validate_quantiles`.
+    slack : float, default=0.0
+        The warm start returned is that of the first setting (bandwidths, then λ in the
+        order given) whose score is within ``slack`` of the least.
 
     Returns
     -------
@@ -191,7 +206,7 @@ def cross_validate(
         The held-out score of each setting averaged over the splits; +∞ for the λ past the
         first rise of a bandwidth's path (not fitted).
     start : ndarray of shape (whiten(b).n_params,)
-        The mean of the splits' solutions at the setting of least score.
+        The mean of the splits' solutions at that setting.
 
     Examples
     --------
@@ -219,26 +234,82 @@ def cross_validate(
     seed = int(random_generator(random_state).integers(2**31))
     splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
     risks = np.full((len(bandwidths), len(lambdas)), np.inf)
-    best = None  # the splits' mean solution at the least risk so far
+    means = {}  # the splits' mean solution (coordinates of all n points) of each setting
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
-            (whitened.rows(train), whitened.rows(test), *_targets(data_term, y, train, test))
+            (*fold_models(whitened, train, test), *_targets(data_term, y, train, test))
             for train, test in splits
         ]
         starts = [None] * len(parts)
         for position, index in enumerate(order):
             path_penalty, risk = penalty(lambdas[index]), 0.0
-            for part, (fold, held_out, term, y_held_out) in enumerate(parts):
+            for part, (fold, held_out, _, term, y_held_out) in enumerate(parts):
                 result = minimise(fold, term, path_penalty, max_iter, tol, starts[part])
                 starts[part] = result.x
                 risk += score(held_out, result.x, y_held_out)
             risks[b, index] = risk / len(parts)
-            if best is None or risks[b, index] < risks[best[:2]]:
-                best = (b, index, np.mean(starts, axis=0))
+            bases = [basis for _, _, basis, _, _ in parts]
+            means[b, index] = np.mean(
+                [_in_all_points(whitened, W, x) for W, x in zip(bases, starts)], axis=0
+            )
             if position > 0 and risks[b, index] > risks[b, order[position - 1]]:
                 break  # past the minimum along the path: smaller λ stay at +inf
-    return risks, best[2]
+    chosen = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)[0]
+    b, index = np.unravel_index(chosen, risks.shape)
+    return risks, means[int(b), int(index)]
+
+
+def fold_models(whitened, train, test):
+    """(fold model, held-out model, basis W or None): the models a fold's fit is made and
+    judged on, in the fold's row-space coordinates U when it has fewer points than Φ has
+    columns (see the module; W None: the coordinates V of all points).
+
+    Parameters
+    ----------
+    whitened : WhitenedModel
+        The model of all n training points.
+    train, test : arrays of int
+        The fold's training and held-out points.
+
+    Returns
+    -------
+    fold, held_out : WhitenedModel
+        Features Rᵀ (n_fold × n_fold) and Φ[test] W, or Φ[train] and Φ[test].
+    basis : ndarray of shape (r, n_fold) or None
+        W: the fold's parameters U are V = W U in the coordinates of ``whitened``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from manytask.itl import DecomposableModel
+    >>> from manytask.itl.whitening import WhitenedModel
+    >>> from manytask.kernels import RBF
+    >>> X = np.linspace(0, 1, 6)[:, None]
+    >>> model = DecomposableModel(RBF(0.5), RBF(0.3)).precompute(X, np.array([0.25, 0.75]))
+    >>> whitened = WhitenedModel(model)  # r = 6 columns, 4 rows in the fold
+    >>> fold, held_out, basis = fold_models(whitened, np.arange(4), np.arange(4, 6))
+    >>> U = np.ones((4, whitened.shape[1]))
+    >>> bool(np.allclose(fold.predict(U), whitened.rows(np.arange(4)).predict(basis @ U)))
+    True
+    """
+    fold, held_out = whitened.rows(train), whitened.rows(test)
+    rows, columns = fold.features_.shape
+    if rows >= columns:
+        return fold, held_out, None
+    basis, triangle = np.linalg.qr(fold.features_.T)  # Φ_Fᵀ = W R
+    fold.features_ = np.ascontiguousarray(triangle.T)
+    held_out.features_ = held_out.features_ @ basis
+    return fold, held_out, basis
+
+
+def _in_all_points(whitened, basis, params):
+    """A fold's packed parameters in the coordinates of all points (V = W U)."""
+    if basis is None:
+        return params
+    size = basis.shape[1] * whitened.shape[1]
+    coordinates = basis @ params[:size].reshape(basis.shape[1], -1)
+    return np.concatenate([coordinates.ravel(), params[size:]])
 
 
 def _targets(data_term, y, train, test):
