@@ -10,13 +10,6 @@ bandwidths instead (the θ bandwidth stays the estimator's), and cheaply:
   span of its own k_X(·, x_i), which Φ represents exactly with the same RKHS norm ‖V‖
   (:mod:`~manytask.itl.whitening`); a fold keeps the rows of Φ of its points (with
   ``n_components``, the Nyström landmarks are drawn once, from all the training inputs);
-- a fold of fewer points than Φ has columns (r > n_fold: K_X of nearly full rank, as on most
-  sets with several inputs) is fitted in the row space of its rows Φ_F: with Φ_Fᵀ = W R
-  (thin QR, W orthonormal r × n_fold), V = W U gives Φ_F V = Rᵀ U and ‖V‖ = ‖U‖. Every
-  gradient of the fold's objective, Φ_Fᵀ(…) + λV, lies in that row space, so from a start in
-  it (zero, or the previous λ's fit) L-BFGS-B's iterates do too, and the run in U is the
-  run in V rotated (its steps use inner products only): the same fits, with n_fold
-  instead of r rows of parameters;
 - one path per (bandwidth, fold): λ from largest to smallest, each L-BFGS-B run started
   from the previous solution (as scikit-learn's regularisation paths do);
 - early stopping of the path: once the held-out risk (averaged over the splits) rises from
@@ -238,78 +231,23 @@ def cross_validate(
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
-            (*fold_models(whitened, train, test), *_targets(data_term, y, train, test))
+            (whitened.rows(train), whitened.rows(test), *_targets(data_term, y, train, test))
             for train, test in splits
         ]
         starts = [None] * len(parts)
         for position, index in enumerate(order):
             path_penalty, risk = penalty(lambdas[index]), 0.0
-            for part, (fold, held_out, _, term, y_held_out) in enumerate(parts):
+            for part, (fold, held_out, term, y_held_out) in enumerate(parts):
                 result = minimise(fold, term, path_penalty, max_iter, tol, starts[part])
                 starts[part] = result.x
                 risk += score(held_out, result.x, y_held_out)
             risks[b, index] = risk / len(parts)
-            bases = [basis for _, _, basis, _, _ in parts]
-            means[b, index] = np.mean(
-                [_in_all_points(whitened, W, x) for W, x in zip(bases, starts)], axis=0
-            )
+            means[b, index] = np.mean(starts, axis=0)
             if position > 0 and risks[b, index] > risks[b, order[position - 1]]:
                 break  # past the minimum along the path: smaller λ stay at +inf
     chosen = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)[0]
     b, index = np.unravel_index(chosen, risks.shape)
     return risks, means[int(b), int(index)]
-
-
-def fold_models(whitened, train, test):
-    """(fold model, held-out model, basis W or None): the models a fold's fit is made and
-    judged on, in the fold's row-space coordinates U when it has fewer points than Φ has
-    columns (see the module; W None: the coordinates V of all points).
-
-    Parameters
-    ----------
-    whitened : WhitenedModel
-        The model of all n training points.
-    train, test : arrays of int
-        The fold's training and held-out points.
-
-    Returns
-    -------
-    fold, held_out : WhitenedModel
-        Features Rᵀ (n_fold × n_fold) and Φ[test] W, or Φ[train] and Φ[test].
-    basis : ndarray of shape (r, n_fold) or None
-        W: the fold's parameters U are V = W U in the coordinates of ``whitened``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from manytask.itl import DecomposableModel
-    >>> from manytask.itl.whitening import WhitenedModel
-    >>> from manytask.kernels import RBF
-    >>> X = np.linspace(0, 1, 6)[:, None]
-    >>> model = DecomposableModel(RBF(0.5), RBF(0.3)).precompute(X, np.array([0.25, 0.75]))
-    >>> whitened = WhitenedModel(model)  # r = 6 columns, 4 rows in the fold
-    >>> fold, held_out, basis = fold_models(whitened, np.arange(4), np.arange(4, 6))
-    >>> U = np.ones((4, whitened.shape[1]))
-    >>> bool(np.allclose(fold.predict(U), whitened.rows(np.arange(4)).predict(basis @ U)))
-    True
-    """
-    fold, held_out = whitened.rows(train), whitened.rows(test)
-    rows, columns = fold.features_.shape
-    if rows >= columns:
-        return fold, held_out, None
-    basis, triangle = np.linalg.qr(fold.features_.T)  # Φ_Fᵀ = W R
-    fold.features_ = np.ascontiguousarray(triangle.T)
-    held_out.features_ = held_out.features_ @ basis
-    return fold, held_out, basis
-
-
-def _in_all_points(whitened, basis, params):
-    """A fold's packed parameters in the coordinates of all points (V = W U)."""
-    if basis is None:
-        return params
-    size = basis.shape[1] * whitened.shape[1]
-    coordinates = basis @ params[:size].reshape(basis.shape[1], -1)
-    return np.concatenate([coordinates.ravel(), params[size:]])
 
 
 def _targets(data_term, y, train, test):
