@@ -1,4 +1,4 @@
-"""In-fit choice of λ and the input bandwidth for ∞-CSC and ∞-DLSE (``lambda_=None``).
+"""In-fit choice of λ and the input bandwidth of the ITL estimators (``lambda_=None``, ``cv``).
 
 The grid, the hold-out and the search are ∞-QR's (:mod:`~manytask.itl.selection`): λ from
 :data:`~manytask.itl.selection.LAMBDA_PATH` (a warm-started path, early-stopped), the input
