@@ -16,6 +16,12 @@ split); ``--out`` appends them to a file. ``--synthetic`` runs heteroscedastic s
 ``bench_itl.heteroscedastic`` and ``heavy_tailed``) instead of Table 1.
 
 Run: ``python benchmarks/bench_itl_selection.py --out runs.jsonl [--datasets a,b]``.
+
+``--cost``: instead, the CPU time (``time.process_time``) of ``fit`` of the default
+``InfiniteQuantileRegressor(random_state=i)`` and of the fixed ``lambda_=1e-3`` one on the same
+splits (as ``bench_itl.py --defaults-only``), with the chosen setting and the L-BFGS-B
+iterations of the final fit; one JSON line per (set, split), and the per-set ratio of the
+mean CPU times at the end (median and range).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import copy
 import json
 import os
+import time
 import warnings
 
 import numpy as np
@@ -31,7 +38,7 @@ from sklearn.model_selection import KFold, train_test_split
 
 from manytask.datasets import QUANTILE_DATASETS, load_quantile_benchmark
 from manytask.experiments.itl_table1 import standardised
-from manytask.itl import InfiniteQuantileRegressor, pinball_loss
+from manytask.itl import InfiniteQuantileRegressor, pinball_loss, quantile
 from manytask.itl._estimator import median_bandwidth, minimise, random_generator, ridge_penalty
 from manytask.itl.kernel_quantile import quantile_risk
 from manytask.itl.losses import pinball
@@ -84,6 +91,36 @@ def grid_losses(X_train, y_train, X_test, y_test, split, shuffles):
     return held, test
 
 
+def fit_costs(X_train, y_train, X_test, y_test, split):
+    """CPU seconds of the default and the fixed-λ fit, the default's choice and its test
+    pinball×100 (rearranged, Table 1's 5 levels)."""
+    start = time.process_time()
+    default = InfiniteQuantileRegressor(random_state=split, verbose=0).fit(X_train, y_train)
+    middle = time.process_time()
+    fixed = InfiniteQuantileRegressor(lambda_=1e-3, random_state=split, verbose=0)
+    fixed.fit(X_train, y_train)
+    end = time.process_time()
+    pinball = 100 * pinball_loss(y_test, default.predict(X_test, LEVELS), LEVELS)
+    return {"default": middle - start, "fixed": end - middle, "pinball": pinball,
+            "lambda": default.selected_lambda_, "bandwidth": default.selected_input_bandwidth_,
+            "risks": default.cv_risks_.tolist(), "n_iter": default.n_iter_,
+            "fixed_n_iter": fixed.n_iter_}  # fmt: skip
+
+
+def report_costs(lines):
+    """Per-set ratio of the mean CPU times default / fixed: printed, median and range."""
+    ratios = {}
+    for name in dict.fromkeys(line["name"] for line in lines):
+        rows = [line for line in lines if line["name"] == name]
+        default = np.mean([row["default"] for row in rows])
+        fixed = np.mean([row["fixed"] for row in rows])
+        ratios[name] = default / fixed
+        print(f"{name:14s} default {default:6.2f} s  fixed {fixed:5.2f} s  {ratios[name]:5.1f}×")
+    values = np.array(list(ratios.values()))
+    print(f"median {np.median(values):.1f}× range {values.min():.1f}–{values.max():.1f}× "
+          f"over {len(values)} sets; load {open('/proc/loadavg').read().split()[0]}")  # fmt: skip
+
+
 def synthetic_sets(seeds):
     """(name, X, y) of the heteroscedastic synthetic sets of bench_itl, several seeds."""
     import sys
@@ -105,7 +142,13 @@ def main(argv=None):
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--shuffles", type=int, default=3)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--cost", action="store_true", help="CPU time default / fixed λ")
+    parser.add_argument(
+        "--selection-max-iter", type=int, default=None, help="override SELECTION_MAX_ITER"
+    )
     args = parser.parse_args(argv)
+    if args.selection_max_iter is not None:
+        quantile.SELECTION_MAX_ITER = args.selection_max_iter
     os.environ.setdefault("MANYTASK_DATA", "/work/shared/data")
     warnings.simplefilter("ignore")  # iteration caps of the path fits
     if args.synthetic:
@@ -113,11 +156,20 @@ def main(argv=None):
     else:
         sets = ((name, *standardised(load_quantile_benchmark(name)))
                 for name in args.datasets.split(","))  # fmt: skip
+    costs = []
     for name, X, y in sets:
         for split in range(args.splits):
             X_train, X_test, y_train, y_test = train_test_split(
                 X, y, test_size=0.3, random_state=split
             )
+            if args.cost:
+                cost = fit_costs(X_train, y_train, X_test, y_test, split)
+                costs.append({"name": name, "split": split, **cost})
+                print(json.dumps(costs[-1]), flush=True)
+                if args.out:
+                    with open(args.out, "a") as handle:
+                        handle.write(json.dumps(costs[-1]) + "\n")
+                continue
             held, test = grid_losses(X_train, y_train, X_test, y_test, split, args.shuffles)
             line = json.dumps({"name": name, "split": split, "n": len(y_train),
                                "held": np.round(held, 6).tolist(),
@@ -126,6 +178,8 @@ def main(argv=None):
             if args.out:
                 with open(args.out, "a") as handle:
                     handle.write(line + "\n")
+    if costs:
+        report_costs(costs)
     return 0
 
 

@@ -176,3 +176,37 @@ def test_default_on_too_few_points_falls_back_to_a_fixed_lambda():
     fixed = InfiniteQuantileRegressor(n_anchors=4, lambda_=quantile.FALLBACK_LAMBDA).fit(X, y)
     assert not hasattr(model, "cv_risks_")
     assert_allclose(model.predict(X, [0.3, 0.7]), fixed.predict(X, [0.3, 0.7]), atol=1e-12)
+
+
+def test_warm_start_is_that_of_the_first_setting_within_the_slack():
+    # With an infinite slack every setting is within it: the start returned is the folds'
+    # mean fit at the first bandwidth and the first λ, which the path fits first, from zero:
+    # the same fits as a search of that one setting alone.
+    X, y = _data(n=30, seed=4)
+    quadrature = gauss_legendre(6, (0.0, 1.0))
+
+    def whiten(bandwidth):
+        model = DecomposableModel(RBF(bandwidth), RBF(0.2), RBF(0.2))
+        return InfiniteQuantileRegressor()._precompute(model, X, quadrature.anchors)
+
+    def data_term(y_fold):
+        return quantile_risk(y_fold, quadrature.anchors, quadrature.weights, 1.0, 1e-2)
+
+    def score(held_out, params, y_held_out):
+        return selection.held_out_risk(
+            held_out, params, y_held_out, quadrature.anchors, quadrature.weights
+        )
+
+    def search(bandwidths, lambdas, slack):
+        return selection.cross_validate(
+            X, y, bandwidths, lambdas, 3, whiten, data_term, ridge_penalty, score, 200, 1e-8,
+            random_state=0, slack=slack,
+        )  # fmt: skip
+
+    risks, start = search((0.5, 1.0), (1e-2, 1e-3, 1e-4), np.inf)
+    alone_risks, alone = search((0.5,), (1e-2,), 0.0)
+    assert_allclose(risks[0, 0], alone_risks[0, 0], rtol=1e-12)
+    assert_allclose(start, alone, rtol=1e-12, atol=1e-12)
+    _, least = search((0.5, 1.0), (1e-2, 1e-3, 1e-4), 0.0)
+    if np.argmin(risks) != 0:  # no slack: the start of the least risk, another setting
+        assert least.shape != start.shape or not np.allclose(least, start)

@@ -1,12 +1,13 @@
-"""In-fit choice of λ and the input bandwidth for ∞-CSC and ∞-DLSE (``lambda_=None``).
+"""In-fit choice of λ and the input bandwidth of the ITL estimators (``lambda_=None``, ``cv``).
 
 The grid, the hold-out and the search are ∞-QR's (:mod:`~manytask.itl.selection`): λ from
 :data:`~manytask.itl.selection.LAMBDA_PATH` (a warm-started path, early-stopped), the input
 bandwidth from :data:`~manytask.itl.selection.BANDWIDTH_FACTORS` × the median heuristic
 (unless ``input_kernel`` or ``input_bandwidth`` is given), one factorisation per bandwidth;
-the first of :data:`~manytask.itl.quantile.HOLDOUT_FOLDS` folds held out, all of them below
+the first of :data:`~manytask.itl.selection.HOLDOUT_FOLDS` folds held out, all of them below
 :data:`SMALL_SET` points. Each estimator brings its own data term,
-penalty and held-out score.
+penalty and held-out score; ∞-QR's default and its ``cv=K`` call :func:`choose` too (with
+its own small-set size, and K folds).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._estimator import median_bandwidth
-from .quantile import HOLDOUT_FOLDS
-from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate
+from .selection import BANDWIDTH_FACTORS, HOLDOUT_FOLDS, LAMBDA_PATH, cross_validate
 
 __all__ = ["HOLDOUT_FOLDS", "SELECTION_ATTRIBUTES", "choose"]
 
@@ -41,6 +41,9 @@ def choose(
     lambdas=LAMBDA_PATH,
     factors=BANDWIDTH_FACTORS,
     tolerance=None,
+    folds=HOLDOUT_FOLDS,
+    small_set=SMALL_SET,
+    return_start=False,
 ):
     """(λ, input bandwidth) of least held-out ``score``; sets the ``cv_``/``selected_`` attributes.
 
@@ -52,7 +55,7 @@ def choose(
     estimator : ITLEstimator
         Its ``input_kernel``, ``input_bandwidth``, ``random_state`` and ``tol`` are read.
     X : ndarray of shape (n, d)
-        Standardised training inputs, n >= 2 × HOLDOUT_FOLDS.
+        Standardised training inputs, n >= 2 × ``folds``.
     y : ndarray of shape (n,) or None
         Training targets (None: unsupervised).
     make_whitened : callable
@@ -66,6 +69,14 @@ def choose(
     tolerance : callable or None
         ``n_held_out -> float``: the slack above the least score, given the number of
         held-out points the score was averaged over; None: 0.
+    folds : int, default=HOLDOUT_FOLDS
+        Number of folds (shuffled with the estimator's ``random_state``).
+    small_set : float, default=SMALL_SET
+        Below this many points the score is averaged over all ``folds`` held-out folds,
+        from it on the first only (``math.inf``: always all, K-fold cross-validation).
+    return_start : bool, default=False
+        Also return the mean of the folds' fits at the chosen setting (the refit's warm
+        start, :func:`~manytask.itl.selection.cross_validate`).
 
     Returns
     -------
@@ -73,6 +84,9 @@ def choose(
         The chosen λ.
     input_bandwidth : float or None
         The chosen bandwidth (the given one, or None with ``input_kernel``).
+    start : ndarray
+        With ``return_start`` only: the packed warm start, in the coordinates of
+        ``make_whitened`` of the chosen kernel on all of X.
 
     Examples
     --------
@@ -107,15 +121,16 @@ def choose(
             estimator._input_kernel(X, estimator.input_kernel, bandwidth, estimator.random_state)
         )
 
-    splits = HOLDOUT_FOLDS if len(X) < SMALL_SET else 1
-    risks, _ = cross_validate(
-        X, y, bandwidths, lambdas, HOLDOUT_FOLDS, whiten, data_term, penalty, score,
-        max_iter, estimator.tol, estimator.random_state, splits,
+    splits = folds if len(X) < small_set else 1
+    slack = 0.0 if tolerance is None else tolerance(len(X) * splits // folds)
+    risks, start = cross_validate(
+        X, y, bandwidths, lambdas, folds, whiten, data_term, penalty, score,
+        max_iter, estimator.tol, estimator.random_state, splits, slack,
     )  # fmt: skip
-    slack = 0.0 if tolerance is None else tolerance(len(X) * splits // HOLDOUT_FOLDS)
     candidates = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)
     best_bandwidth, best_lambda = np.unravel_index(candidates[0], risks.shape)
     estimator.cv_risks_ = risks
     estimator.selected_lambda_ = lambdas[best_lambda]
     estimator.selected_input_bandwidth_ = bandwidths[best_bandwidth]
-    return estimator.selected_lambda_, estimator.selected_input_bandwidth_
+    chosen = estimator.selected_lambda_, estimator.selected_input_bandwidth_
+    return (*chosen, start) if return_start else chosen

@@ -268,12 +268,15 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
             risk = cost_sensitive_risk(held_out_signs, anchors, weights)
             return risk(held_out, *held_out.unpack(params))[0]
 
-        bandwidth = self.input_bandwidth
+        bandwidth, start = self.input_bandwidth, None
         if lambda_ is None and len(signs) >= 2 * HOLDOUT_FOLDS:
             iterations = min(SELECTION_MAX_ITER, max_iter)
-            lambda_, bandwidth = choose(
-                self, X_standardised, signs, whiten, data_term, ridge_penalty, score, iterations
-            )
+            lambda_, bandwidth, start = choose(
+                self, X_standardised, signs, whiten, data_term, ridge_penalty, score, iterations,
+                return_start=True,
+            )  # fmt: skip
+            if self.n_components is not None:  # landmarks drawn anew: other coordinates
+                start = None
         elif lambda_ is None:
             lambda_ = FALLBACK_LAMBDA
         input_kernel = self._input_kernel(
@@ -282,7 +285,7 @@ class InfiniteCostSensitiveClassifier(ClassifierMixin, ITLEstimator):
         whitened = whiten(input_kernel)
         return self._fit_model(
             whitened.model, data_term(signs), ridge_penalty(lambda_), self.max_iter, self.tol,
-            whitened,
+            whitened, start=start,
         )  # fmt: skip
 
     def decision_function(self, X, theta=0.0):

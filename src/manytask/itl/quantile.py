@@ -35,25 +35,25 @@ The fit on the anchors, shared with the baselines JQR and IND-QR
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_bool, check_int, check_positive, unchanged_on_error
 from ..kernels import RBF
-from ._estimator import check_bandwidth, median_bandwidth, random_generator
+from ._choice import choose
+from ._estimator import check_bandwidth, random_generator, ridge_penalty
 from .conformal import ConformalIntervalsMixin
 from .kernel_quantile import DEFAULT_QUANTILES, KernelQuantileBase, quantile_risk
 from .losses import check_quantiles
 from .model import DecomposableModel
-from .selection import BANDWIDTH_FACTORS, LAMBDA_PATH, cross_validate_quantiles
+from .selection import HOLDOUT_FOLDS, held_out_risk
 
 __all__ = ["InfiniteQuantileRegressor"]
 
 #: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
 #: running minimum (maximum) beyond the outer anchors.
 TAIL_GRID = 33
-#: Folds of the default choice of λ and bandwidth (``lambda_=None``): the risk is averaged
-#: over the 3 held-out thirds (the first third only from :data:`SMALL_SET` points on).
-HOLDOUT_FOLDS = 3
 #: Below this many training points ``lambda_=None`` averages the held-out risk over all
 #: HOLDOUT_FOLDS folds (a third of a small set is too few points to rank settings by: on
 #: BostonHousing, 354 training points, one third picks a setting of test pinball×100 51.3,
@@ -372,10 +372,10 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
             chosen["warm_sizes"] = continuation_sizes(len(y))
         selection = (X_select, y_select, quadrature, kernels, lambda_nc, chosen["n_components"])
         if folds is not None and len(y) >= 2 * folds:
-            chosen.update(self._select(*selection, folds))
+            chosen.update(self._select(*selection, folds, math.inf, self.max_iter))
         elif folds is None and self.lambda_ is None and len(y) >= 2 * HOLDOUT_FOLDS:
-            splits = HOLDOUT_FOLDS if len(y_select) < SMALL_SET else 1
-            chosen.update(self._select(*selection, HOLDOUT_FOLDS, splits, SELECTION_MAX_ITER))
+            iterations = min(SELECTION_MAX_ITER, self.max_iter)
+            chosen.update(self._select(*selection, HOLDOUT_FOLDS, SMALL_SET, iterations))
         elif self.lambda_ is None:
             chosen["lambda_"] = FALLBACK_LAMBDA
         start = chosen.pop("start", None)
@@ -396,33 +396,15 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         )
 
     def _select(
-        self,
-        X,
-        y,
-        quadrature,
-        kernels,
-        lambda_nc,
-        n_components,
-        folds,
-        max_splits=None,
-        max_iter=None,
+        self, X, y, quadrature, kernels, lambda_nc, n_components, folds, small_set, max_iter
     ):
-        """λ and bandwidth of least held-out risk over the first ``max_splits`` (None: all) of
-        ``folds`` folds, path fits capped at ``max_iter`` (None: the estimator's) iterations,
-        on ``n_components`` (None: exact) features; sets the ``cv_`` and ``selected_``
-        attributes."""
-        max_iter = self.max_iter if max_iter is None else min(max_iter, self.max_iter)
+        """λ, bandwidth and the refit's warm start by :func:`~manytask.itl._choice.choose`:
+        ``folds`` folds (all of them below ``small_set`` points, else the first), path fits
+        capped at ``max_iter`` iterations, on ``n_components`` (None: exact) features."""
         X_standardised, y_standardised = self._standardise_X(X), self._standardise_y(y)
-        bandwidths = [self.input_bandwidth]
-        if self.input_kernel is None and self.input_bandwidth is None:
-            median = median_bandwidth(X_standardised, self.random_state)
-            bandwidths = [factor * median for factor in BANDWIDTH_FACTORS]
         anchors, weights = quadrature.anchors, quadrature.weights
 
-        def whiten(bandwidth):
-            kernel = self._input_kernel(
-                X_standardised, self.input_kernel, bandwidth, self.random_state
-            )
+        def make_whitened(kernel):
             model = DecomposableModel(kernel, *kernels)
             return self._precompute(model, X_standardised, anchors, n_components)
 
@@ -431,21 +413,17 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
                 y_fold, anchors, weights, lambda_nc, self.kappa, self.monotone_bias
             )
 
-        self.cv_risks_, start = cross_validate_quantiles(
-            X_standardised, y_standardised, bandwidths, LAMBDA_PATH, folds, whiten,
-            data_term, self.lambda_b, anchors, weights, max_iter, self.tol,
-            self.random_state, max_splits,
+        def penalty(lambda_):
+            return ridge_penalty(lambda_, self.lambda_b)
+
+        def score(held_out, params, y_held_out):
+            return held_out_risk(held_out, params, y_held_out, anchors, weights)
+
+        lambda_, bandwidth, start = choose(
+            self, X_standardised, y_standardised, make_whitened, data_term, penalty, score,
+            max_iter, folds=folds, small_set=small_set, return_start=True,
         )  # fmt: skip
-        best_bandwidth, best_lambda = np.unravel_index(
-            np.argmin(self.cv_risks_), self.cv_risks_.shape
-        )
-        self.selected_lambda_ = LAMBDA_PATH[best_lambda]
-        self.selected_input_bandwidth_ = bandwidths[best_bandwidth]
-        return {
-            "lambda_": self.selected_lambda_,
-            "input_bandwidth": self.selected_input_bandwidth_,
-            "start": start,
-        }
+        return {"lambda_": lambda_, "input_bandwidth": bandwidth, "start": start}
 
     def predict(self, X, quantiles=0.5):
         """Conditional quantiles at level(s) ``quantiles`` in (0, 1): the median by default.

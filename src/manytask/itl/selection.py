@@ -40,6 +40,7 @@ from .losses import pinball
 __all__ = [
     "BANDWIDTH_FACTORS",
     "CV_TOL",
+    "HOLDOUT_FOLDS",
     "LAMBDA_PATH",
     "cross_validate",
     "cross_validate_quantiles",
@@ -52,6 +53,9 @@ LAMBDA_PATH = (1e-2, 1e-3, 1e-4, 1e-5)
 BANDWIDTH_FACTORS = (0.5, 1.0, 2.0, 4.0)
 #: Loosest L-BFGS-B ``ftol`` of the fits on the folds (they rank settings, then one refit).
 CV_TOL = 1e-6
+#: Folds of the default choice of λ and bandwidth (``lambda_=None``) of the ITL estimators:
+#: held-out thirds, averaged over all 3 below a small-set size, else the first only.
+HOLDOUT_FOLDS = 3
 
 
 def held_out_risk(whitened, params, y, anchors, weights):
@@ -161,6 +165,7 @@ def cross_validate(
     tol,
     random_state=None,
     max_splits=None,
+    slack=0.0,
 ):
     """Held-out scores of every (bandwidth, λ) for any data term, penalty and score.
 
@@ -184,6 +189,9 @@ def cross_validate(
         ``params`` judged on the held-out rows (``y_held_out`` None without ``y``).
     max_iter, tol, random_state, max_splits
         As in :func:`cross_validate_quantiles`.
+    slack : float, default=0.0
+        The warm start returned is that of the first setting (bandwidths, then λ in the
+        order given) whose score is within ``slack`` of the least.
 
     Returns
     -------
@@ -191,7 +199,7 @@ def cross_validate(
         The held-out score of each setting averaged over the splits; +∞ for the λ past the
         first rise of a bandwidth's path (not fitted).
     start : ndarray of shape (whiten(b).n_params,)
-        The mean of the splits' solutions at the setting of least score.
+        The mean of the splits' solutions at that setting.
 
     Examples
     --------
@@ -219,7 +227,7 @@ def cross_validate(
     seed = int(random_generator(random_state).integers(2**31))
     splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
     risks = np.full((len(bandwidths), len(lambdas)), np.inf)
-    best = None  # the splits' mean solution at the least risk so far
+    means = {}  # the splits' mean solution (coordinates of all n points) of each setting
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
@@ -234,11 +242,12 @@ def cross_validate(
                 starts[part] = result.x
                 risk += score(held_out, result.x, y_held_out)
             risks[b, index] = risk / len(parts)
-            if best is None or risks[b, index] < risks[best[:2]]:
-                best = (b, index, np.mean(starts, axis=0))
+            means[b, index] = np.mean(starts, axis=0)
             if position > 0 and risks[b, index] > risks[b, order[position - 1]]:
                 break  # past the minimum along the path: smaller λ stay at +inf
-    return risks, best[2]
+    chosen = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)[0]
+    b, index = np.unravel_index(chosen, risks.shape)
+    return risks, means[int(b), int(index)]
 
 
 def _targets(data_term, y, train, test):
