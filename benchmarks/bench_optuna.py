@@ -141,7 +141,7 @@ MT_VARIANTS = {
 }
 SAMPLERS = ("MultiTaskSampler", *MT_VARIANTS, "GPSampler", "TPESampler", "BoTorchSampler")
 #: Samplers run on a subset of the problems and seeds (slow): each row says how many seeds.
-PARTIAL = ("BoTorchSampler",)
+PARTIAL = ("BoTorchSampler", "MultiTaskSampler(output_warping='rank', kernel_prior=True)")
 
 
 def make_sampler(name, seed):
