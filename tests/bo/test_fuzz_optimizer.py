@@ -72,6 +72,7 @@ PARAMETERS = {
     "refit_every": st.one_of(st.integers(1, 10), anything),
     "kernel_prior": st.one_of(st.booleans(), anything),
     "kernel_restarts": st.one_of(st.integers(1, 3), anything),
+    "output_warping": st.one_of(st.sampled_from(["none", "yeo-johnson", "rank"]), anything),
     "min_distance": st.one_of(st.floats(1e-6, 1.0), anything),
 }
 

@@ -240,3 +240,27 @@ def test_bad_input_is_refused_with_the_parameter_named():
     study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
     with pytest.raises(ValueError, match="reference must have 2 entries.*2 objectives"):
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3)
+
+
+def test_single_objective_studies_get_the_rank_warping_and_the_prior_unless_given():
+    """SINGLE_OBJECTIVE_OPTIONS apply to one objective only, and a user's option wins."""
+    from manytask.bo.optuna import SINGLE_OBJECTIVE_OPTIONS
+
+    def one(trial):
+        return trial.suggest_float("x", 0, 1) ** 2
+
+    def two(trial):
+        x = trial.suggest_float("x", 0, 1)
+        return x, 1 - x
+
+    cases = [
+        (["minimize"], one, {}, SINGLE_OBJECTIVE_OPTIONS),
+        (["minimize"], one, {"output_warping": "none"}, {"output_warping": "none"}),
+        (["minimize"] * 2, two, {}, {"output_warping": "none", "kernel_prior": False}),
+    ]
+    for directions, objective, options, expected in cases:
+        sampler = MultiTaskSampler(seed=0, **FAST, **options)
+        study = optuna.create_study(directions=directions, sampler=sampler)
+        study.optimize(objective, n_trials=3)
+        for name, value in expected.items():
+            assert getattr(sampler.optimizer_, name) == value, (directions, options, name)

@@ -22,7 +22,7 @@ import numpy as np
 from ..kernels import RBF, Separable, SumOfSeparable
 from .constraints import fit_constrained_kernel
 from .kernel_learning import fit_icm_kernel
-from .transforms import normalize_inputs, standardize_outputs
+from .transforms import OutputWarping, normalize_inputs, standardize_outputs
 
 __all__ = ["LearnedKernel", "LEARNED_BETA"]
 
@@ -41,6 +41,7 @@ class Refit(NamedTuple):
     mean: np.ndarray
     scale: np.ndarray
     n_observations: int
+    warping: OutputWarping | None = None
 
 
 class LearnedKernel:
@@ -73,6 +74,10 @@ class LearnedKernel:
     refit_restarts : int
         Optimiser starts of every fit after the first (which has 3): the previous fit, then
         the data-driven guess, then random ones.
+    warping : {"none", "yeo-johnson", "rank"}
+        The increasing map of every objective fitted at every refit, before the
+        standardisation (:class:`~manytask.bo.transforms.OutputWarping`); constraints are
+        only standardised.
 
     Examples
     --------
@@ -84,7 +89,7 @@ class LearnedKernel:
 
     def __init__(
         self, n_features, n_tasks, box, seed, refit_every, n_constraints=0, prior=False,
-        refit_restarts=1,
+        refit_restarts=1, warping="none",
     ):  # fmt: skip
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
@@ -99,6 +104,7 @@ class LearnedKernel:
         self.box[:, 1] = np.where((width > 0) | (low > 0), self.box[:, 1], low + pad)
         self.n_initial = max(3, n_features + 1)
         self.prior, self.refit_restarts = bool(prior), refit_restarts
+        self.warping, self.warping_ = warping, None
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
@@ -157,6 +163,11 @@ class LearnedKernel:
         """
         t = len(X)
         X_unit, _ = normalize_inputs(X, self.box)
+        warping = None
+        if self.warping != "none":
+            Y = np.array(Y, dtype=float)
+            warping = OutputWarping(self.warping, Y[:, : self.n_objectives])
+            Y[:, : self.n_objectives] = warping(Y[:, : self.n_objectives])
         Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else self.refit_restarts
@@ -167,13 +178,13 @@ class LearnedKernel:
                 self.fit_, self.prior,
             )  # fmt: skip
             kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
-            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t)
+            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
         fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
             init=self.fit_, prior=self.prior,
         )  # fmt: skip
         kernel = Separable(RBF(fit.lengthscales * width), fit.B)
-        return Refit(kernel, float(fit.noise), fit, mean, scale, t)
+        return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping)
 
     def accept(self, refit: Refit):
         """Use ``refit``'s fit and standardisation from now on.
@@ -194,11 +205,13 @@ class LearnedKernel:
         (False, True)
         """
         self.fit_, self.mean_, self.scale_ = refit.fit, refit.mean, refit.scale
+        self.warping_ = refit.warping
         self._fitted_at = refit.n_observations
 
     def standardize(self, Y, refit: Refit | None = None):
-        """(Y − m)/s with the current standardisation (or ``refit``'s); a value too far from
-        the data it was fitted on for the float range gives ±inf, never an overflow warning.
+        """(ψ(Y) − m)/s with the current warping ψ of the objectives and standardisation (or
+        ``refit``'s); a value too far from the data it was fitted on for the float range gives
+        ±inf, never an overflow warning.
 
         Parameters
         ----------
@@ -221,12 +234,19 @@ class LearnedKernel:
         array([[ 1., -2.]])
         """
         mean, scale = (self.mean_, self.scale_) if refit is None else (refit.mean, refit.scale)
+        warping = self.warping_ if refit is None else refit.warping
+        if warping is not None:
+            Y = np.array(Y, dtype=float)
+            n = self.n_objectives
+            with np.errstate(over="ignore", invalid="ignore"):
+                Y[..., :n] = warping(Y[..., :n])
         with np.errstate(over="ignore"):
             return np.asarray(Y, dtype=float) / scale - mean / scale  # no y − m: it may overflow
 
     def scalarization(self, scalarization):
-        """A fixed scalarisation on standardised outputs ŷ = (y − m)/s: (y − z)/r =
-        (ŷ − (z − m)/s)/(r/s), so z maps like an output and r scales by 1/s.
+        """A fixed scalarisation on standardised outputs ŷ = (ψ(y) − m)/s: z maps like an
+        output, ẑ = (ψ(z) − m)/s, and r to r̂ = (ψ(z + r) − ψ(z))/s; without a warping ψ
+        this is exactly (y − z)/r = (ŷ − ẑ)/r̂, with one it is the same on the warped scale.
 
         Parameters
         ----------
@@ -254,10 +274,11 @@ class LearnedKernel:
         scale = 1.0 if scalarization.scale is None else scalarization.scale
         z = 0.0 if scalarization.reference is None else scalarization.reference
         n = self.n_objectives
-        outputs = np.zeros(self.n_tasks)
-        outputs[:n] = z
-        reference = self.standardize(outputs)[:n]
-        return type(scalarization)(reference, scale / self.scale_[:n])
+        outputs = np.zeros((2, self.n_tasks))
+        outputs[:, :n] = z
+        outputs[1, :n] += scale
+        low, high = self.standardize(outputs)[:, :n]
+        return type(scalarization)(low, high - low)
 
     def constraint_thresholds(self):
         """Where c_j = 0 lands in standardised units: −m_j/s_j for every constraint task.

@@ -1,13 +1,16 @@
 """Maps between the user's units and the units a learned kernel is fitted in.
 
 Inputs: a box [lower, upper]^d to the unit cube and back. Outputs: every task centred and
-scaled to mean 0 and standard deviation 1, and back. ``check_bounds`` validates a box for
+scaled to mean 0 and standard deviation 1, and back; before that, optionally, a strictly
+increasing warping per objective (:class:`OutputWarping`: Yeo-Johnson or a Gaussian rank
+transform), which leaves the Pareto front unchanged. ``check_bounds`` validates a box for
 every caller (the optimiser and the kernel fit).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import optimize, special, stats
 
 from .._validation import as_finite_array, as_points
 
@@ -18,7 +21,16 @@ __all__ = [
     "standardize_outputs",
     "unstandardize_outputs",
     "as_output_matrix",
+    "OutputWarping",
+    "OUTPUT_WARPINGS",
 ]
+
+#: The names of :class:`OutputWarping`'s maps.
+OUTPUT_WARPINGS = ("none", "yeo-johnson", "rank")
+#: Yeo-Johnson's λ is fitted in this interval: every λ in it keeps the map and its inverse
+#: finite on standardised values (powers ≤ 2 of 1 + |u|), and it holds the MLE of most
+#: skewed samples (λ < 1 compresses a long upper tail, λ > 1 a long lower one).
+YEO_JOHNSON_LAMBDAS = (-1.0, 3.0)
 
 
 def check_bounds(bounds, n_features=None) -> np.ndarray:
@@ -217,3 +229,178 @@ def as_output_matrix(Y, name="Y") -> np.ndarray:
     if Y.ndim != 2:
         raise ValueError(f"{name} must be 1- or 2-dimensional (t, n), got shape {Y.shape}")
     return Y
+
+
+class OutputWarping:
+    """A strictly increasing map of every column of Y, fitted to observations, and back.
+
+    Every column is first standardised (:func:`standardize_outputs`), so that the map does
+    not depend on the column's units, then warped:
+
+    * ``"none"``: the identity;
+    * ``"yeo-johnson"``: ψ_λ(u) = ((1 + u)^λ − 1)/λ for u ≥ 0 and
+      −((1 − u)^(2−λ) − 1)/(2 − λ) for u < 0 (Yeo & Johnson 2000; log1p at λ = 0, 2), with λ
+      maximising the Gaussian log-likelihood of the warped column with its Jacobian
+      (:func:`scipy.stats.yeojohnson_llf`) over :data:`YEO_JOHNSON_LAMBDAS`;
+    * ``"rank"``: the Gaussian copula transform u ↦ Φ⁻¹(F̂(u)), F̂ the empirical CDF of the
+      column at its distinct values (mid-ranks (i − ½)/k), linear between them and linear
+      beyond the extreme ones with the slope of the nearest segment (Salinas et al. 2020).
+
+    Every map is strictly increasing and continuous on ℝ, so new values (told between two
+    fits) are mapped too, and :meth:`inverse` undoes it.
+
+    Parameters
+    ----------
+    kind : {"none", "yeo-johnson", "rank"}
+        The map.
+    Y : array-like of shape (t, n)
+        The observations it is fitted to, one column per task.
+
+    Examples
+    --------
+    >>> warping = OutputWarping("yeo-johnson", [[1.0], [2.0], [4.0], [100.0]])
+    >>> W = warping([[1.0], [2.0], [4.0], [100.0]])
+    >>> bool(np.all(np.diff(W[:, 0]) > 0)), np.allclose(warping.inverse(W)[:, 0], [1, 2, 4, 100])
+    (True, True)
+    """
+
+    def __init__(self, kind, Y):
+        if kind not in OUTPUT_WARPINGS:
+            raise ValueError(
+                f"output_warping must be one of {', '.join(OUTPUT_WARPINGS)}, got {kind!r}"
+            )
+        Y = as_output_matrix(Y)
+        self.kind = kind
+        _, self.mean_, self.scale_ = standardize_outputs(Y)
+        U = (Y - self.mean_) / self.scale_
+        if kind == "yeo-johnson":
+            self.lambdas_ = np.array([_yeo_johnson_lambda(u) for u in U.T])
+        elif kind == "rank":
+            self.knots_ = [_rank_knots(u) for u in U.T]
+
+    def __call__(self, Y) -> np.ndarray:
+        """The warped values of Y (t, n) (a vector is one row).
+
+        Parameters
+        ----------
+        Y : array-like of shape (t, n) or (n,)
+            Values in the user's units.
+
+        Returns
+        -------
+        ndarray of the shape of Y
+
+        Examples
+        --------
+        >>> OutputWarping("rank", [[1.0], [5.0], [100.0]])([[1.0], [5.0], [100.0]]).round(4)
+        array([[-0.9674],
+               [ 0.    ],
+               [ 0.9674]])
+        """
+        Y = np.asarray(Y, dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            U = Y / self.scale_ - self.mean_ / self.scale_
+        if self.kind == "yeo-johnson":
+            return np.stack(
+                [_yeo_johnson(u, lam) for u, lam in zip(np.moveaxis(U, -1, 0), self.lambdas_)],
+                axis=-1,
+            )
+        if self.kind == "rank":
+            return np.stack(
+                [_piecewise(u, *knots) for u, knots in zip(np.moveaxis(U, -1, 0), self.knots_)],
+                axis=-1,
+            )
+        return U
+
+    def inverse(self, W) -> np.ndarray:
+        """The values Y whose warping is W: the inverse of :meth:`__call__`.
+
+        Parameters
+        ----------
+        W : array-like of shape (t, n) or (n,)
+            Warped values.
+
+        Returns
+        -------
+        ndarray of the shape of W
+
+        Examples
+        --------
+        >>> warping = OutputWarping("rank", [[1.0], [5.0], [100.0]])
+        >>> warping.inverse(warping([[3.0]]))
+        array([[3.]])
+        """
+        W = np.asarray(W, dtype=float)
+        if self.kind == "yeo-johnson":
+            columns = [
+                _yeo_johnson_inverse(w, lam) for w, lam in zip(np.moveaxis(W, -1, 0), self.lambdas_)
+            ]
+            U = np.stack(columns, axis=-1)
+        elif self.kind == "rank":
+            columns = [_piecewise(w, q, u) for w, (u, q) in zip(np.moveaxis(W, -1, 0), self.knots_)]
+            U = np.stack(columns, axis=-1)
+        else:
+            U = W
+        return U * self.scale_ + self.mean_
+
+
+def _yeo_johnson(u, lam):
+    """ψ_λ(u), elementwise (Yeo & Johnson 2000)."""
+    u = np.asarray(u, dtype=float)
+    positive = u >= 0
+    up, un = np.where(positive, u, 0.0), np.where(positive, 0.0, u)
+    if abs(lam) < 1e-12:
+        plus = np.log1p(up)
+    else:
+        plus = np.expm1(lam * np.log1p(up)) / lam
+    if abs(lam - 2) < 1e-12:
+        minus = -np.log1p(-un)
+    else:
+        minus = -np.expm1((2 - lam) * np.log1p(-un)) / (2 - lam)
+    return np.where(positive, plus, minus)
+
+
+def _yeo_johnson_inverse(w, lam):
+    """ψ_λ⁻¹(w), elementwise; ψ_λ keeps the sign, so the branch is that of w."""
+    w = np.asarray(w, dtype=float)
+    positive = w >= 0
+    wp, wn = np.where(positive, w, 0.0), np.where(positive, 0.0, w)
+    if abs(lam) < 1e-12:
+        plus = np.expm1(wp)
+    else:
+        plus = np.expm1(np.log1p(lam * wp) / lam)
+    if abs(lam - 2) < 1e-12:
+        minus = -np.expm1(-wn)
+    else:
+        minus = -np.expm1(np.log1p(-(2 - lam) * wn) / (2 - lam))
+    return np.where(positive, plus, minus)
+
+
+def _yeo_johnson_lambda(u):
+    """The λ in :data:`YEO_JOHNSON_LAMBDAS` maximising the Gaussian log-likelihood of ψ_λ(u)."""
+    if np.ptp(u) == 0:
+        return 1.0  # the identity
+    result = optimize.minimize_scalar(
+        lambda lam: -stats.yeojohnson_llf(lam, u), bounds=YEO_JOHNSON_LAMBDAS, method="bounded",
+        options={"xatol": 1e-6},
+    )  # fmt: skip
+    return float(result.x)
+
+
+def _rank_knots(u):
+    """(distinct values, Φ⁻¹ of their mid-rank CDF): the knots of the rank transform."""
+    values = np.unique(u)
+    k = len(values)
+    if k < 2:  # one value (0 once standardised): the identity
+        return np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    quantiles = special.ndtri((np.arange(1, k + 1) - 0.5) / k)
+    return values, quantiles
+
+
+def _piecewise(x, knots, values):
+    """The increasing piecewise-linear map through (knots, values), extended linearly."""
+    x = np.asarray(x, dtype=float)
+    inside = np.interp(x, knots, values)
+    low = values[0] + (x - knots[0]) * (values[1] - values[0]) / (knots[1] - knots[0])
+    high = values[-1] + (x - knots[-1]) * (values[-1] - values[-2]) / (knots[-1] - knots[-2])
+    return np.where(x < knots[0], low, np.where(x > knots[-1], high, inside))
