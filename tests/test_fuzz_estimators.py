@@ -5,7 +5,8 @@ parameter at fault, with the estimator exactly as it was (its pickled state comp
 and after; a refused refit keeps the earlier fit), or a finite result of the right shape.
 Hypothesis draws data sets (NaN/inf, magnitudes from 1e-300 to 1e300, empty, wrong shapes,
 one-class sources), parameter values and prediction levels; ``derandomize`` makes CI
-deterministic and ``deadline`` bounds each example.
+deterministic; there is no ``deadline`` (the suite asserts no timings, and a loaded machine
+slows an example past any fixed limit).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import pickle
 import re
 import warnings
-from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -39,7 +39,7 @@ from manytask.itl import (
 
 FUZZ = settings(
     max_examples=12,
-    deadline=timedelta(seconds=10),
+    deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     database=None,

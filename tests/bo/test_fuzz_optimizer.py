@@ -4,12 +4,12 @@ with and without black-box constraints (issue 27).
 The contract under test, for every generated input: either a ValueError or TypeError whose
 message names the parameter (or the checkpoint entry) at fault, with the optimiser's
 ``state_dict()`` exactly as before, or a finite, correct result. Examples are derandomised
-(the same in CI every time) and each has a deadline.
+(the same in CI every time). No deadline: a timing limit would fail on a loaded machine
+(ask(7) on the constrained box took 23 s under load 25), and the suite asserts no timings.
 """
 
 import copy
 import json
-from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -26,7 +26,7 @@ G3 = Separable(RBF(0.2), uniform_task_similarity(3, 0.4))
 
 FUZZ = settings(
     max_examples=50,
-    deadline=timedelta(seconds=20),
+    deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
