@@ -710,11 +710,12 @@ def report_forest(raw, rows, path, total_seconds):
         "*∞-QR raw*: `InfiniteQuantileRegressor(rearrange=False, random_state=split)`, the "
         "table's rows (λ and bandwidth chosen inside `fit`, the paper's model h read raw).",
         "*∞-QR*: the defaults `InfiniteQuantileRegressor(random_state=split)` refitted here "
-        f"(the same fit, {itl_seconds:.2f} s CPU per split on average; its raw reading is "
-        f"within {max(differences):.2g} of the table's rows) and read rearranged (the default "
-        "`predict`).",
-        "p: two-sided Wilcoxon signed-rank test (`scipy.stats.wilcoxon`) of ∞-QR's per-split "
-        "pinball against QRF's on the same splits.",
+        f"(the same fit, {itl_seconds:.2f} s CPU per split on average; its raw reading differs "
+        f"from the table's rows by at most {max(differences):.2g}) and read rearranged (the "
+        "default `predict`).",
+        "p: two-sided Wilcoxon signed-rank test (`scipy.stats.wilcoxon`, exact) of ∞-QR's "
+        f"per-split pinball against QRF's on the same splits; with {len(complete)} splits the "
+        f"smallest attainable p is 2/2^{len(complete)} = {2 / 2 ** len(complete):.2g}.",
         "",
         markdown_table(header, table),
         "",
