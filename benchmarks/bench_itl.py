@@ -683,6 +683,7 @@ def report_forest(raw, rows, path, total_seconds):
     qrf_seconds = np.mean([rows[k]["qrf_seconds"] for k in rows if k[1] in complete])
     itl_seconds = np.mean([rows[k]["itl_seconds"] for k in rows if k[1] in complete])
     loads = [rows[k]["load"] for k in rows if k[1] in complete]
+    cpu = sum(rows[k]["qrf_seconds"] + rows[k]["itl_seconds"] for k in rows if k[1] in complete)
     n = len(QUANTILE_DATASETS)
     lines = [
         f"*{label}*: mean test pinball below quantile-forest's on {below} of {n} sets "
@@ -698,7 +699,8 @@ def report_forest(raw, rows, path, total_seconds):
         "(`bench_itl.py --forest-splits`)",
         "",
         f"Measured {machine()}; load average {min(loads):.1f}–{max(loads):.1f} while it ran",
-        f"(2 cores shared with other jobs). Whole run {total_seconds:.0f} s.",
+        f"(2 cores shared with other jobs). This pass {total_seconds:.0f} s (rows cached by "
+        f"earlier passes are reused); fit + predict CPU summed over the rows {cpu:.0f} s.",
         "",
         f"The {len(complete)} splits (seeds {complete[0]}…{complete[-1]}) complete for all "
         f"{n} sets in `{path}` (the itl-table1 run, `docs/results/itl-table1-infit`): "
