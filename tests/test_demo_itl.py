@@ -3,7 +3,7 @@
 import numpy as np
 
 from manytask.datasets.toy import make_sine_toy, sine_toy_quantiles
-from manytask.demos.itl import LEVELS, run_itl_demo, run_section
+from manytask.demos.itl import LEVELS, NOISY_BELOW, run_itl_demo, run_section
 from manytask.itl import pinball
 from manytask.report import Report
 
@@ -33,3 +33,9 @@ def test_demo_curves_are_ordered_and_its_pinball_is_a_direct_mean():
     np.testing.assert_allclose(result.pinball_true, direct, rtol=1e-12)
     # one fit, every level: no level worse than twice the truth's loss
     assert np.all(result.pinball <= 2 * result.pinball_true)
+    # coverage over all test points = the count-weighted mean of its two regions
+    noisy = np.mean(X_test[:, 0] < NOISY_BELOW)
+    for overall, low, high in (result.coverage, result.interval_coverage):
+        np.testing.assert_allclose(overall, noisy * low + (1 - noisy) * high, rtol=1e-12)
+    assert result.interval.shape == (200, 2)
+    assert np.all(result.interval[:, 0] <= result.interval[:, 1])

@@ -20,6 +20,7 @@ def test_figure1_tiny_run_writes_the_figure_and_both_penalties(tmp_path):
     assert (tmp_path / "figure1.png").read_bytes().startswith(b"\x89PNG")
     results = (tmp_path / "results.md").read_text()
     assert "| 10 |" in results and "| 0 |" in results
+    assert "x < 0.4: test coverage" in results and "x ≥ 0.4: test coverage" in results
     rows = _rows(tmp_path / "draws.csv")
     assert [float(r["lambda_nc"]) for r in rows] == [10.0, 0.0]
     for row in rows:
@@ -38,6 +39,31 @@ def test_figure1_metrics_match_a_direct_computation():
         max(Q[i, k] - Q[i, k + 1], 0.0) for k in range(Q.shape[1] - 1) for i in range(len(X))
     ) / len(X)
     assert rows[0]["crossing_train_x100"] == pytest.approx(100 * total, abs=1e-12)
+
+
+def test_figure1_coverage_by_region_counts_by_hand():
+    # a "model" predicting the true quantiles: its coverage and the draw's share of points
+    # under the true curves, counted point by point in each region
+    from manytask.datasets.toy import make_sine_toy, sine_toy_quantiles
+
+    class Truth:
+        def predict(self, X, levels):
+            return sine_toy_quantiles(X, levels)
+
+    (X, y), (X_test, y_test) = make_sine_toy(40, random_state=0), make_sine_toy(300, random_state=1)
+    text = itl_figure1._coverage_by_region(Truth(), (X, y), (X_test, y_test))
+    for name, inside in (("x < 0.4", lambda x: x < 0.4), ("x ≥ 0.4", lambda x: x >= 0.4)):
+        cells = []
+        for points, targets in ((X_test[:, 0], y_test), (X[:, 0], y)):
+            kept = [(x, t) for x, t in zip(points, targets) if inside(x)]
+            cells.append([sum(t <= sine_toy_quantiles([x], [level])[0, 0] for x, t in kept)
+                          / len(kept) for level in (0.05, 0.5, 0.95)])  # fmt: skip
+        covered, under = cells
+        n_train = sum(inside(x) for x in X[:, 0])
+        assert (
+            f"{name}: test coverage {' / '.join(f'{c:.3f}' for c in covered)}, {n_train} training "
+            f"points of which {' / '.join(f'{u:.2f}' for u in under)} lie under" in text
+        )
 
 
 def test_csc_sensitivity_and_specificity_by_hand():

@@ -154,3 +154,40 @@ def test_in_fit_selection_tunes_the_baselines_on_the_same_held_out_thirds():
             risks[factor * median, lambda_] = risk
     best = min(risks, key=risks.get)
     assert np.isclose(jqr["input_bandwidth"], best[0]) and jqr["lambda"] == best[1]
+
+
+def test_from_rows_renders_a_splits_csv_again_keeping_complete_splits_only():
+    # 2 sets × 6 complete splits (+ a 7th run for one set only, dropped); ∞-QR crosses
+    # little, JQR much more on engel: 6 against 6 separated samples without ties give the
+    # two-sided exact Mann–Whitney p = 2 / C(12, 6) = 0.0022 < SIGNIFICANT (scipy below).
+    from scipy.stats import mannwhitneyu
+
+    from manytask.experiments._tables import csv_bytes
+
+    rng = np.random.default_rng(0)
+    rows = [
+        dict(dataset=name, split=split, method=method, n_train=10, n_test=5,
+             pinball_x100=50 + rng.normal(), **{"lambda": 1e-3},
+             crossing_x100={"itl": 0.01 * split, "jqr": float(name == "engel")}.get(method, 0.0)
+             * (1 + split),
+             input_bandwidth=1.0, theta_bandwidth=0.2, fit_seconds=0.5)
+        for name in ("engel", "mcycle") for split in range(7) for method in METHODS
+        if split < 6 or name == "engel"
+    ]  # fmt: skip
+    text = csv_bytes(CSV_COLUMNS, rows, significant=None).decode()
+    table = Table1.from_rows(csv.DictReader(text.splitlines()), Settings(selection="in-fit"),
+                             ["engel", "mcycle"])  # fmt: skip
+    kept = [row for row in rows if row["split"] < 6]
+    assert table.settings.repeats == 6 and table.settings.selection == "in-fit"
+    assert len(table.rows) == len(kept) == 2 * 6 * len(METHODS)
+    assert table.seconds == pytest.approx(0.5 * len(kept))
+    assert table.outputs()["splits.csv"] == csv_bytes(CSV_COLUMNS, kept)
+    itl = [r["crossing_x100"] for r in kept if (r["dataset"], r["method"]) == ("engel", "itl")]
+    jqr = [r["crossing_x100"] for r in kept if (r["dataset"], r["method"]) == ("engel", "jqr")]
+    assert table.values("engel", "jqr", "crossing_x100").tolist() == jqr
+    assert mannwhitneyu(itl, jqr).pvalue < SIGNIFICANT
+    results = table.results()
+    assert results.startswith("# Table 1") and "6 random 70/30 splits" in results
+    assert "than JQR on 1 and than IND-QR on 0 of 2 data sets" in results
+    with pytest.raises(ValueError, match="rows must hold one split run for every data set"):
+        Table1.from_rows(rows[:2], Settings(), ["engel"])

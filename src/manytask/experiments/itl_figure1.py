@@ -47,6 +47,8 @@ LEVELS = tuple(np.round(np.linspace(0.05, 0.95, 19), 2))
 PLOT_LEVELS = np.linspace(0.01, 0.99, 100)
 N_TRAIN, N_ANCHORS = 40, 20
 N_TEST = 2000
+#: The defaults panel's coverage is reported for x below this (the noisiest inputs) and above.
+NOISY_BELOW = 0.4
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,24 @@ def fit_pair(seed, n_train=N_TRAIN, n_test=N_TEST, max_iter=2000):
     return rows, models, (X, y)
 
 
+def _coverage_by_region(model, data, test):
+    """A sentence: test coverage of ``model``'s 5 %, 50 %, 95 % curves and the training
+    points' fraction under the true ones, for x < :data:`NOISY_BELOW` and for x ≥ it."""
+    levels = [0.05, 0.5, 0.95]
+    parts = []
+    for name, region in (("x < ", np.less), ("x ≥ ", np.greater_equal)):
+        (X, y), (X_test, y_test) = data, test
+        train, held_out = region(X[:, 0], NOISY_BELOW), region(X_test[:, 0], NOISY_BELOW)
+        covered = np.mean(y_test[held_out, None] <= model.predict(X_test[held_out], levels), 0)
+        under = np.mean(y[train, None] <= sine_toy_quantiles(X[train], levels), 0)
+        parts.append(
+            f"{name}{NOISY_BELOW}: test coverage {' / '.join(f'{c:.3f}' for c in covered)}, "
+            f"{int(train.sum())} training points of which {' / '.join(f'{u:.2f}' for u in under)}"
+            " lie under the true curves"
+        )
+    return "; ".join(parts)
+
+
 def plot_figure1(models, data, defaults=None):
     """Panels: 100 learnt quantiles with λ_nc = 10, with λ_nc = 0, of ``defaults`` (a fitted
     ``InfiniteQuantileRegressor()``, if given), and the true ones."""
@@ -223,6 +243,7 @@ class Figure1(Experiment):
         super().__init__(settings, panels)
         self.rows: list = []
         self._first = None  # draw 0's models and data, for the figure
+        self._coverage = "(no draw run)"  # of the defaults panel, for results.md
 
     def values(self, lambda_nc, column) -> np.ndarray:
         """``column`` of every draw with penalty ``lambda_nc``.
@@ -286,6 +307,8 @@ class Figure1(Experiment):
         if self._first is None:  # the figure's draw, also fitted with the defaults
             defaults = InfiniteQuantileRegressor(random_state=seed, verbose=0).fit(*data)
             self._first = (models, data, defaults)
+            test = make_sine_toy(self.settings.n_test, random_state=10_000 + seed)
+            self._coverage = _coverage_by_region(defaults, data, test)
 
     def outputs(self) -> dict:
         """``figure1.png`` (draw 0's panels) and ``draws.csv`` (every row).
@@ -328,7 +351,8 @@ class Figure1(Experiment):
             rows.append(f"| {lambda_nc:g} | " + " | ".join(cells) + " |")
         return render("itl_figure1.md", n_train=N_TRAIN, n_anchors=N_ANCHORS,
                       repeats=self.settings.repeats, n_test=self.settings.n_test,
-                      rows="\n".join(rows), seconds=f"{self.seconds:.1f}") + "\n"  # fmt: skip
+                      rows="\n".join(rows), seconds=f"{self.seconds:.1f}",
+                      defaults=self._coverage) + "\n"  # fmt: skip
 
 
 EXPERIMENT = Figure1

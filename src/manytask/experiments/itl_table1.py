@@ -24,7 +24,7 @@ import math
 import os
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -360,6 +360,14 @@ def paper_table() -> dict:
     return {row["dataset"]: row for row in read_paper_table("itl_table1")}
 
 
+def _typed(row) -> dict:
+    """A row of :data:`CSV_COLUMNS` with its numbers as int / float (text from a CSV)."""
+    integers = ("split", "n_train", "n_test")
+    return {key: value if key in ("dataset", "method") or not isinstance(value, str)
+            else int(value) if key in integers else float(value)
+            for key, value in row.items()}  # fmt: skip
+
+
 def _p_value(a, b) -> str:
     if len(a) < 2 or np.allclose(a, a[0]) and np.allclose(b, a[0]):
         return "–"
@@ -419,6 +427,52 @@ class Table1(Experiment):
         self.data_home, self.n_jobs = data_home, n_jobs
         self.rows: list = []
         self.paper = paper_table()
+
+    @classmethod
+    def from_rows(cls, rows, settings=None, panels=None):
+        """A table of rows already run (e.g. a ``splits.csv`` read back), to render again.
+
+        Only the splits run for every data set of ``panels`` and every method are kept, so
+        every cell has the same splits; ``settings.repeats`` becomes their number and
+        ``seconds`` the summed ``fit_seconds`` of the rows kept.
+
+        Parameters
+        ----------
+        rows : iterable of dict
+            Rows with the columns of :data:`CSV_COLUMNS`, typed or as text (``csv.DictReader``).
+        settings : Settings or None, default=None
+            The settings the rows were run with (None means :meth:`Settings.full`).
+        panels : str, sequence of str or None, default=None
+            Data sets to keep; None means all.
+
+        Returns
+        -------
+        Table1
+            With ``rows`` set; :meth:`results` and :meth:`outputs` render them.
+
+        Examples
+        --------
+        >>> rows = [dict(dataset="engel", split=s, method=m, pinball_x100=10.0 + s)
+        ...         for s in (0, 1) for m in METHODS][:-1]  # split 1 of IND-QR missing
+        >>> table = Table1.from_rows(rows, Settings(selection="in-fit"), "engel")
+        >>> table.settings.repeats, table.values("engel", "itl", "pinball_x100").tolist()
+        (1, [10.0])
+        """
+        table = cls(settings, panels)
+        typed = [_typed(row) for row in rows]
+        ran = {(r["dataset"], r["method"], r["split"]) for r in typed}
+        every = {(name, method) for name in table.panels for method in METHODS}
+        seen = {r["split"] for r in typed}
+        splits = sorted(s for s in seen if all((*key, s) in ran for key in every))
+        if not splits:
+            raise ValueError(
+                f"rows must hold one split run for every data set of {table.panels} and every "
+                f"method of {list(METHODS)}, got {len(typed)} rows without one"
+            )
+        table.settings = replace(table.settings, repeats=len(splits))
+        table.rows = [r for r in typed if r["split"] in splits and r["dataset"] in table.panels]
+        table.seconds = float(sum(r.get("fit_seconds", 0.0) for r in table.rows))
+        return table
 
     def values(self, dataset, method, column) -> np.ndarray:
         """``column`` of every split of (``dataset``, ``method``).
