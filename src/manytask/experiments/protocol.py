@@ -97,7 +97,7 @@ def render(template: str, **fields) -> str:
     Examples
     --------
     >>> text = render("itl_figure1.md", n_train=40, n_anchors=20, repeats=2, n_test=500,
-    ...               rows="| 10 | … |", seconds="7.9")
+    ...               defaults="…", rows="| 10 | … |", seconds="7.9")
     >>> text.splitlines()[2][:49]
     'Sine toy data of Sangnier et al. (2016), n = 40 t'
     """
