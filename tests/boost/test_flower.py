@@ -209,8 +209,9 @@ def _supernode_pid(shard):
 @pytest.fixture(scope="module")
 def deployment_run(tmp_path_factory):
     """The federations of the Deployment Runtime tests, {max_depth: run} for stumps (1) and
-    trees of depth 3 (with MANYTASK_SLOW_TESTS=1: :data:`DEPLOYMENT_DEPTHS`), started once for the module in the background, one after the other (each
-    spends most of its ~2-3 minutes waiting: for processes to start, for Flower's heartbeat
+    trees of depth 3 (with MANYTASK_SLOW_TESTS=1: :data:`DEPLOYMENT_DEPTHS`), started once
+    for the module in the background, one after the other (each spends most of its ~2-3
+    minutes waiting: for processes to start, for Flower's heartbeat
     to give up on the killed SuperNode), so the other tests of the module run meanwhile; the
     first test that asks for them starts them, the last ones wait for their results.
 
