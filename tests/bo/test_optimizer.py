@@ -35,6 +35,37 @@ def test_every_algorithm_runs_and_records_its_weights(algorithm):
     assert all(any(np.array_equal(x, c) for c in CANDIDATES) for x in optimizer.X_)
 
 
+def test_exponential_radius_draw_is_the_argmax_at_the_drawn_radius():
+    # every proposal against an independent recomputation: the same generator draws λ, then
+    # E ~ Exp(1); the argmax of u = s_λ(μ) + L_λ β E ‖Γ(x, x)‖^{1/2} over the candidates
+    # (μ and Γ from a posterior refitted here, not the optimiser's incremental one)
+    from manytask.posterior import ExactPosterior
+
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=KERNEL, beta=2.0, radius_draw="exponential", seed=5
+    )
+    drive(optimizer, 4, np.random.default_rng(1))
+    differs = []
+    for _ in range(6):
+        rng = np.random.default_rng()
+        rng.bit_generator.state = optimizer._rng.bit_generator.state
+        weights = optimizer._sample_weights(rng, 2)
+        draw = rng.exponential()
+        posterior = ExactPosterior(KERNEL, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
+        scalarization = optimizer.scalarization.fitted(optimizer.Y_)
+        mean = scalarization(posterior.mean(CANDIDATES), weights)
+        width = (
+            scalarization.lipschitz(weights)
+            * 2.0
+            * np.sqrt(np.maximum(np.linalg.eigvalsh(posterior.cov(CANDIDATES))[:, -1], 0.0))
+        )
+        x = optimizer.ask()
+        np.testing.assert_array_equal(x, CANDIDATES[np.argmax(mean + draw * width)])
+        differs.append(np.argmax(mean + draw * width) != np.argmax(mean + width))
+        optimizer.tell(x, objective(x))
+    assert any(differs)  # the draws changed some proposal: not the check of a fixed radius
+
+
 def test_same_seed_gives_the_same_run():
     first = drive(
         MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=3), 10, np.random.default_rng(0)
@@ -128,7 +159,9 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
         optimizer.tell(x, [np.sin(x.sum()), np.cos(x[0])])
 
 
-@pytest.mark.parametrize("fit", [{}, dict(kernel_prior=True, kernel_restarts=2)])
+@pytest.mark.parametrize(
+    "fit", [{}, dict(kernel_prior=True, kernel_restarts=2), dict(radius_draw="exponential")]
+)
 def test_auto_kernel_learns_and_resumes_identically(fit):
     bounds = np.array([[0.0, 1.0]])
     settings = dict(bounds=bounds, kernel="auto", n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
@@ -137,9 +170,10 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
     drive(optimizer, 9, rng)
     assert optimizer._learned.fit_ is not None  # fitted once it had enough data
     resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
-    assert (resumed.kernel_prior, resumed.kernel_restarts) == (
+    assert (resumed.kernel_prior, resumed.kernel_restarts, resumed.radius_draw) == (
         optimizer.kernel_prior,
         optimizer.kernel_restarts,
+        optimizer.radius_draw,
     )
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 

@@ -48,7 +48,10 @@ def propose(optimizer, count):
             if optimizer._policy is None:  # kernel="auto" before its first fit: a random design
                 x = initial_point(optimizer, excluded)
             else:
-                x = maximize(optimizer, weights, radius, excluded)
+                scale = 1.0  # radius_draw="exponential": a randomised radius (optimizer.py)
+                if optimizer.radius_draw == "exponential":
+                    scale = optimizer._rng.exponential()
+                x = maximize(optimizer, weights, scale * radius, excluded)
                 if j < count - 1:  # the last pick shapes nothing after it
                     hallucinate(optimizer, x)
             proposals.append((x, weights))

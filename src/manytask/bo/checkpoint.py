@@ -31,7 +31,8 @@ PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
     "min_distance", "kernel_prior",
-    "kernel_restarts", "feasibility", "output_warping",
+    "kernel_restarts", "feasibility", "output_warping", "radius_draw",
+    "prior_mean",
 )  # fmt: skip
 
 

@@ -36,6 +36,7 @@ from ..posterior import ExactPosterior, NystromPosterior
 
 __all__ = [
     "ALGORITHMS",
+    "RADIUS_DRAWS",
     "Policy",
     "mt_kb_radius",
     "mt_bkb_radius",
@@ -46,6 +47,8 @@ __all__ = [
 ]
 
 ALGORITHMS = ("mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo")
+#: ``MultiTaskBO(radius_draw=…)``: the radius as computed, or times an Exp(1) draw per proposal.
+RADIUS_DRAWS = ("fixed", "exponential")
 
 
 def mt_kb_radius(log_det_sum, rkhs_bound, noise_std, noise, delta) -> float:
