@@ -69,7 +69,6 @@ MANYTASK_BASE = dict(
     kernel_restarts=1,
     output_warping="none",
     radius_draw="fixed",
-    prior_mean="mean",
 )
 VARIANTS = {
     "manytask": {},
@@ -104,8 +103,6 @@ VARIANTS = {
     "mt beta=1, refit_every=2, exponential radius": dict(
         beta=1.0, refit_every=2, radius_draw="exponential"
     ),
-    # the GP's prior mean at the worst observed value of every objective (De Ath et al. 2020)
-    "mt beta=1, refit_every=2, worst prior mean": dict(beta=1.0, refit_every=2, prior_mean="worst"),
 }
 # run on two seeds of every problem and noise (the warpings: on the first three seeds of the
 # four problems the default lost at noise 0.05), then left out of the ranking (and of later

@@ -43,29 +43,3 @@ def test_posterior_is_the_dense_gp_of_the_last_fitted_kernel(refit_every, n_told
     tolerance = 1e-12 * np.linalg.cond(G)
     assert_allclose(posterior.mean(), mean, atol=tolerance)
     assert_allclose(np.diagonal(posterior.cov(), axis1=1, axis2=2), variance, atol=tolerance)
-
-
-@pytest.mark.parametrize("prior_mean", ["mean", "worst"])
-def test_posterior_is_centred_at_the_chosen_prior_mean(prior_mean):
-    # μ(x) = m + Γ(x, X)(Γ(X, X) + ηI)⁻¹(y − m) by a dense solve with the fitted kernel, in
-    # the user's units, against the optimiser's incremental posterior: m is the observations'
-    # mean, or their minimum (the worst value) with prior_mean="worst"
-    rng = np.random.default_rng(3)
-    candidates = np.linspace(0.0, 1.0, 41)[:, None]
-    optimizer = MultiTaskBO(
-        candidates=candidates, kernel="auto", seed=2, refit_every=1, prior_mean=prior_mean
-    )
-    X = rng.uniform(size=(9, 1))
-    Y = np.c_[np.sin(5 * X[:, 0]), X[:, 0] ** 2 * 3.0] + 0.05 * rng.normal(size=(9, 2))
-    for x, y in zip(X, Y):
-        optimizer.tell(x, y)
-    learned, policy = optimizer._learned, optimizer._policy
-    m = Y.mean(axis=0) if prior_mean == "mean" else Y.min(axis=0)
-    assert_allclose(learned.mean_, m, rtol=1e-12, atol=1e-12)
-    scale = learned.scale_
-    kernel, eta = policy.posterior.kernel, policy.posterior.noise
-    G = kernel.gram(X) + eta * np.eye(2 * len(X))
-    residual = ((Y - m) / scale).reshape(-1)  # sample-major, as the Gram
-    mean = kernel.gram(candidates, X) @ np.linalg.solve(G, residual)
-    expected = m + mean.reshape(-1, 2) * scale
-    assert_allclose(policy.posterior.mean(None) * scale + learned.mean_, expected, atol=1e-8)

@@ -32,7 +32,6 @@ PLAIN = (
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
     "min_distance", "kernel_prior",
     "kernel_restarts", "feasibility", "output_warping", "radius_draw",
-    "prior_mean",
 )  # fmt: skip
 
 

@@ -24,15 +24,12 @@ from .constraints import fit_constrained_kernel
 from .kernel_learning import fit_icm_kernel
 from .transforms import OutputWarping, normalize_inputs, standardize_outputs
 
-__all__ = ["LearnedKernel", "LEARNED_BETA", "PRIOR_MEANS"]
+__all__ = ["LearnedKernel", "LEARNED_BETA"]
 
 #: The radius β of every policy with ``kernel="auto"`` and no user ``beta``: a constant 1
 #: beat Kandasamy et al. (2017)'s practical β_t = √(0.2 d log(2t)) (1.3–3 at d = 2–10 over
 #: 46 rounds) on the suite of benchmarks/bench_bo_botorch.py (benchmarks/RESULTS.md).
 LEARNED_BETA = 1.0
-#: ``MultiTaskBO(prior_mean=…)``: the GP's prior mean of an objective, its observations'
-#: mean or their worst (smallest) value.
-PRIOR_MEANS = ("mean", "worst")
 
 
 class Refit(NamedTuple):
@@ -81,11 +78,6 @@ class LearnedKernel:
         The increasing map of every objective fitted at every refit, before the
         standardisation (:class:`~manytask.bo.transforms.OutputWarping`); constraints are
         only standardised.
-    prior_mean : {"mean", "worst"}
-        The GP's prior mean of every objective: the mean of its observations, or the worst
-        (smallest) of them (De Ath, Fieldsend & Everson, GECCO 2020), so that the posterior
-        reverts to the worst value, not the average one, far from the data. The kernel is
-        fitted on mean-centred outputs either way; only the posterior's centre moves.
 
     Examples
     --------
@@ -97,7 +89,7 @@ class LearnedKernel:
 
     def __init__(
         self, n_features, n_tasks, box, seed, refit_every, n_constraints=0, prior=False,
-        refit_restarts=1, warping="none", prior_mean="mean",
+        refit_restarts=1, warping="none",
     ):  # fmt: skip
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
@@ -113,7 +105,6 @@ class LearnedKernel:
         self.n_initial = max(3, n_features + 1)
         self.prior, self.refit_restarts = bool(prior), refit_restarts
         self.warping, self.warping_ = warping, None
-        self.prior_mean = prior_mean
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
@@ -178,9 +169,6 @@ class LearnedKernel:
             warping = OutputWarping(self.warping, Y[:, : self.n_objectives])
             Y[:, : self.n_objectives] = warping(Y[:, : self.n_objectives])
         Y_standard, mean, scale = standardize_outputs(Y)
-        if self.prior_mean == "worst":  # the posterior's centre (the fit's stays the mean)
-            mean = mean.copy()
-            mean[: self.n_objectives] = np.min(Y[:, : self.n_objectives], axis=0)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else self.refit_restarts
         width = self.box[:, 1] - self.box[:, 0]
