@@ -99,7 +99,7 @@ VARIANTS = {
         beta=1.0, refit_every=1, kernel_prior=True, output_warping="rank"
     ),
     # the radius times an Exp(1) draw per proposal (randomised UCB; DTLZ2's diagnosis in
-    # docs/results/bo_dtlz2.md)
+    # docs/results/bo-dtlz2/results.md)
     "mt beta=1, refit_every=2, exponential radius": dict(
         beta=1.0, refit_every=2, radius_draw="exponential"
     ),

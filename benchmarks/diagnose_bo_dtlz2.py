@@ -15,7 +15,7 @@ fraction), DTLZ2 with 2 objectives at one noise level, on ``--seeds`` seeds:
 * ``--model``: after 4 and after 40 rounds of the default, both models' posterior of f over
   all candidates: RMSE and mean sd (in units of the observed sd), coverage of ±2σ.
 
-Figures and their reading: docs/results/bo_dtlz2.md. Needs the ``bench`` extra.
+Figures and their reading: docs/results/bo-dtlz2/results.md. Needs the ``bench`` extra.
 """
 
 from __future__ import annotations

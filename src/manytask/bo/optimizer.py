@@ -152,7 +152,7 @@ class MultiTaskBO:
         holds only for draws ≥ 1. The default ("fixed") is ours: on the 18 cells of
         benchmarks/bench_bo_botorch.py the draws gained 0.12 of HV fraction on DTLZ2
         (2 obj.) at noise 0.05 (0.249 to 0.367; qLogNParEGO 0.493) and lost 0.004 on
-        average, up to 0.044 on a cell (docs/results/bo_dtlz2.md).
+        average, up to 0.044 on a cell (docs/results/bo-dtlz2/results.md).
 
     Examples
     --------
