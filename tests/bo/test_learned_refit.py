@@ -43,3 +43,37 @@ def test_posterior_is_the_dense_gp_of_the_last_fitted_kernel(refit_every, n_told
     tolerance = 1e-12 * np.linalg.cond(G)
     assert_allclose(posterior.mean(), mean, atol=tolerance)
     assert_allclose(np.diagonal(posterior.cov(), axis1=1, axis2=2), variance, atol=tolerance)
+
+
+def test_independent_objectives_posterior_is_each_objectives_own_dense_gp():
+    # objective_model="independent": the posterior of objective i (back in its units) is the
+    # dense GP of its own fit (variance b_i, lengthscales, noise η_i) on its standardised
+    # values — the rescaling to a common η changes nothing — and the objectives are
+    # independent a posteriori
+    from manytask.kernels import RBF
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(15, 2))
+    Y = np.c_[np.sin(5 * X[:, 0]), 30 * np.cos(4 * X[:, 1])]
+    Y = Y + np.array([0.02, 3.0]) * rng.normal(size=(15, 2))  # different noise levels
+    optimizer = MultiTaskBO(
+        bounds=[[0, 1], [0, 1]], objective_model="independent", refit_every=1, seed=0
+    )
+    for x, y in zip(X, Y):
+        optimizer.tell(x, y)
+    learned, posterior = optimizer._learned, optimizer._policy.posterior
+    X_new = rng.uniform(size=(6, 2))
+    mean, cov = posterior.mean(X_new), posterior.cov(X_new)
+    for i, fit in enumerate(learned.fit_.fits):
+        y_hat = (Y[:, i] - Y[:, i].mean()) / Y[:, i].std()
+        K = fit.B[0, 0] * RBF(fit.lengthscales)(X, X) + fit.noise * np.eye(15)
+        K_new = fit.B[0, 0] * RBF(fit.lengthscales)(X_new, X)
+        expected_mean = K_new @ np.linalg.solve(K, y_hat) * Y[:, i].std() + Y[:, i].mean()
+        expected_var = fit.B[0, 0] - np.sum(K_new * np.linalg.solve(K, K_new.T).T, axis=1)
+        scale = learned.scale_[i]
+        assert_allclose(mean[:, i] * scale + learned.mean_[i], expected_mean, rtol=1e-6, atol=1e-6)
+        assert_allclose(
+            cov[:, i, i] * scale**2, expected_var * Y[:, i].std() ** 2, rtol=1e-6, atol=1e-10
+        )
+    assert_allclose(cov[:, 0, 1], 0.0, atol=1e-12)
+    assert learned.fit_.fits[0].noise != learned.fit_.fits[1].noise  # the rescaling is used

@@ -66,6 +66,40 @@ def test_exponential_radius_draw_is_the_argmax_at_the_drawn_radius():
     assert any(differs)  # the draws changed some proposal: not the check of a fixed radius
 
 
+def test_expected_improvement_proposal_is_the_argmax_of_an_independent_recomputation():
+    # s* = max over the observations of s_λ(μ(x_s)), m = s_λ(μ(x)), w = L_λ‖Γ(x, x)‖^{1/2}
+    # from a posterior refitted here; EI by numerical integration of (s − s*)₊ against
+    # N(m, w²), not by the closed form the optimiser uses
+    from scipy import integrate, stats
+
+    from manytask.posterior import ExactPosterior
+
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, acquisition="ei", seed=5)
+    drive(optimizer, 5, np.random.default_rng(1))
+    for _ in range(3):
+        rng = np.random.default_rng()
+        rng.bit_generator.state = optimizer._rng.bit_generator.state
+        weights = optimizer._sample_weights(rng, 2)
+        posterior = ExactPosterior(KERNEL, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
+        scalarization = optimizer.scalarization.fitted(optimizer.Y_)
+        best = scalarization(posterior.mean(optimizer.X_), weights).max()
+        mean = scalarization(posterior.mean(CANDIDATES), weights)
+        sd = scalarization.lipschitz(weights) * np.sqrt(
+            np.maximum(np.linalg.eigvalsh(posterior.cov(CANDIDATES))[:, -1], 0.0)
+        )
+        ei = [
+            integrate.quad(
+                lambda v, m=m, w=w, b=best: (v - b) * stats.norm.pdf(v, m, w),
+                best,
+                max(best, m + 12 * w),
+            )[0]
+            for m, w in zip(mean, sd)
+        ]
+        x = optimizer.ask()
+        np.testing.assert_array_equal(x, CANDIDATES[np.argmax(ei)])
+        optimizer.tell(x, objective(x))
+
+
 def test_same_seed_gives_the_same_run():
     first = drive(
         MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, seed=3), 10, np.random.default_rng(0)
@@ -160,7 +194,13 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
 
 
 @pytest.mark.parametrize(
-    "fit", [{}, dict(kernel_prior=True, kernel_restarts=2), dict(radius_draw="exponential")]
+    "fit",
+    [
+        {},
+        dict(kernel_prior=True, kernel_restarts=2),
+        dict(radius_draw="exponential"),
+        dict(acquisition="ei", objective_model="independent"),
+    ],
 )
 def test_auto_kernel_learns_and_resumes_identically(fit):
     bounds = np.array([[0.0, 1.0]])

@@ -84,8 +84,12 @@ def maximize(optimizer, weights, radius, excluded):
             best = incumbent(optimizer, weights, scalarization)
             feasibility = ProbabilityWeighted(thresholds, best)
 
+    best = None  # acquisition="ei": the improvement on the best posterior mean observed
+    if optimizer.acquisition == "ei":
+        best = incumbent(optimizer, weights, scalarization)
+
     def acquisition(X):
-        return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility)
+        return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility, best)
 
     if optimizer.candidates is not None:
         values = np.where(excluded, -np.inf, acquisition(None))

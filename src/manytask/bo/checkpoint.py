@@ -32,6 +32,7 @@ PLAIN = (
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
     "min_distance", "kernel_prior",
     "kernel_restarts", "feasibility", "output_warping", "radius_draw",
+    "acquisition", "objective_model",
 )  # fmt: skip
 
 

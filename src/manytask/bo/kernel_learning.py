@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize
@@ -32,7 +33,9 @@ from .transforms import as_output_matrix
 
 __all__ = [
     "ICMFit",
+    "IndependentFit",
     "fit_icm_kernel",
+    "fit_independent_kernels",
     "icm_log_marginal_likelihood",
     "KERNELS",
     "LENGTHSCALE_BOUNDS",
@@ -517,3 +520,84 @@ def fit_icm_kernel(
         messages=messages,
         start_values=values,
     )
+
+
+class IndependentFit(NamedTuple):
+    """One GP per task, as one multi-task kernel Γ = Σ_i k_i b_i a_i² e_i e_iᵀ.
+
+    Parameters
+    ----------
+    fits : list of ICMFit
+        Task i's single-task fit: ARD lengthscales of k_i, variance b_i (``B[0, 0]``) and
+        noise η_i.
+    noise : float
+        η, the noise variance of every rescaled output (the first task's η_1).
+    rescale : ndarray of shape (n,)
+        a_i = √(η/η_i): the kernel models a_i ŷ_i, whose noise is then η for every task.
+
+    Examples
+    --------
+    >>> X = np.linspace(0, 1, 12)[:, None]
+    >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
+    >>> fit = fit_independent_kernels(X, (Y - Y.mean(0)) / Y.std(0), n_restarts=1)
+    >>> len(fit.fits), bool(np.isclose(fit.rescale[0], 1.0))
+    (2, True)
+    """
+
+    fits: list
+    noise: float
+    rescale: np.ndarray
+
+
+def fit_independent_kernels(X, Y, n_restarts=3, random_state=None, init=None, prior=False):
+    """Fit every task (column) of Y alone: its own lengthscales, variance and noise.
+
+    The tasks are independent, so the joint log marginal likelihood is the sum of theirs
+    and each is maximised alone by :func:`fit_icm_kernel` (one task: B = b). A common noise
+    η for the posterior comes from rescaling task i's standardised output by
+    a_i = √(η/η_i), which scales its block of the Gram matrix and its noise by η/η_i: the
+    posterior of the rescaled output, divided by a_i, is task i's own GP posterior.
+
+    Parameters
+    ----------
+    X : array-like of shape (t, d)
+        Inputs, normalised to the unit cube.
+    Y : array-like of shape (t, n)
+        Observations, standardised per task.
+    n_restarts : int
+        Starts of every task's fit (:func:`fit_icm_kernel`).
+    random_state : None, int or numpy Generator
+        Seeds the random starts.
+    init : IndependentFit, optional
+        A previous fit: every task warm-starts from its own.
+    prior : bool
+        MAP under BoTorch's priors instead of maximum likelihood (:func:`fit_icm_kernel`).
+
+    Returns
+    -------
+    IndependentFit
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(30, 2))
+    >>> Y = np.c_[np.sin(6 * X[:, 0]), np.cos(6 * X[:, 1])] + 0.05 * rng.normal(size=(30, 2))
+    >>> fit = fit_independent_kernels(X, (Y - Y.mean(0)) / Y.std(0), random_state=0)
+    >>> [bool(f.lengthscales[i] < f.lengthscales[1 - i]) for i, f in enumerate(fit.fits)]
+    [True, True]
+    """
+    X, Y = _check_data(X, Y)
+    rng = check_random_state(random_state)
+    fits = [
+        fit_icm_kernel(
+            X,
+            Y[:, [i]],
+            n_restarts=n_restarts,
+            random_state=rng,
+            init=None if init is None else init.fits[i],
+            prior=prior,
+        )  # fmt: skip
+        for i in range(Y.shape[1])
+    ]
+    noise = fits[0].noise
+    return IndependentFit(fits, noise, np.array([np.sqrt(noise / f.noise) for f in fits]))

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..kernels import RBF, Separable, SumOfSeparable
 from .constraints import fit_constrained_kernel
-from .kernel_learning import fit_icm_kernel
+from .kernel_learning import fit_icm_kernel, fit_independent_kernels
 from .transforms import OutputWarping, normalize_inputs, standardize_outputs
 
 __all__ = ["LearnedKernel", "LEARNED_BETA"]
@@ -78,6 +78,9 @@ class LearnedKernel:
         The increasing map of every objective fitted at every refit, before the
         standardisation (:class:`~manytask.bo.transforms.OutputWarping`); constraints are
         only standardised.
+    objective_model : {"icm", "independent"}
+        The objectives' model without constraints: the ICM (one ARD kernel, task matrix B)
+        or one GP per objective (:func:`~manytask.bo.kernel_learning.fit_independent_kernels`).
 
     Examples
     --------
@@ -89,7 +92,7 @@ class LearnedKernel:
 
     def __init__(
         self, n_features, n_tasks, box, seed, refit_every, n_constraints=0, prior=False,
-        refit_restarts=1, warping="none",
+        refit_restarts=1, warping="none", objective_model="icm",
     ):  # fmt: skip
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
@@ -105,6 +108,7 @@ class LearnedKernel:
         self.n_initial = max(3, n_features + 1)
         self.prior, self.refit_restarts = bool(prior), refit_restarts
         self.warping, self.warping_ = warping, None
+        self.objective_model = objective_model
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
@@ -178,6 +182,17 @@ class LearnedKernel:
                 self.fit_, self.prior,
             )  # fmt: skip
             kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
+            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
+        if self.objective_model == "independent":
+            fit = fit_independent_kernels(
+                X_unit, Y_standard, restarts, np.random.default_rng(seed), self.fit_, self.prior
+            )
+            terms = []
+            for i, (single, a) in enumerate(zip(fit.fits, fit.rescale)):
+                B = np.zeros((self.n_tasks, self.n_tasks))
+                B[i, i] = single.B[0, 0] * a**2
+                terms.append((RBF(single.lengthscales * width), B))
+            kernel = SumOfSeparable(terms)
             return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
         fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),

@@ -42,7 +42,7 @@ from . import batch, checkpoint, metrics, search
 from .constraints import FEASIBILITY_RULES
 from .learned import LEARNED_BETA, LearnedKernel
 from .observations import OUTPUT_LIMIT, check_observation
-from .policies import ALGORITHMS, RADIUS_DRAWS, Policy, check_beta
+from .policies import ACQUISITIONS, ALGORITHMS, RADIUS_DRAWS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
 from .transforms import OUTPUT_WARPINGS, check_bounds
 
@@ -153,6 +153,15 @@ class MultiTaskBO:
         benchmarks/bench_bo_botorch.py the draws gained 0.12 of HV fraction on DTLZ2
         (2 obj.) at noise 0.05 (0.249 to 0.367; qLogNParEGO 0.493) and lost 0.004 on
         average, up to 0.044 on a cell (docs/results/bo-dtlz2/results.md).
+    acquisition : {"ucb", "ei"}
+        What each proposal maximises: the scalarised UCB of Algorithms 1–2 (the paper's),
+        or the expected improvement of s_λ on the best posterior mean at the observations
+        (:func:`~manytask.bo.policies.expected_improvement`; no regret bound is claimed;
+        not with constraints or MOBO).
+    objective_model : {"icm", "independent"}
+        ``kernel="auto"`` without constraints: the objectives' ICM, or one GP per objective
+        with its own lengthscales, variance and noise
+        (:func:`~manytask.bo.kernel_learning.fit_independent_kernels`).
 
     Examples
     --------
@@ -210,6 +219,8 @@ class MultiTaskBO:
         kernel_restarts=1,
         output_warping="none",
         radius_draw="fixed",
+        acquisition="ucb",
+        objective_model="icm",
     ):
         if (candidates is None) == (bounds is None):
             raise ValueError("give exactly one of candidates (a finite set) and bounds (a box)")
@@ -289,6 +300,25 @@ class MultiTaskBO:
             valid = ", ".join(RADIUS_DRAWS)
             raise ValueError(f"radius_draw must be one of {valid}, got {radius_draw!r}")
         self.radius_draw = radius_draw
+        if acquisition not in ACQUISITIONS:
+            valid = ", ".join(ACQUISITIONS)
+            raise ValueError(f"acquisition must be one of {valid}, got {acquisition!r}")
+        if acquisition == "ei" and (self.n_constraints or algorithm == "mobo"):
+            raise ValueError(
+                "acquisition='ei' needs an algorithm other than 'mobo' and no constraints, got "
+                f"algorithm={algorithm!r} and n_constraints={self.n_constraints}"
+            )
+        self.acquisition = acquisition
+        if objective_model not in ("icm", "independent"):
+            raise ValueError(
+                f"objective_model must be one of icm, independent, got {objective_model!r}"
+            )
+        if objective_model == "independent" and self.n_constraints:
+            raise ValueError(
+                "objective_model='independent' does not take constraints yet, got "
+                f"n_constraints={self.n_constraints}"
+            )
+        self.objective_model = objective_model
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
@@ -310,7 +340,7 @@ class MultiTaskBO:
             self._learned = LearnedKernel(
                 self.n_features, n_tasks + self.n_constraints, box, self.seed,
                 self.refit_every, self.n_constraints, self.kernel_prior, self.kernel_restarts,
-                self.output_warping,
+                self.output_warping, self.objective_model,
             )  # fmt: skip
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy.special import ndtr
 
 from ..kernels import diagonal_part
 from ..posterior import ExactPosterior, NystromPosterior
@@ -37,6 +38,8 @@ from ..posterior import ExactPosterior, NystromPosterior
 __all__ = [
     "ALGORITHMS",
     "RADIUS_DRAWS",
+    "ACQUISITIONS",
+    "expected_improvement",
     "Policy",
     "mt_kb_radius",
     "mt_bkb_radius",
@@ -47,6 +50,8 @@ __all__ = [
 ]
 
 ALGORITHMS = ("mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo")
+#: ``MultiTaskBO(acquisition=…)``: the scalarised UCB, or the scalarisation's expected improvement.
+ACQUISITIONS = ("ucb", "ei")
 #: ``MultiTaskBO(radius_draw=…)``: the radius as computed, or times an Exp(1) draw per proposal.
 RADIUS_DRAWS = ("fixed", "exponential")
 
@@ -425,7 +430,7 @@ class Policy:
             return np.sqrt(self.n_tasks) * worst
         return mobo_radius(t + 1, self.n_points, self.delta)
 
-    def acquisition(self, X, weights, scalarization, radius=None, feasibility=None):
+    def acquisition(self, X, weights, scalarization, radius=None, feasibility=None, incumbent=None):
         """u(x) for every row of X (None: the cached candidates), for weights λ.
 
         u_t(x) = s_λ(μ_{t−1}(x)) + L_λ β ‖Γ_{t−1}(x, x)‖^{1/2} (Algorithms 1 and 2), or
@@ -446,6 +451,9 @@ class Policy:
             β; default :meth:`radius`.
         feasibility : callable, optional
             The constraints' rule; None without constraints.
+        incumbent : float, optional
+            s*: the expected improvement on it instead of the UCB (MT-KB, MT-BKB, IT-KB and
+            IT-BKB without constraints; :func:`expected_improvement`).
 
         Returns
         -------
@@ -474,11 +482,46 @@ class Policy:
                 norms = self.posterior.variance_norm(X)  # ‖Γ_t(x, x)‖
             else:
                 norms = np.linalg.eigvalsh(cov[:, :n, :n])[:, -1]
-            width = scalarization.lipschitz(weights) * radius
-            values = scalarization(mean[:, :n], weights) + width * np.sqrt(np.maximum(norms, 0.0))
+            width = scalarization.lipschitz(weights) * np.sqrt(np.maximum(norms, 0.0))
+            if incumbent is not None:
+                return expected_improvement(scalarization(mean[:, :n], weights), width, incumbent)
+            values = scalarization(mean[:, :n], weights) + radius * width
         if feasibility is None:
             return values
         return feasibility(values, mean[:, n:], deviations[:, n:], radius)
+
+
+def expected_improvement(mean, sd, incumbent):
+    """E[(S − s*)₊] for S ~ N(m, w²): (m − s*) Φ(z) + w φ(z), z = (m − s*)/w
+    (Jones, Schonlau & Welch 1998); (m − s*)₊ where w = 0.
+
+    In :meth:`Policy.acquisition` S stands for s_λ(f(x)), with m = s_λ(μ_t(x)) and
+    w = L_λ ‖Γ_t(x, x)‖^{1/2}, the UCB's width per unit of radius: a bound on the standard
+    deviation of the linearised scalarisation, as in ParEGO's expected improvement of a
+    scalarised objective (Knowles 2006), here with the multi-task posterior.
+
+    Parameters
+    ----------
+    mean, sd : array of shape (M,)
+        m and w ≥ 0.
+    incumbent : float
+        s*, the best scalarised posterior mean at the observations.
+
+    Returns
+    -------
+    ndarray of shape (M,)
+
+    Examples
+    --------
+    >>> expected_improvement(np.array([0.0, 1.0]), np.array([1.0, 0.0]), 0.0).round(4)
+    array([0.3989, 1.    ])
+    """
+    mean, sd = np.asarray(mean, dtype=float), np.asarray(sd, dtype=float)
+    gap = mean - incumbent
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, gap / sd, 0.0)
+    return np.where(sd > 0, gap * ndtr(z) + sd * np.exp(-0.5 * z**2) / np.sqrt(2 * np.pi),
+                    np.maximum(gap, 0.0))  # fmt: skip
 
 
 def check_beta(beta):
