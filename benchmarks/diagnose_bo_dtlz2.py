@@ -146,7 +146,7 @@ def model_quality(setting, seeds):
 def fit_text(optimizer, name):
     if name != "BoTorch":
         fit = optimizer._learned.fit_
-        return f"ℓ = {np.round(fit.lengthscales, 2).tolist()}, η = {fit.noise:.3f}"
+        return f"ℓ = {np.round(fit.lengthscales, 2).tolist()}, η = {fit.noise:.2g}"
     return ""
 
 
