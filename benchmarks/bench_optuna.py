@@ -156,6 +156,9 @@ MT_VARIANTS = {
     "MultiTaskSampler(output_warping='rank', kernel_prior=True, refit_every=1)": dict(
         output_warping="rank", kernel_prior=True, refit_every=1
     ),
+    "MultiTaskSampler(output_warping='rank', kernel_prior=True, kernel_restarts=3)": dict(
+        output_warping="rank", kernel_prior=True, kernel_restarts=3
+    ),
 }
 SAMPLERS = ("MultiTaskSampler", *MT_VARIANTS, "GPSampler", "TPESampler", "BoTorchSampler")
 #: The rows of every problem in the table (other --samplers are added, with their seeds).
