@@ -24,7 +24,10 @@ start-up trials, logEI / logEHVI; needs torch, the ``bench`` extra),
 ``TPESampler(seed)`` (10 start-up trials) and, if optuna-integration is installed (it is not
 in the ``bench`` extra), ``BoTorchSampler(seed)`` (10 start-up trials, qLogNEI /
 qLogNEHVI; seconds per trial, so run on fewer problems and seeds: ``--samplers
-BoTorchSampler --problems ...``). BLAS and torch on one thread each.
+BoTorchSampler --problems ...``). BLAS and torch on one thread each. The table shows
+MultiTaskSampler, GPSampler and TPESampler on the seeds all three ran on every problem,
+plus the rows of any other ``--samplers`` (``MT_VARIANTS``: options measured beside the
+defaults) on their own seeds.
 """
 
 from __future__ import annotations
@@ -132,16 +135,44 @@ def check_optimal_hypervolumes():
 
 
 #: MultiTaskSampler with options other than its defaults when the cache began: a new entry is a
-#: new sampler name, whose runs accumulate in the cache beside the others'.
+#: new sampler name, whose runs accumulate in the cache beside the others'. "MultiTaskSampler"
+#: in the cache is MultiTaskBO's defaults (every study's default until single-objective
+#: studies got SINGLE_OBJECTIVE_OPTIONS); a single-objective run of "MultiTaskSampler" is
+#: stored under the entry holding SINGLE_OBJECTIVE_OPTIONS (:func:`cache_name`).
 MT_VARIANTS = {
     "MultiTaskSampler(output_warping='rank')": dict(output_warping="rank"),
     "MultiTaskSampler(output_warping='rank', kernel_prior=True)": dict(
         output_warping="rank", kernel_prior=True
     ),
+    "MultiTaskSampler(output_warping='yeo-johnson', kernel_prior=True)": dict(
+        output_warping="yeo-johnson", kernel_prior=True
+    ),
+    "MultiTaskSampler(output_warping='rank', kernel_prior=True, beta=2)": dict(
+        output_warping="rank", kernel_prior=True, beta=2.0
+    ),
+    "MultiTaskSampler(output_warping='rank', kernel_prior=True, n_restarts=10)": dict(
+        output_warping="rank", kernel_prior=True, n_restarts=10
+    ),
+    "MultiTaskSampler(output_warping='rank', kernel_prior=True, refit_every=1)": dict(
+        output_warping="rank", kernel_prior=True, refit_every=1
+    ),
+    "MultiTaskSampler(output_warping='rank', kernel_prior=True, kernel_restarts=3)": dict(
+        output_warping="rank", kernel_prior=True, kernel_restarts=3
+    ),
 }
 SAMPLERS = ("MultiTaskSampler", *MT_VARIANTS, "GPSampler", "TPESampler", "BoTorchSampler")
-#: Samplers run on a subset of the problems and seeds (slow): each row says how many seeds.
-PARTIAL = ("BoTorchSampler", "MultiTaskSampler(output_warping='rank', kernel_prior=True)")
+#: The rows of every problem in the table (other --samplers are added, with their seeds).
+COMPARED = ("MultiTaskSampler", "GPSampler", "TPESampler")
+
+
+def cache_name(name, n_objectives):
+    """The cache entry of sampler ``name`` on a problem with ``n_objectives``: the
+    MultiTaskSampler of a single-objective study runs with SINGLE_OBJECTIVE_OPTIONS."""
+    from manytask.bo.optuna import SINGLE_OBJECTIVE_OPTIONS
+
+    if name != "MultiTaskSampler" or n_objectives > 1:
+        return name
+    return next(n for n, o in MT_VARIANTS.items() if o == SINGLE_OBJECTIVE_OPTIONS)
 
 
 def make_sampler(name, seed):
@@ -191,7 +222,7 @@ def main():
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--quick", action="store_true", help="1 seed, 20 trials")
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
-    parser.add_argument("--samplers", nargs="*", default=list(SAMPLERS))
+    parser.add_argument("--samplers", nargs="*", default=list(COMPARED), choices=SAMPLERS)
     parser.add_argument(
         "--cache",
         default=str(Path(__file__).with_name("bench_optuna_runs.jsonl")),
@@ -230,7 +261,8 @@ def main():
                         continue
                     score, seconds, cpu = run(problem, name, seed, args.trials)
                     record = dict(
-                        problem=problem, sampler=name, seed=seed, trials=args.trials,
+                        problem=problem, sampler=cache_name(name, PROBLEMS[problem][2]),
+                        seed=seed, trials=args.trials,
                         score=score, seconds=seconds, cpu_seconds=cpu,
                         load=os.getloadavg()[0],
                     )  # fmt: skip
@@ -240,32 +272,44 @@ def main():
     records = [json.loads(line) for line in cache.read_text().splitlines() if line]
     records = [r for r in records if r["trials"] == args.trials]
     unique = {(r["problem"], r["sampler"], r["seed"]): r for r in records}
-    samplers = [name for name in samplers if any(n == name for (_, n, _) in unique)]
-    results, seeds, loads = {}, None, []
+    shown = [n for n in COMPARED if n in samplers]
+    shown += [n for n in args.samplers if n in samplers and n not in shown]
+
+    def seeds_of(problem, name):
+        key = cache_name(name, PROBLEMS[problem][2])
+        return {s for (p, n, s) in unique if p == problem and n == key}
+
+    # the seeds every compared sampler ran on every problem
+    seeds = sorted(
+        set.intersection(*(seeds_of(p, n) for p in args.problems for n in COMPARED if n in shown))
+    )
+    results, loads = {}, []
     for problem in args.problems:
-        for name in samplers:
-            if name not in PARTIAL:
-                done = {s for (p, n, s) in unique if p == problem and n == name}
-                seeds = done if seeds is None else seeds & done
-    seeds = sorted(seeds)
-    for problem in args.problems:
-        for name in samplers:
-            runs = [unique[key] for key in ((problem, name, s) for s in seeds) if key in unique]
+        for name in shown:
+            key = cache_name(name, PROBLEMS[problem][2])
+            runs = [unique[problem, key, s] for s in seeds if (problem, key, s) in unique]
+            if name not in COMPARED and len(runs) < len(seeds):  # a partial row: its own seeds
+                runs = [unique[problem, key, s] for s in sorted(seeds_of(problem, name))]
             if not runs:
                 continue
             loads += [r["load"] for r in runs]
-            results[problem, name] = np.array(
-                [[r["score"], r["seconds"], r["cpu_seconds"]] for r in runs]
+            results[problem, name] = (
+                key,
+                np.array([[r["score"], r["seconds"], r["cpu_seconds"]] for r in runs]),
             )
     rows = []
     for problem in args.problems:
         digits = 4 if PROBLEMS[problem][2] == 1 else 3
-        for name in samplers:
+        ours = results[problem, "MultiTaskSampler"][1][:, 2].mean()
+        for name in shown:
             if (problem, name) not in results:
                 continue
-            runs = results[problem, name]
-            ours = results[problem, "MultiTaskSampler"][:, 2].mean()
-            label = name if len(runs) == len(seeds) else f"{name} ({len(runs)} seeds)"
+            key, runs = results[problem, name]
+            label = name
+            if name == "MultiTaskSampler" and key != name:
+                label = f"MultiTaskSampler (default: {key[len(name) + 1 : -1]})"
+            if len(runs) != len(seeds):
+                label += f" ({len(runs)} seeds)"
             rows.append(
                 [
                     problem,
@@ -297,8 +341,9 @@ Measured {machine()}, {versions}; BLAS and torch on 1 thread; 1-minute load aver
 wall times are indicative, CPU times less affected). `python benchmarks/bench_optuna.py
 --trials {args.trials}` (runs accumulate in `--cache`, the table is rendered from it).
 Every sampler at its defaults with seeds {", ".join(map(str, seeds))}, {args.trials} trials
-per run (a sampler with fewer seeds says so); the problems, reference points and scores
-are described in the script's docstring.
+per run (MultiTaskSampler's defaults differ for one objective: the row says which; a row
+with other options names them, and its seeds if fewer); the problems, reference points
+and scores are described in the script's docstring.
 
 {table}
 """

@@ -57,3 +57,19 @@ def test_maximize_on_box_keeps_away_from_busy_points():
     bounds = np.tile([0.0, 1.0], (3, 1))
     x = maximize_on_box(quadratic, bounds, np.random.default_rng(1), [CENTRE], 64, 2, 0.1)
     assert search.separated(x[None, :], [CENTRE], bounds, 0.1)[0]
+
+
+def test_maximize_on_box_improves_from_a_warm_start():
+    """A peak of width 0.005 at c beside a broad hill at a: from a warm start 0.004 from c,
+    L-BFGS-B climbs to c, whose value (≈ 0.9) beats the hill's top (0). Its curvature
+    there is ~1/0.005² = 4e4, so the projected-gradient stop (1e-5) leaves |x − c| ≲ 1e-9
+    plus the hill's pull (0.2 |c − a| / 4e4 ≈ 7e-6); 1e-4 is loose."""
+    c, a = np.array([0.2, 0.2]), np.array([0.9, 0.9])
+
+    def peaked(X):
+        hill = -0.1 * np.sum((X - a) ** 2, axis=1)
+        return hill + np.exp(-np.sum((X - c) ** 2, axis=1) / (2 * 0.005**2))
+
+    bounds = np.tile([0.0, 1.0], (2, 1))
+    x = maximize_on_box(peaked, bounds, np.random.default_rng(0), [], 8, 2, 1e-3, [c + 0.004])
+    np.testing.assert_allclose(x, c, atol=1e-4)

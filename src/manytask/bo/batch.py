@@ -74,6 +74,7 @@ def maximize(optimizer, weights, radius, excluded):
     """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
     scalarization, feasibility = optimizer._scalarization(), None
+    best = incumbent(optimizer, weights, scalarization)
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
@@ -81,8 +82,7 @@ def maximize(optimizer, weights, radius, excluded):
         if optimizer.feasibility == "optimistic":
             feasibility = FeasibleFirst(thresholds)
         else:
-            best = incumbent(optimizer, weights, scalarization)
-            feasibility = ProbabilityWeighted(thresholds, best)
+            feasibility = ProbabilityWeighted(thresholds, None if best is None else best[1])
 
     best = None  # acquisition="ei": the improvement on the best posterior mean observed
     if optimizer.acquisition == "ei":
@@ -96,17 +96,22 @@ def maximize(optimizer, weights, radius, excluded):
         return optimizer.candidates[search.argmax_with_ties(values, optimizer._rng)].copy()
     return search.maximize_on_box(
         acquisition, optimizer.bounds, optimizer._rng, excluded, optimizer.n_sobol,
-        optimizer.n_restarts, optimizer.min_distance,
+        optimizer.n_restarts, optimizer.min_distance, () if best is None else [best[0]],
     )  # fmt: skip
 
 
 def incumbent(optimizer, weights, scalarization):
-    """s* = max s_λ(μ_t(x_s)) over the told points observed feasible (None if none)."""
+    """(x*, s*): the told point observed feasible with the largest s_λ(μ_t(x_s)), and that
+    value (None if no told point is feasible)."""
     feasible = optimizer.feasible_
     if not feasible.any():
         return None
-    mean = optimizer._policy.posterior.mean(optimizer.X_[feasible])[:, : optimizer.n_tasks]
-    return float(np.max(scalarization(mean, weights)))
+    points = optimizer.X_[feasible]
+    values = scalarization(
+        optimizer._policy.posterior.mean(points)[:, : optimizer.n_tasks], weights
+    )
+    best = int(np.argmax(values))
+    return points[best], float(values[best])
 
 
 def initial_point(optimizer, excluded):

@@ -64,7 +64,9 @@ _RESERVED = ("candidates", "bounds", "n_tasks", "seed")
 #: 2.12, one seed of five stuck at 10.6); the rank transform alone lowered it on five and
 #: tied on Hartmann 6. On multi-objective problems the rank transform lost (ZDT1 there, and
 #: 0.021 of HV fraction over benchmarks/bench_bo_botorch.py's suite), so multi-objective
-#: studies keep MultiTaskBO's defaults.
+#: studies keep MultiTaskBO's defaults. Over 10 seeds, output_warping="yeo-johnson" with the
+#: prior had the lower regret on five of the six but 5.6x rank's on Rosenbrock's heavy
+#: tail; rank kept (benchmarks/RESULTS.md, bench_optuna notes).
 SINGLE_OBJECTIVE_OPTIONS = {"output_warping": "rank", "kernel_prior": True}
 
 

@@ -1,7 +1,9 @@
 """Where :class:`~manytask.bo.MultiTaskBO` maximises an acquisition: an argmax over a finite
-set, or multi-start L-BFGS-B on a box from the best points of a scrambled Sobol sample (its
-forward-difference gradient from one vectorised acquisition call per step), away
-from the points already proposed (pending, or earlier in the same ``ask(k)``).
+set, or multi-start L-BFGS-B on a box from the incumbent (the told point of best scalarised
+posterior mean, as Optuna's ``GPSampler`` warm-starts its local search from the best trial)
+and the best points of a scrambled Sobol sample (its forward-difference gradient from one
+vectorised acquisition call per step), away from the points already proposed (pending, or
+earlier in the same ``ask(k)``).
 
 On a box, two points count as different when they lie ``min_distance`` apart — a fraction
 of each side — in at least one coordinate (the max-norm of the unit cube). What lives
@@ -200,10 +202,12 @@ def random_box_point(bounds, rng, busy, min_distance, attempts=1000) -> np.ndarr
     )
 
 
-def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance):
+def maximize_on_box(
+    acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance, warm_starts=()
+):
     """argmax of ``acquisition`` (rows (m, d) → values (m,)) on the box, ``min_distance``
     away from ``busy``: the best of ``n_sobol`` scrambled Sobol points, improved by
-    L-BFGS-B from the ``n_restarts`` best of them.
+    L-BFGS-B from ``warm_starts`` and from the ``n_restarts`` best Sobol points.
 
     Parameters
     ----------
@@ -221,6 +225,9 @@ def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_dis
         The number of L-BFGS-B starts.
     min_distance : float in (0, 1]
         The separation (:func:`separated`).
+    warm_starts : sequence of ndarray of shape (d,)
+        Further L-BFGS-B starts (MultiTaskBO passes its incumbent): they reach a local
+        maximum near the best point when no Sobol start lies in its basin.
 
     Returns
     -------
@@ -255,7 +262,8 @@ def maximize_on_box(acquisition, bounds, rng, busy, n_sobol, n_restarts, min_dis
     def negative(z):
         return _negative_with_gradient(acquisition, z, high)
 
-    for start in starts[np.argsort(values)[::-1][:n_restarts]]:
+    warm_starts = np.asarray(warm_starts, dtype=float).reshape(-1, len(low))
+    for start in np.r_[warm_starts, starts[np.argsort(values)[::-1][:n_restarts]]]:
         result = minimize(negative, start, method="L-BFGS-B", jac=True, bounds=bounds)
         x = np.clip(result.x, low, high)
         if -result.fun > best_value and separated(x[None, :], busy, bounds, min_distance)[0]:
