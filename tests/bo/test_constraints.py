@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-import scipy.optimize
 import scipy.stats
 
 from manytask.bo import MultiTaskBO, metrics
@@ -308,9 +307,8 @@ def dense_gp(X, y, kernel, variance, noise, X_new):
 
 def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     """kernel="auto": the constraint's posterior (back in c's units) is the dense GP of its own
-    fit (variance b, lengthscales, noise η_c, constant mean o) on the standardised c — the
-    rescaling by √(η/η_c) changes nothing — and the objectives' is the dense ICM posterior of
-    theirs."""
+    fit (variance b, lengthscales, noise η_c) on the standardised c — the rescaling by
+    √(η/η_c) changes nothing — and the objectives' is the dense ICM posterior of theirs."""
     rng = np.random.default_rng(3)
     X = rng.uniform(size=(14, 2))
     Y = np.c_[np.sin(3 * X[:, 0]), np.cos(3 * X[:, 0])] + 0.05 * rng.normal(size=(14, 2))
@@ -324,11 +322,10 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     mean, cov = posterior.mean(X_new), posterior.cov(X_new)
     scale = learned.scale_
     c_hat = (c - c.mean()) / c.std()  # the standardisation before the rescaling
-    fit_c, offset = fit.constraints[0], fit.offset[2]
+    fit_c = fit.constraints[0]
     expected_mean, expected_sd = dense_gp(
-        X, c_hat - offset, RBF(fit_c.lengthscales), fit_c.B[0, 0], fit_c.noise, X_new
+        X, c_hat, RBF(fit_c.lengthscales), fit_c.B[0, 0], fit_c.noise, X_new
     )
-    expected_mean += offset
     in_c_units = mean[:, 2] * scale[2] + learned.mean_[2]
     expected = expected_mean * c.std() + c.mean()
     np.testing.assert_allclose(in_c_units, expected, rtol=1e-6, atol=1e-6)
@@ -346,28 +343,6 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     assert fit_c.lengthscales[1] < fit.objectives.lengthscales[1]
     # c = 0 in the posterior's units is τ = −m/s, with the rescaled s
     np.testing.assert_allclose(learned.constraint_thresholds(), -learned.mean_[2:] / scale[2:])
-
-
-def test_constant_mean_maximises_the_dense_marginal_likelihood():
-    """The constraint's constant mean m̂ (generalised least squares) is the argmax over m of
-    the dense Gaussian log likelihood of y − m at the fitted kernel (scipy's minimize_scalar
-    over m, scipy.stats.multivariate_normal); a constant c ≡ 2 has m̂ = 2 exactly."""
-    from manytask.bo.constraints import constant_mean, fit_constraint
-
-    rng = np.random.default_rng(1)
-    X = rng.uniform(size=(15, 2))
-    y = np.cos(5 * X[:, 0]) + 0.1 * rng.normal(size=15) + 1.5  # its mean is not 0
-    fit, mean = fit_constraint(X, y, 2, np.random.default_rng(0))
-    K = fit.B[0, 0] * RBF(fit.lengthscales)(X, X) + fit.noise * np.eye(15)
-
-    def negative_log_likelihood(m):
-        return -scipy.stats.multivariate_normal(np.full(15, m), K).logpdf(y)
-
-    best = scipy.optimize.minimize_scalar(negative_log_likelihood, bounds=(-5, 5), method="bounded",
-                                          options=dict(xatol=1e-9))  # fmt: skip
-    assert mean == pytest.approx(best.x, abs=1e-6)
-    assert mean == pytest.approx(constant_mean(fit, X, y), abs=1e-12)  # the pair's own m̂
-    assert constant_mean(fit, X, np.full(15, 2.0)) == pytest.approx(2.0, abs=1e-10)
 
 
 def test_map_fit_maximises_likelihood_plus_botorch_log_normal_priors():

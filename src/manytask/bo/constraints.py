@@ -11,11 +11,7 @@ latent kernels each drive one block), fitted by MAP under BoTorch's priors
 (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`). One ICM over all n + m tasks would
 give a constraint the objectives' lengthscales and noise and tie it to them by a single
 correlation: on C2-DTLZ2 its posterior covered 59 % of held-out constraint values at ±2σ
-(the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Every
-constraint's GP has a constant mean, fitted with its kernel (:func:`fit_constraint`), as
-BoTorch's ``SingleTaskGP``: the points told are where the constraint was believed small,
-and a zero mean on their standardisation would make every unexplored region look feasible.
-Per-task noise
+(the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Per-task noise
 η_j is mapped to the objectives' η exactly by rescaling task j's standardised output by
 √(η/η_j), which scales its block by η/η_j and leaves the sign of c_j — hence the feasible
 set — unchanged.
@@ -64,7 +60,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 from scipy.special import ndtr
 
 from .kernel_learning import ICMFit, fit_icm_kernel
@@ -77,8 +72,6 @@ __all__ = [
     "ProbabilityWeighted",
     "ConstrainedFit",
     "fit_constrained_kernel",
-    "fit_constraint",
-    "constant_mean",
 ]
 
 
@@ -99,10 +92,7 @@ class ConstrainedFit(NamedTuple):
     objectives : ICMFit
         The ICM of the objectives.
     constraints : list of ICMFit
-        One single-task MAP fit per constraint, of its outputs less its constant mean.
-    offset : ndarray of shape (n + m,)
-        o_i: the constant prior mean of every standardised output (0 for the objectives,
-        :func:`constant_mean` for constraint j), so that the kernel models a_i (ŷ_i − o_i).
+        One single-task MAP fit per constraint.
 
     Examples
     --------
@@ -118,7 +108,6 @@ class ConstrainedFit(NamedTuple):
     rescale: np.ndarray
     objectives: ICMFit
     constraints: list
-    offset: np.ndarray
 
 
 def fit_constrained_kernel(
@@ -171,11 +160,17 @@ def fit_constrained_kernel(
         X, Y[:, :n], n_restarts=n_restarts, random_state=rng,
         init=None if init is None else init.objectives, prior=prior,
     )  # fmt: skip
-    constraints, offset = [], np.zeros(n + m)
-    for j in range(m):
-        start = None if init is None else (init.constraints[j], init.offset[n + j])
-        fit, offset[n + j] = fit_constraint(X, Y[:, n + j], n_restarts, rng, start)
-        constraints.append(fit)
+    constraints = [
+        fit_icm_kernel(
+            X,
+            Y[:, [n + j]],
+            n_restarts=n_restarts,
+            random_state=rng,
+            init=None if init is None else init.constraints[j],
+            prior=True,
+        )  # fmt: skip
+        for j in range(m)
+    ]
     eta = objectives.noise
     rescale = np.r_[np.ones(n), [np.sqrt(eta / c.noise) for c in constraints]]
     B = np.zeros((n + m, n + m))
@@ -185,87 +180,7 @@ def fit_constrained_kernel(
         B = np.zeros((n + m, n + m))
         B[n + j, n + j] = c.B[0, 0] * rescale[n + j] ** 2
         terms.append((c.lengthscales, B))
-    return ConstrainedFit(terms, eta, rescale, objectives, constraints, offset)
-
-
-#: Fits of a constraint's kernel, each followed by its constant mean's (:func:`fit_constraint`).
-MEAN_ALTERNATIONS = 2
-
-
-def constant_mean(fit, X, y) -> float:
-    """The constant mean that maximises a GP's marginal likelihood for its kernel: the
-    generalised least squares m̂ = 1ᵀK⁻¹y / 1ᵀK⁻¹1, K = v k(X, X) + ηI (Rasmussen &
-    Williams 2006, eq. 2.42, with the basis h(x) = 1).
-
-    Parameters
-    ----------
-    fit : ICMFit
-        A single-task fit: its kernel v k and noise η.
-    X : array of shape (t, d)
-        The inputs it was fitted on.
-    y : array of shape (t,)
-        Outputs.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> X = np.linspace(0, 1, 5)[:, None]
-    >>> fit = fit_icm_kernel(X, np.sin(3 * X), n_restarts=1)
-    >>> round(constant_mean(fit, X, np.full(5, 2.0)), 10)  # a constant is its own mean
-    2.0
-    """
-    K = fit.kernel.gram(X) + fit.noise * np.eye(len(X))
-    factor = cho_factor(K, lower=True)
-    ones = np.ones(len(X))
-    return float(ones @ cho_solve(factor, y) / (ones @ cho_solve(factor, ones)))
-
-
-def fit_constraint(X, y, n_restarts, random_state, init=None):
-    """A constraint's GP with a constant mean m, by MAP under BoTorch's priors (a flat one
-    on m, as BoTorch's ``ConstantMean``): coordinate ascent, ``MEAN_ALTERNATIONS`` times
-    the kernel's fit to y − m (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`), then
-    m ← :func:`constant_mean`, each step raising the posterior. Proposals sample where the
-    constraint is believed small, so the told mean is biased low and a zero-mean model of
-    the standardised outputs calls unexplored regions feasible (benchmarks/RESULTS.md).
-
-    Parameters
-    ----------
-    X : array of shape (t, d)
-        Inputs in the unit cube.
-    y : array of shape (t,)
-        The constraint's standardised outputs.
-    n_restarts : int
-        Starts of the first fit (the later ones warm-start).
-    random_state : numpy Generator
-        Seeds the random starts.
-    init : (ICMFit, float), optional
-        A previous fit and mean to warm-start from.
-
-    Returns
-    -------
-    fit : ICMFit
-        The kernel and noise, fitted to y − m.
-    mean : float
-        m.
-
-    Examples
-    --------
-    >>> X = np.linspace(0, 1, 12)[:, None]
-    >>> fit, mean = fit_constraint(X, np.sin(6 * X[:, 0]) + 3.0, 1, np.random.default_rng(0))
-    >>> bool(abs(mean - 3.0) < 1.0)
-    True
-    """
-    fit, mean = (None, 0.0) if init is None else init
-    for step in range(MEAN_ALTERNATIONS):
-        fit = fit_icm_kernel(
-            X, (y - mean)[:, None], n_restarts=n_restarts if step == 0 else 1,
-            random_state=random_state, init=fit, prior=True,
-        )  # fmt: skip
-        mean = constant_mean(fit, X, y)
-    return fit, mean
+    return ConstrainedFit(terms, eta, rescale, objectives, constraints)
 
 
 #: ``MultiTaskBO(feasibility=…)``: the merit of each rule (both below).

@@ -178,7 +178,6 @@ class LearnedKernel:
                 self.fit_, self.prior,
             )  # fmt: skip
             kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
-            mean = mean + scale * fit.offset  # the constraints' constant means (.constraints)
             return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
         fit = fit_icm_kernel(
             X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
