@@ -72,18 +72,18 @@ MANYTASK = {
     ),
 }
 DEFAULT = "manytask, probability"  # MultiTaskBO's default constraint rule
-NOTES = """Which rule is the default. The *manytask* and *probability* rows were rerun on
-10 seeds of every problem with the code of 2026-12-04 on the machine of the heading (earlier
-code gave C2-DTLZ2 0.549 and 0.496); the other rows are from 2026-12-02, on an AMD EPYC.
-Paired over seeds (probability − optimistic, mean ± se): C2-DTLZ2 +0.155 ± 0.051
-(ahead on 8 of 10), ConstrainedBraninCurrin −0.021 ± 0.042 (5), DiscBrake −0.016 ± 0.016 (3);
-mean over the three problems 0.794 against 0.754. So `feasibility="probability"` stays the
-default (ours; the paper has no constraints): far ahead where feasibility is rare, within
-the seeds' spread where it is not. Measured and not kept (earlier sessions): radius 0.5 or 2
-for the probability rule (C2-DTLZ2 0.551 and 0.497), the prior (0.504), the probability at
-the constraints' lower bound μ − βσ (0.502, 0.943, 0.907 on the three problems, cached as
-`manytask, optimistic probability`), the scalarisation's range over the feasible
-observations only (0.454, 0.908, 0.929).
+NOTES = """Which rule is the default. The *manytask*, *probability* and *probability, prior*
+rows were rerun on 10 seeds of every problem with the code of 2026-12-04 on the machine of
+the heading (earlier code gave C2-DTLZ2 0.549, 0.496 and 0.504); the other rows are from
+2026-12-02, on an AMD EPYC. Paired over seeds (probability − optimistic, mean ± se):
+C2-DTLZ2 +0.155 ± 0.051 (ahead on 8 of 10), ConstrainedBraninCurrin −0.021 ± 0.042 (5),
+DiscBrake −0.016 ± 0.016 (3); mean over the three problems 0.794 against 0.754. So
+`feasibility="probability"` stays the default (ours; the paper has no constraints): far
+ahead where feasibility is rare, within the seeds' spread where it is not. Measured and not
+kept (earlier sessions): radius 0.5 or 2 for the probability rule (C2-DTLZ2 0.551 and
+0.497), the probability at the constraints' lower bound μ − βσ (0.502, 0.943, 0.907 on the
+three problems, cached as `manytask, optimistic probability`), the scalarisation's range
+over the feasible observations only (0.454, 0.908, 0.929).
 
 Diagnosis of C2-DTLZ2 (d = 6; c ≤ 0 in three discs of radius 0.2 centred on the front, so 6.7 %
 of the candidates are feasible; the constraint's noise sd, 0.065, is as large as the whole
@@ -93,13 +93,17 @@ feasible range of c, [−0.077, 0]). By diagnosis loops over this setting (not t
 objectives' UCB and incumbent by the noise-free objectives (the constraint model kept) gives
 0.923 (+0.345 ± 0.036, every seed); replacing the probability of feasibility by the true
 feasibility (the objectives' model kept) gives 0.792 (+0.214 ± 0.036); both 0.989. Telling
-noise-free objectives instead does not help (−0.035 ± 0.060, 5 seeds): it is the fit, not
-the noise. At the 46th point the objectives' ICM has the lengthscales of x₂…x₆ (which enter
+noise-free objectives instead does not help (−0.035 ± 0.060, 5 seeds): the noise is not
+the cause. At the 46th point the objectives' ICM has the lengthscales of x₂…x₆ (which enter
 only through the distance g to the front) at the upper bound 10 on seeds 0 and 2 and every
 lengthscale at the lower bound 0.01 on seed 1, where BoTorch's SingleTaskGP of each
-objective on the same points has 0.3–4.4: the rest of the gap to qLogNParEGO lies in the
-objectives' ICM fit (maximum likelihood, warm-started refits; `kernel_learning`), not in the
-constraint rule.
+objective on the same points has 0.3–4.4 (maximum likelihood, warm-started refits;
+`kernel_learning`). The MAP fit (`kernel_prior=True`, the *prior* row, rerun on 10 seeds)
+gives lengthscales like BoTorch's (0.3–6, seeds 0–2) but the same feasible HV on C2-DTLZ2
+(−0.001 ± 0.077 paired; +0.046 ± 0.030 on ConstrainedBraninCurrin, +0.007 ± 0.014 on
+DiscBrake): what the objectives' side loses is not only that fit but how the scalarised
+UCB explores an objective model still uncertain about g after 46 points — the rest of the
+gap to qLogNParEGO, outside the constraint rule.
 (a) *The constraint's probability of feasibility was not calibrated.* Over all candidates
 (5 seeds × rounds 16, 26, 36, 46): AUC 0.55 (below 0.5 at some rounds), Brier 0.077 and 149
 expected feasible candidates against 67, where BoTorch's SingleTaskGP fitted to the same
