@@ -73,9 +73,10 @@ MANYTASK = {
 }
 DEFAULT = "manytask, probability"  # MultiTaskBO's default constraint rule
 NOTES = """Which rule is the default. The *manytask*, *probability* and *probability, prior*
-rows were rerun on 10 seeds of every problem with the code of 2026-12-04 on the machine of
-the heading (earlier code gave C2-DTLZ2 0.549, 0.496 and 0.504); the other rows are from
-2026-12-02, on an AMD EPYC. Paired over seeds (probability − optimistic, mean ± se):
+rows were rerun on 10 seeds (the default's on 20) of every problem with the code of
+2026-12-04 on the machine of the heading (earlier code gave C2-DTLZ2 0.549, 0.496 and
+0.504); the other rows are from 2026-12-02, on an AMD EPYC. Paired over seeds 0–9
+(probability − optimistic, mean ± se):
 C2-DTLZ2 +0.155 ± 0.051 (ahead on 8 of 10), ConstrainedBraninCurrin −0.021 ± 0.042 (5),
 DiscBrake −0.016 ± 0.016 (3); mean over the three problems 0.794 against 0.754. So
 `feasibility="probability"` stays the default (ours; the paper has no constraints): far
@@ -88,7 +89,7 @@ over the feasible observations only (0.454, 0.908, 0.929).
 Diagnosis of C2-DTLZ2 (d = 6; c ≤ 0 in three discs of radius 0.2 centred on the front, so 6.7 %
 of the candidates are feasible; the constraint's noise sd, 0.065, is as large as the whole
 feasible range of c, [−0.077, 0]). By diagnosis loops over this setting (not this script;
-10 seeds unless said; paired against the default's 0.578):
+seeds 0–9 unless said; paired against the default's 0.578 on them):
 (c) *the objectives' model is the larger loss.* Replacing, in the probability rule, the
 objectives' UCB and incumbent by the noise-free objectives (the constraint model kept) gives
 0.923 (+0.345 ± 0.036, every seed); replacing the probability of feasibility by the true
@@ -120,10 +121,11 @@ paired: C2-DTLZ2 −0.008 ± 0.069, ConstrainedBraninCurrin +0.019 ± 0.026, Dis
 0.016 with the probability rule (+0.122 ± 0.042, −0.011 ± 0.022, −0.007 ± 0.014 with the
 optimistic one; cached as `manytask, probability, constant mean` and `manytask, constant
 mean`) — not better across the three, so not kept. With the objectives' ICM fitted by MAP
-(`kernel_prior=True`) it is the best combination measured: 0.625, 0.955, 0.903 (cached as
-`manytask, probability, prior, constant mean`), paired against the default +0.047 ± 0.054,
-+0.056 ± 0.021, −0.002 ± 0.023 (ahead on 6, 8, 7 of 10 seeds; mean 0.828 against 0.794),
-against the prior alone +0.048 ± 0.080, +0.009 ± 0.015, −0.009 ± 0.021. Making it the
+(`kernel_prior=True`) it is the best combination measured: on 20 seeds 0.585, 0.950, 0.897
+(cached as `manytask, probability, prior, constant mean`), paired against the default
++0.029 ± 0.060, +0.044 ± 0.014, +0.021 ± 0.021 (ahead on 12, 14, 14 of 20 seeds; mean 0.811
+against 0.780); on seeds 0–9 against the prior alone +0.048 ± 0.080, +0.009 ± 0.015,
+−0.009 ± 0.021. Making it the
 default needs 23ad152 back and `kernel_prior=True` whenever `n_constraints` > 0, a change of
 `MultiTaskBO`'s defaults left to the objectives' model work (`kernel_learning`). On
 DiscBrake both models' probabilities are far too low (189 and 200 expected feasible
@@ -142,7 +144,7 @@ Against qLogNParEGO (paired on its seeds, mean ± se): the default −0.201 ± 0
 C2-DTLZ2 (10 seeds, ahead on 1), −0.063 ± 0.025 on ConstrainedBraninCurrin (5 seeds, none)
 and −0.006 ± 0.006 on DiscBrake (5 seeds, 1); the optimistic rule −0.356 ± 0.064, −0.106 ±
 0.054 and +0.021 ± 0.027. So item 4's comparison is still lost on C2-DTLZ2, and by the
-objectives' model. The rerun rows ran at nice 10 beside other jobs (load 15–18): their
+objectives' model. The rerun rows ran at nice 10 beside other jobs (load 12–18): their
 ms/iter is not comparable with qLogNParEGO's. Side by side (an earlier session, seed 0, load
 11, by a timing loop over `run_one`, not cached): the default 262 ms/iter against
 qLogNParEGO's 3843 on C2-DTLZ2 (15×), 702 against 4189 on DiscBrake (6×: every constraint
