@@ -72,51 +72,81 @@ MANYTASK = {
     ),
 }
 DEFAULT = "manytask, probability"  # MultiTaskBO's default constraint rule
-NOTES = """Which rule is the default. Paired over seeds (probability − optimistic, mean ± se):
-C2-DTLZ2 +0.053 ± 0.078 (10 seeds, probability ahead on 7), ConstrainedBraninCurrin +0.069 ±
-0.026 (5 seeds, 4), DiscBrake −0.023 ± 0.018 (5 seeds, 1); mean over the three problems 0.803
-against 0.770. So `feasibility="probability"` is the default (ours; the paper has no
-constraints), chosen on three problems and significant on one only. It evaluates more
-feasible points (C2-DTLZ2: 9.4 of 46 against 5.3; qLogNParEGO 10.9). Measured and not kept:
-radius 0.5 or 2 for the probability rule (C2-DTLZ2 0.551 and 0.497, 10 seeds), the prior
-(0.504), and the probability evaluated at the constraints' lower confidence bound μ − βσ
-(an optimistic PoF: 0.502, 0.943, 0.907 on the three problems, 10/5/5 seeds, cached as
-`manytask, optimistic probability`, rule since removed); and the scalarisation's observed
-range taken over the feasible observations only (once ≥ 2 are feasible; a diagnosis loop
-patching the optimiser, not cached: 0.454, 0.908, 0.929 with the probability rule on the
-three problems, 10/5/5 seeds — more feasible points, 14 on C2-DTLZ2, on fewer arcs).
+NOTES = """Which rule is the default. The *manytask*, *probability* and *probability, prior*
+rows were rerun on 10 seeds (the default's on 20) of every problem with the code of
+2026-12-04 on the machine of the heading (earlier code gave C2-DTLZ2 0.549, 0.496 and
+0.504); the other rows are from 2026-12-02, on an AMD EPYC. Paired over seeds 0–9
+(probability − optimistic, mean ± se):
+C2-DTLZ2 +0.155 ± 0.051 (ahead on 8 of 10), ConstrainedBraninCurrin −0.021 ± 0.042 (5),
+DiscBrake −0.016 ± 0.016 (3); mean over the three problems 0.794 against 0.754. So
+`feasibility="probability"` stays the default (ours; the paper has no constraints): far
+ahead where feasibility is rare, within the seeds' spread where it is not. Measured and not
+kept (earlier sessions): radius 0.5 or 2 for the probability rule (C2-DTLZ2 0.551 and
+0.497), the probability at the constraints' lower bound μ − βσ (0.502, 0.943, 0.907 on the
+three problems, cached as `manytask, optimistic probability`), the scalarisation's range
+over the feasible observations only (0.454, 0.908, 0.929).
 
-Diagnosis on C2-DTLZ2 (6.7 % of the candidates feasible; one seed, seed 0, by a diagnosis
-loop over the bench's setting, not this script): truly feasible proposals per 10 rounds were
-1, 1, 0, 1 with the optimistic rule, 0, 0, 4, 2 with the probability rule, and 0, 0, 8, 9
-with the optimistic set at radius 0 for the constraints only (its HV 0.269: all on one arc);
-qLogNParEGO's 1, 4, 2, 2 (its seed 0 rerun by the same loop: HV 0.752, as cached).
-The optimistic set at β = 1 held 1.6 %, 5.8 %, 14 %, 14 % of the candidates at rounds 6, 16,
-26, 36 — at most twice the feasible share, not too large — but the UCB inside it goes to the
-most uncertain points, where the constraint's lower bound is loosest: the same uncertainty
-makes a point optimistically feasible and optimistically good, so 3 of 40 proposals were
-feasible. The probability rule breaks that tie (a point with σ_c large has PoF near Φ(τ/σ)),
-and it exploits: its improvement is over the best feasible observation's scalarised mean,
-which the optimistic rule never uses. The scalarisation's observed-range normalisation
-includes infeasible observations, as qLogNParEGO's (its Chebyshev normalises over the
-predicted values at all observed points); the feasible HV of this table uses only truly
-feasible points' noise-free values and BoTorch's reference, so no infeasible point enters the
-score. What is left of the gap on C2-DTLZ2 (0.549 against 0.779, no seed won): with as many
-feasible points as qLogNParEGO, ours lie farther from the front. The earlier version of this
-section measured why (seed 0): the objectives' ICM puts the lengthscales of x₂…x₆ (which
-enter only through the distance g to the front) at their upper bound at this noise, so the
-UCB does not see g, while the constraint's own GP covers 93 % of held-out c at ±2σ, as
-BoTorch's — the objectives' model, not the constraint rule. The
-*without constraints* row shows what the constraint model adds on top of the objectives'
-UCB.
+Diagnosis of C2-DTLZ2 (d = 6; c ≤ 0 in three discs of radius 0.2 centred on the front, so 6.7 %
+of the candidates are feasible; the constraint's noise sd, 0.065, is as large as the whole
+feasible range of c, [−0.077, 0]). By diagnosis loops over this setting (not this script;
+seeds 0–9 unless said; paired against the default's 0.578 on them):
+(c) *the objectives' model is the larger loss.* Replacing, in the probability rule, the
+objectives' UCB and incumbent by the noise-free objectives (the constraint model kept) gives
+0.923 (+0.345 ± 0.036, every seed); replacing the probability of feasibility by the true
+feasibility (the objectives' model kept) gives 0.792 (+0.214 ± 0.036); both 0.989. Telling
+noise-free objectives instead does not help (−0.035 ± 0.060, 5 seeds): the noise is not
+the cause. At the 46th point the objectives' ICM has the lengthscales of x₂…x₆ (which enter
+only through the distance g to the front) at the upper bound 10 on seeds 0 and 2 and every
+lengthscale at the lower bound 0.01 on seed 1, where BoTorch's SingleTaskGP of each
+objective on the same points has 0.3–4.4 (maximum likelihood, warm-started refits;
+`kernel_learning`). The MAP fit (`kernel_prior=True`, the *prior* row, rerun on 10 seeds)
+gives lengthscales like BoTorch's (0.3–6, seeds 0–2) but the same feasible HV on C2-DTLZ2
+(−0.001 ± 0.077 paired; +0.046 ± 0.030 on ConstrainedBraninCurrin, +0.007 ± 0.014 on
+DiscBrake): what the objectives' side loses is not only that fit but how the scalarised
+UCB explores an objective model still uncertain about g after 46 points — the rest of the
+gap to qLogNParEGO, outside the constraint rule.
+(a) *The constraint's probability of feasibility was not calibrated.* Over all candidates
+(5 seeds × rounds 16, 26, 36, 46): AUC 0.55 (below 0.5 at some rounds), Brier 0.077 and 149
+expected feasible candidates against 67, where BoTorch's SingleTaskGP fitted to the same
+told constraint values has AUC 0.73, Brier 0.061, 76. The hyper-parameters are not the cause
+(the block model's constraint GP already has its own lengthscales, variance and noise, and
+BoTorch's hyper-parameters with a zero mean give AUC 0.38 where its own fit gives 0.53,
+seed 0, round 16): the told points are where c was believed small, so a GP reverting to
+their mean calls every unexplored region feasible, where BoTorch's fitted constant mean sits
+0.7–0.8 sd above it. A constant mean fitted with every constraint's kernel (coordinate
+ascent: the kernel's MAP on c − m, then m = 1ᵀK⁻¹c / 1ᵀK⁻¹1, twice; commit 23ad152, reverted)
+calibrates it as BoTorch's (AUC 0.69, Brier 0.062, 53 expected; BoTorch's on the same points
+0.68, 0.062, 64) and evaluates more feasible points (16.5 against 11.2), but its feasible HV,
+paired: C2-DTLZ2 −0.008 ± 0.069, ConstrainedBraninCurrin +0.019 ± 0.026, DiscBrake −0.036 ±
+0.016 with the probability rule (+0.122 ± 0.042, −0.011 ± 0.022, −0.007 ± 0.014 with the
+optimistic one; cached as `manytask, probability, constant mean` and `manytask, constant
+mean`) — not better across the three, so not kept. With the objectives' ICM fitted by MAP
+(`kernel_prior=True`) it is the best combination measured: on 20 seeds 0.585, 0.950, 0.897
+(cached as `manytask, probability, prior, constant mean`), paired against the default
++0.029 ± 0.060, +0.044 ± 0.014, +0.021 ± 0.021 (ahead on 12, 14, 14 of 20 seeds; mean 0.811
+against 0.780); on seeds 0–9 against the prior alone +0.048 ± 0.080, +0.009 ± 0.015,
+−0.009 ± 0.021. Making it the
+default needs 23ad152 back and `kernel_prior=True` whenever `n_constraints` > 0, a change of
+`MultiTaskBO`'s defaults left to the objectives' model work (`kernel_learning`). On
+DiscBrake both models' probabilities are far too low (189 and 200 expected feasible
+candidates of 640, 3 seeds): two of its four constraints span ±100 but lie within ±1 of 0 on
+80 % of the candidates, under noise of sd 4–5 (5 % of the range).
+(b) *The acquisition.* The incumbent taken over the told points whose posterior mean is
+feasible, instead of the noisily observed feasible ones: +0.019 ± 0.018, −0.001 ± 0.001,
+−0.003 ± 0.003 on the three problems (−0.065 on C2-DTLZ2 with the constant mean): not
+kept. An earlier session's seed-0 trace: truly feasible proposals per 10 rounds 1, 1, 0, 1
+with the optimistic rule (the same uncertainty makes a point optimistically feasible and
+optimistically good), 0, 0, 4, 2 with the probability rule, qLogNParEGO's 1, 4, 2, 2.
+The *without constraints* row shows what the constraint model adds on top of the
+objectives' UCB.
 
-Against qLogNParEGO (paired, mean ± se): the default −0.230 ± 0.043 on C2-DTLZ2 (no seed
-won), −0.031 ± 0.005 on ConstrainedBraninCurrin (5 seeds, none won) and −0.011 ± 0.013 on
-DiscBrake (5 seeds, 2 won); the optimistic rule −0.283 ± 0.055, −0.100 ± 0.026 and +0.012 ±
-0.026. So item 4's comparison is still lost on C2-DTLZ2, by less; within the seeds' spread on
-DiscBrake. qLogNParEGO on the BoTorch problems ran at nice 10 beside the other jobs: its
-ms/iter there is not comparable with anything. Side by side (seed 0, the four runs at once,
-load 11, by a timing loop over `run_one`, not cached): the default 262 ms/iter against
+Against qLogNParEGO (paired on its seeds, mean ± se): the default −0.201 ± 0.051 on
+C2-DTLZ2 (10 seeds, ahead on 1), −0.063 ± 0.025 on ConstrainedBraninCurrin (5 seeds, none)
+and −0.006 ± 0.006 on DiscBrake (5 seeds, 1); the optimistic rule −0.356 ± 0.064, −0.106 ±
+0.054 and +0.021 ± 0.027. So item 4's comparison is still lost on C2-DTLZ2, and by the
+objectives' model. The rerun rows ran at nice 10 beside other jobs (load 12–18): their
+ms/iter is not comparable with qLogNParEGO's. Side by side (an earlier session, seed 0, load
+11, by a timing loop over `run_one`, not cached): the default 262 ms/iter against
 qLogNParEGO's 3843 on C2-DTLZ2 (15×), 702 against 4189 on DiscBrake (6×: every constraint
 is one more GP refitted at every tell)."""
 METHODS = (*MANYTASK, "qLogNParEGO")
