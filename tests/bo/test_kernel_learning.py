@@ -5,6 +5,8 @@ input validation."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -345,3 +347,27 @@ def test_map_icm_posterior_covers_held_out_values_as_botorch_single_task_gps_do(
 def _coverage_and_rmse(mu, var, truth):
     covered = np.abs(mu - truth) <= 2 * np.sqrt(np.maximum(var, 0.0))
     return covered.mean(), np.sqrt(np.mean((mu - truth) ** 2))
+
+
+def test_a_warm_start_stuck_at_the_lower_lengthscale_bound_gets_the_data_driven_start():
+    """The white-noise optimum (lengthscales at 0.01: Gram ≈ I) is a stationary point a warm
+    start does not leave; the refit then also runs the data-driven start and keeps the better
+    — here the fresh fit, whose likelihood is far higher (the case a BO chain fell into)."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(14, 2))
+    Y = np.c_[np.sin(3 * X[:, 0]), np.cos(3 * X[:, 0])] + 0.05 * rng.normal(size=(14, 2))
+    Y = (Y - Y.mean(axis=0)) / Y.std(axis=0)
+    fresh = fit_icm_kernel(X, Y, n_restarts=1)  # the data-driven start only
+    stuck = dataclasses.replace(
+        fresh, lengthscales=np.full(2, LENGTHSCALE_BOUNDS[0]), noise=NOISE_BOUNDS[0]
+    )
+    refit = fit_icm_kernel(X, Y, n_restarts=1, init=stuck)
+    assert len(refit.start_values) == 2  # the stuck start, then the data-driven one
+    stuck_value, fresh_value = refit.start_values
+    assert stuck_value < fresh.log_marginal_likelihood - 10  # stayed degenerate on its own
+    # the data-driven start is the same optimisation as `fresh`: same optimum, kept
+    assert fresh_value == pytest.approx(fresh.log_marginal_likelihood, rel=1e-6, abs=1e-6)
+    assert refit.log_marginal_likelihood == pytest.approx(fresh_value, rel=1e-6, abs=1e-6)
+    assert np.all(refit.lengthscales > 0.1)
+    # a warm start that does not collapse is not restarted
+    assert len(fit_icm_kernel(X, Y, n_restarts=1, init=fresh).start_values) == 1

@@ -84,12 +84,13 @@ def maximize(optimizer, weights, radius, excluded):
         else:
             feasibility = ProbabilityWeighted(thresholds, None if best is None else best[1])
 
-    best = None  # acquisition="ei": the improvement on the best posterior mean observed
-    if optimizer.acquisition == "ei":
-        best = incumbent(optimizer, weights, scalarization)
+    # acquisition="ei": the improvement on the incumbent's value
+    improved = best[1] if optimizer.acquisition == "ei" and best is not None else None
 
     def acquisition(X):
-        return optimizer._policy.acquisition(X, weights, scalarization, radius, feasibility, best)
+        return optimizer._policy.acquisition(
+            X, weights, scalarization, radius, feasibility, improved
+        )
 
     if optimizer.candidates is not None:
         values = np.where(excluded, -np.inf, acquisition(None))

@@ -406,6 +406,14 @@ def _init_start(init, packing):
     return packing.clip(theta)
 
 
+def _collapsed(theta, packing):
+    """Whether a fit has a lengthscale at its lower bound: with t ≲ 100 points in the unit cube
+    its Gram matrix is ≈ I, the data explained as white noise — a degenerate local optimum that
+    a chain of warm-started refits does not leave (its gradient in that lengthscale is ≈ 0)."""
+    lengthscales = packing.unpack(theta)[0]
+    return bool(np.any(lengthscales <= 1.01 * LENGTHSCALE_BOUNDS[0]))
+
+
 def fit_icm_kernel(
     X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=None, init=None, prior=False
 ):
@@ -420,13 +428,14 @@ def fit_icm_kernel(
     - W entries in [−``W_BOUND``, ``W_BOUND``], v in ``TASK_DIAGONAL_BOUNDS`` and the noise
       variance η in ``NOISE_BOUNDS`` = [1e-6, 10] × the output variance.
 
-    Without ``prior`` the bounds alone keep the optimum away from degenerate kernels; with
-    it the fit is a MAP estimate under BoTorch's priors of ``SingleTaskGP`` (log-normal
-    densities of l_k, μ = √2 + ½ log d and σ = √3, and of η, μ = −4 and σ = 1), which keep
-    a few noisy points from being explained by lengthscales at their lower bound and η → 0
-    (an interpolating, overconfident posterior). L-BFGS-B
-    (``scipy.optimize.minimize``) runs with the analytic gradient of
-    :func:`icm_log_marginal_likelihood` from ``n_restarts`` starts and keeps the best.
+    Without ``prior`` the bounds keep every parameter finite, though the likelihood can have
+    a degenerate optimum at the lower lengthscale bound (see ``n_restarts``); with it the fit
+    is a MAP estimate under BoTorch's priors of ``SingleTaskGP`` (log-normal densities of l_k,
+    μ = √2 + ½ log d and σ = √3, and of η, μ = −4 and σ = 1), which keep a few noisy points
+    from being explained by lengthscales at their lower bound and η → 0 (an interpolating,
+    overconfident posterior). L-BFGS-B (``scipy.optimize.minimize``) runs with the analytic
+    gradient of :func:`icm_log_marginal_likelihood` from ``n_restarts`` starts and keeps the
+    best.
 
     Parameters
     ----------
@@ -443,7 +452,9 @@ def fit_icm_kernel(
         guess (lengthscale 0.3, B ≈ 0.9 × the empirical task covariance, η = 0.1), then from
         random parameters drawn with ``random_state``. A BO loop that refits every few
         rounds can pass ``init=previous_fit, n_restarts=1``; with 2, a fresh start keeps a
-        warm-started chain of fits from staying in a poor local optimum.
+        warm-started chain of fits from staying in a poor local optimum. With ``init`` and
+        one start, a fit that ends with a lengthscale at its lower bound (the degenerate
+        white-noise optimum) is followed by the data-driven start, and the better is kept.
     random_state : None, int or numpy Generator
         Seeds the random starts.
     init : ICMFit, optional
@@ -495,12 +506,19 @@ def fit_icm_kernel(
     starts = [packing.clip(theta) for theta in starts]
     bounds = packing.bounds()
     best, messages, values = None, [], []
-    for theta0 in starts:
+
+    def run(theta0):
+        nonlocal best
         result = minimize(negative_lml, theta0, jac=True, method="L-BFGS-B", bounds=bounds)
         messages.append(str(result.message))
         values.append(float(-result.fun))
         if np.isfinite(result.fun) and (best is None or result.fun < best.fun):
             best = result
+
+    for theta0 in starts:
+        run(theta0)
+    if init is not None and n_restarts == 1 and best is not None and _collapsed(best.x, packing):
+        run(packing.clip(_default_start(Y, packing)))
     if best is None:
         raise RuntimeError(f"every start of the ICM fit failed: {messages}")
     lengthscales, W, task_diagonal, noise = packing.unpack(best.x)
