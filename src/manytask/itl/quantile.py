@@ -100,8 +100,8 @@ def iteration_budget(max_iter, lambda_):
 
     Ours. In the whitened coordinates the ridge adds λ I to the Hessian of the data term, so
     the problem's condition number grows like 1/λ, and the iterations that L-BFGS-B (like
-    conjugate gradients) needs to reach a fixed tolerance like its square root (measured
-    on 0/1 targets: about 170, 400, 1300 and 2900 at λ = 1e-2, 1e-3, 1e-4 and 1e-5).
+    conjugate gradients) needs to reach a fixed tolerance like its square root; measured
+    in ``benchmarks/RESULTS.md`` ("∞-QR's refit budget at a small chosen λ").
 
     Parameters
     ----------
