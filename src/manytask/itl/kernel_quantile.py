@@ -253,6 +253,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         warm_sizes=(),
         feature_dtype=np.float64,
         start=None,
+        max_iter=None,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
@@ -268,6 +269,8 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         the input features Φ (:class:`~manytask.itl.whitening.WhitenedModel`).
         ``start``: the packed starting point of L-BFGS-B in the coordinates of the whitened
         model built here (None: zeros; with ``warm_sizes``, of the first stage).
+        ``max_iter``: the L-BFGS-B iterations of each stage and of the fit (None: the
+        estimator's).
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -296,6 +299,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         )
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
         stop = None
+        max_iter = self.max_iter if max_iter is None else max_iter
         verbose = getattr(self, "verbose", 0)
         if len(warm_sizes) and len(extra) == 0:
             probe = whitened.rows(slice(0, warm_sizes[0]))
@@ -316,10 +320,10 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
                 stage = whitened.rows(slice(0, size))
                 blocks = BLOCK_ROWS if size > BLOCK_ROWS else None
                 stage_rule = stage_stop(size, start)
-                bar = self._progress_bar(self.max_iter, verbose, f", first {size} rows")
+                bar = self._progress_bar(max_iter, verbose, f", first {size} rows")
                 with bar:
                     start = minimise(
-                        stage, term, penalty, self.max_iter, self.tol, start, blocks, bar,
+                        stage, term, penalty, max_iter, self.tol, start, blocks, bar,
                         stop=stage_rule,
                     ).x  # fmt: skip
             stop = stage_stop(len(y_standardised), start)
@@ -327,7 +331,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             model,
             data_term,
             penalty,
-            self.max_iter,
+            max_iter,
             self.tol,
             whitened,
             blockwise=True,

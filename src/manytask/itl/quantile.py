@@ -49,7 +49,7 @@ from .losses import check_quantiles
 from .model import DecomposableModel
 from .selection import HOLDOUT_FOLDS, held_out_risk
 
-__all__ = ["InfiniteQuantileRegressor"]
+__all__ = ["InfiniteQuantileRegressor", "iteration_budget"]
 
 #: Grid points per tail on which :meth:`InfiniteQuantileRegressor.predict` takes its
 #: running minimum (maximum) beyond the outer anchors.
@@ -90,6 +90,37 @@ SELECTION_ROWS = 5000
 #: Growth of the continuation's stages: SELECTION_ROWS × CONTINUATION_FACTOR^k rows, up to
 #: half the training points, then all of them.
 CONTINUATION_FACTOR = 10
+#: λ down to which a fit at a chosen λ runs ``max_iter`` L-BFGS-B iterations (the largest of
+#: :data:`~manytask.itl.selection.LAMBDA_PATH`); below it, :func:`iteration_budget`.
+BUDGET_LAMBDA = 1e-2
+
+
+def iteration_budget(max_iter, lambda_):
+    """L-BFGS-B iterations of a fit at a chosen λ: ⌈max_iter × max(1, √(BUDGET_LAMBDA/λ))⌉.
+
+    Ours. In the whitened coordinates the ridge adds λ I to the Hessian of the data term, so
+    the problem's condition number grows like 1/λ, and the iterations that L-BFGS-B (like
+    conjugate gradients) needs to reach a fixed tolerance like its square root; measured
+    in ``benchmarks/RESULTS.md`` ("∞-QR's refit budget at a small chosen λ").
+
+    Parameters
+    ----------
+    max_iter : int
+        Iterations at λ >= :data:`BUDGET_LAMBDA`.
+    lambda_ : float
+        The ridge weight λ > 0 of the fit.
+
+    Returns
+    -------
+    int
+        The budget, at least ``max_iter``.
+
+    Examples
+    --------
+    >>> iteration_budget(2000, 1e-2), iteration_budget(2000, 1e-4)
+    (2000, 20000)
+    """
+    return max(max_iter, math.ceil(max_iter * math.sqrt(BUDGET_LAMBDA / lambda_)))
 
 
 def continuation_sizes(n_samples):
@@ -146,7 +177,10 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
     bias : bool, default=True
         Add b(θ) = Σ_j c_j k_b(θ, θ_j) with a Gaussian k_b (§3.3, "Models with bias").
     max_iter : int, default=2000
-        L-BFGS-B iterations.
+        L-BFGS-B iterations of a fit at a given ``lambda_``. At a λ chosen in ``fit``
+        (``lambda_=None`` or ``cv``) the fit on all the data runs up to
+        ⌈max_iter × max(1, √(1e-2/λ))⌉ (:func:`iteration_budget`, ours: the iterations
+        grow like 1/√λ; 31.6 × max_iter at the path's smallest λ = 1e-5).
     tol : float, default=1e-8
         L-BFGS-B ``ftol`` (``gtol`` is tol/100); beyond :data:`SELECTION_ROWS` points the
         fit also stops by the statistical rule of the large-n Notes.
@@ -356,6 +390,7 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         n_extra = check_int(self.extra_crossing_points, "extra_crossing_points", minimum=0)
         folds = check_int(self.cv, "cv", minimum=2, allow_none=True)
         check_int(self.verbose, "verbose", minimum=0)
+        max_iter = check_int(self.max_iter, "max_iter")
         n_components = None if auto else self.n_components
         n_components = check_int(n_components, "n_components", allow_none=True)
         chosen = {"n_components": n_components}
@@ -372,12 +407,14 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
             chosen["warm_sizes"] = continuation_sizes(len(y))
         selection = (X_select, y_select, quadrature, kernels, lambda_nc, chosen["n_components"])
         if folds is not None and len(y) >= 2 * folds:
-            chosen.update(self._select(*selection, folds, math.inf, self.max_iter))
+            chosen.update(self._select(*selection, folds, math.inf, max_iter))
         elif folds is None and self.lambda_ is None and len(y) >= 2 * HOLDOUT_FOLDS:
-            iterations = min(SELECTION_MAX_ITER, self.max_iter)
+            iterations = min(SELECTION_MAX_ITER, max_iter)
             chosen.update(self._select(*selection, HOLDOUT_FOLDS, SMALL_SET, iterations))
         elif self.lambda_ is None:
             chosen["lambda_"] = FALLBACK_LAMBDA
+        if "lambda_" in chosen:  # a λ the user did not fix: a budget that grows as it shrinks
+            chosen["max_iter"] = iteration_budget(max_iter, chosen["lambda_"])
         start = chosen.pop("start", None)
         if start is not None and n_components is None and n_extra == 0 and X_select is X:
             # The selection's features are the refit's (same points, kernel and pivots):

@@ -83,6 +83,10 @@ def cross_validate_quantiles(
 ):
     """Held-out risks of every (bandwidth, λ) by ``folds``-fold CV, and a warm start.
 
+    Public: the search that ∞-QR's ``cv`` and ``lambda_=None`` run (through
+    :func:`~manytask.itl._choice.choose`, with :func:`cross_validate`), as a function for a
+    grid, folds or data term of one's own.
+
     Parameters
     ----------
     X, y : ndarray of shape (n, d) and (n,)
