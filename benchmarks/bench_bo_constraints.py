@@ -65,6 +65,11 @@ MANYTASK = {
     ),  # fmt: skip
     # the UCB's improvement weighted by the probability of feasibility
     "manytask, probability": dict(n_constraints=1, feasibility="probability"),
+    # the default rule with the earlier refit schedule (every 2 observations): the rows of
+    # "manytask, probability" before MultiTaskBO's default became a refit every 3
+    "manytask, probability, refit_every=2": dict(
+        n_constraints=1, feasibility="probability", refit_every=2
+    ),
     "manytask, probability, beta=0.5": dict(n_constraints=1, feasibility="probability", beta=0.5),
     "manytask, probability, beta=2": dict(n_constraints=1, feasibility="probability", beta=2.0),
     "manytask, probability, prior": dict(
