@@ -27,6 +27,10 @@ The held-out score of ∞-QR is the ITL risk of eqs. (8)–(9) without smoothing
 ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
 the levels by the quadrature of the fit. :func:`cross_validate` is the same search for any
 data term, penalty and held-out score (∞-CSC and ∞-DLSE use it with their own).
+
+∞-QR's default then averages instead of picking (``aggregate=True``): :func:`stacking_weights`
+are the convex weights over the fitted settings of least held-out risk of the weighted
+average of their held-out fits (stacking), and the settings so weighted are refitted.
 """
 
 from __future__ import annotations
