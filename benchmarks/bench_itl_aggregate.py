@@ -212,7 +212,10 @@ def report(path, cost_path):
         "of least out-of-fold integrated pinball, `selection.stacking_weights`), averaged "
         "with those weights; *stack_bag*: the same weights on the fold means. *QRF*: "
         "`RandomForestQuantileRegressor(random_state=split)`. Fold fits are the selection's "
-        "(≤ 50 L-BFGS-B iterations each).",
+        "(≤ 50 L-BFGS-B iterations each). Here the averages are of rearranged predictions "
+        "and the refits start from zero; the library's `aggregate=True` rearranges the "
+        "average and starts each refit from its fold mean (its figures: `bench_itl_forest`). "
+        f"Splits run but incomplete (not counted): {len(counts) - len(complete)}.",
         "",
         markdown_table(header, table),
         "",
