@@ -154,7 +154,9 @@ def test_bad_cv_is_a_value_error(cv):
 def test_default_chooses_from_the_data_and_refits_with_the_choice(monkeypatch, small_set):
     monkeypatch.setattr(quantile, "SMALL_SET", small_set)
     X, y = _data(n=40, seed=1)
-    model = InfiniteQuantileRegressor(n_anchors=8, random_state=0, **CONVERGED).fit(X, y)
+    model = InfiniteQuantileRegressor(
+        n_anchors=8, random_state=0, aggregate=False, **CONVERGED
+    ).fit(X, y)
     best = np.unravel_index(np.argmin(model.cv_risks_), model.cv_risks_.shape)
     assert model.cv_risks_.shape == (len(selection.BANDWIDTH_FACTORS), len(selection.LAMBDA_PATH))
     assert model.selected_lambda_ == selection.LAMBDA_PATH[best[1]]

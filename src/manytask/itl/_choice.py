@@ -44,6 +44,7 @@ def choose(
     folds=HOLDOUT_FOLDS,
     small_set=SMALL_SET,
     return_start=False,
+    return_fits=False,
 ):
     """(λ, input bandwidth) of least held-out ``score``; sets the ``cv_``/``selected_`` attributes.
 
@@ -77,6 +78,8 @@ def choose(
     return_start : bool, default=False
         Also return the mean of the folds' fits at the chosen setting (the refit's warm
         start, :func:`~manytask.itl.selection.cross_validate`).
+    return_fits : bool, default=False
+        Also return every fitted setting's folds' mean and out-of-fold values.
 
     Returns
     -------
@@ -87,6 +90,9 @@ def choose(
     start : ndarray
         With ``return_start`` only: the packed warm start, in the coordinates of
         ``make_whitened`` of the chosen kernel on all of X.
+    fits : dict
+        With ``return_fits`` only: ``(λ, bandwidth) -> (start, held-out values)`` of every
+        fitted setting (the ``fits`` of :func:`~manytask.itl.selection.cross_validate`).
 
     Examples
     --------
@@ -123,9 +129,9 @@ def choose(
 
     splits = folds if len(X) < small_set else 1
     slack = 0.0 if tolerance is None else tolerance(len(X) * splits // folds)
-    risks, start = cross_validate(
+    risks, start, *fits = cross_validate(
         X, y, bandwidths, lambdas, folds, whiten, data_term, penalty, score,
-        max_iter, estimator.tol, estimator.random_state, splits, slack,
+        max_iter, estimator.tol, estimator.random_state, splits, slack, return_fits,
     )  # fmt: skip
     candidates = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)
     best_bandwidth, best_lambda = np.unravel_index(candidates[0], risks.shape)
@@ -133,4 +139,8 @@ def choose(
     estimator.selected_lambda_ = lambdas[best_lambda]
     estimator.selected_input_bandwidth_ = bandwidths[best_bandwidth]
     chosen = estimator.selected_lambda_, estimator.selected_input_bandwidth_
-    return (*chosen, start) if return_start else chosen
+    if return_start:
+        chosen += (start,)
+    if return_fits:
+        chosen += ({(lambdas[l], bandwidths[b]): fit for (b, l), fit in fits[0].items()},)
+    return chosen

@@ -27,11 +27,17 @@ The held-out score of ∞-QR is the ITL risk of eqs. (8)–(9) without smoothing
 ℓ_θj(y_i − h(x_i)(θ_j)) over the fold's held-out points: the pinball loss integrated over
 the levels by the quadrature of the fit. :func:`cross_validate` is the same search for any
 data term, penalty and held-out score (∞-CSC and ∞-DLSE use it with their own).
+
+∞-QR's default then averages instead of picking (``aggregate=True``): :func:`stacking_weights`
+are the convex weights over the fitted settings of least held-out risk of the weighted
+average of their held-out fits (stacking), and the settings so weighted are refitted.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
 from sklearn.model_selection import KFold
 
 from ._estimator import minimise, random_generator, ridge_penalty
@@ -44,6 +50,7 @@ __all__ = [
     "LAMBDA_PATH",
     "cross_validate",
     "cross_validate_quantiles",
+    "stacking_weights",
 ]
 
 #: λ searched by ``cv`` (largest first: the path's warm starts).
@@ -170,6 +177,7 @@ def cross_validate(
     random_state=None,
     max_splits=None,
     slack=0.0,
+    held_out_values=False,
 ):
     """Held-out scores of every (bandwidth, λ) for any data term, penalty and score.
 
@@ -196,6 +204,8 @@ def cross_validate(
     slack : float, default=0.0
         The warm start returned is that of the first setting (bandwidths, then λ in the
         order given) whose score is within ``slack`` of the least.
+    held_out_values : bool, default=False
+        Also return every fitted setting's mean solution and out-of-fold values.
 
     Returns
     -------
@@ -204,6 +214,11 @@ def cross_validate(
         first rise of a bandwidth's path (not fitted).
     start : ndarray of shape (whiten(b).n_params,)
         The mean of the splits' solutions at that setting.
+    fits : dict
+        With ``held_out_values`` only: ``(b, l) -> (mean solution, values)`` for every
+        fitted setting (bandwidth index b, λ index l), ``values`` of shape (n, m) the
+        held-out model values ``whiten(bandwidth).rows(test).predict`` of each split's fit
+        on its held-out rows (NaN on rows no split held out).
 
     Examples
     --------
@@ -231,7 +246,7 @@ def cross_validate(
     seed = int(random_generator(random_state).integers(2**31))
     splits = list(KFold(folds, shuffle=True, random_state=seed).split(X))[:max_splits]
     risks = np.full((len(bandwidths), len(lambdas)), np.inf)
-    means = {}  # the splits' mean solution (coordinates of all n points) of each setting
+    means, values = {}, {}  # the splits' mean solution (all n points), out-of-fold values
     for b, bandwidth in enumerate(bandwidths):
         whitened = whiten(bandwidth)
         parts = [
@@ -245,13 +260,71 @@ def cross_validate(
                 result = minimise(fold, term, path_penalty, max_iter, tol, starts[part])
                 starts[part] = result.x
                 risk += score(held_out, result.x, y_held_out)
+                if held_out_values:
+                    predicted = held_out.predict(*held_out.unpack(result.x))
+                    if part == 0:
+                        values[b, index] = np.full((len(X), predicted.shape[1]), np.nan)
+                    values[b, index][splits[part][1]] = predicted
             risks[b, index] = risk / len(parts)
             means[b, index] = np.mean(starts, axis=0)
             if position > 0 and risks[b, index] > risks[b, order[position - 1]]:
                 break  # past the minimum along the path: smaller λ stay at +inf
     chosen = np.flatnonzero(risks.ravel() <= np.min(risks) + slack)[0]
     b, index = np.unravel_index(chosen, risks.shape)
+    if held_out_values:
+        fits = {key: (means[key], values[key]) for key in values}
+        return risks, means[int(b), int(index)], fits
     return risks, means[int(b), int(index)]
+
+
+def stacking_weights(values, y, anchors, weights):
+    """Convex weights of least integrated pinball risk of the weighted average of ``values``.
+
+    Solves min over w >= 0, Σ_s w_s = 1 of Σ_j weights_j mean_i ℓ_θj(y_i − Σ_s w_s
+    values_s[i, j]), the held-out ITL risk (eqs. 8–9, κ = 0) of the average of the settings'
+    out-of-fold fits ("stacking", Wolpert 1992; Breiman 1996), as a linear program
+    (residual = u⁺ − u⁻, u± >= 0, HiGHS' interior-point method).
+
+    Parameters
+    ----------
+    values : sequence of S arrays of shape (n, m)
+        Each setting's held-out model values at the anchors.
+    y : ndarray of shape (n,)
+        The held-out targets.
+    anchors, weights : arrays (m,)
+        Quadrature of the levels.
+
+    Returns
+    -------
+    ndarray of shape (S,)
+        The weights (non-negative, summing to 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0.0, 1.0, 2.0, 3.0])
+    >>> good, bad = y[:, None] + np.zeros((4, 1)), y[:, None] + 1.0
+    >>> np.round(stacking_weights([bad, good], y, np.array([0.5]), np.array([1.0])), 6)
+    array([0., 1.])
+    """
+    stacked = np.stack([np.asarray(v, dtype=float).ravel() for v in values], axis=1)
+    rows, settings = stacked.shape
+    levels = np.tile(anchors, len(y))
+    mass = np.tile(weights, len(y)) / len(y)
+    identity = sparse.identity(rows, format="csr")
+    constraints = sparse.vstack([
+        sparse.hstack([sparse.csr_matrix(stacked), identity, -identity]),
+        sparse.hstack([sparse.csr_matrix(np.ones((1, settings))),
+                       sparse.csr_matrix((1, 2 * rows))]),
+    ]).tocsr()  # fmt: skip
+    targets = np.append(np.repeat(y, len(anchors)), 1.0)
+    cost = np.concatenate([np.zeros(settings), levels * mass, (1 - levels) * mass])
+    result = linprog(cost, A_eq=constraints, b_eq=targets, bounds=(0, None), method="highs-ipm")
+    if not result.success:  # not met on sane inputs: the single setting of least risk
+        own = [np.mean(pinball(y[:, None], v, anchors[None, :]), axis=0) @ weights for v in values]
+        return np.eye(settings)[np.argmin(own)]
+    chosen = np.clip(result.x[:settings], 0.0, None)
+    return chosen / chosen.sum()
 
 
 def _targets(data_term, y, train, test):
