@@ -92,7 +92,7 @@ VARIANTS = {
     "mt beta=0.5, refit_every=1, prior": dict(beta=0.5, refit_every=1, kernel_prior=True),
     # a refit every 2 observations (bench_bo_botorch_timing.py: the time per round)
     "mt beta=1, refit_every=2": dict(beta=1.0, refit_every=2),
-    # a refit every 3 and 4 observations (the former the default since, after the suite)
+    # a refit every 3 and 4 observations
     "mt beta=1, refit_every=3": dict(beta=1.0, refit_every=3),
     "mt beta=1, refit_every=4": dict(beta=1.0, refit_every=4),
     # an increasing map of every objective before the standardisation (transforms.py)
