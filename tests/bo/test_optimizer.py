@@ -66,26 +66,35 @@ def test_exponential_radius_draw_is_the_argmax_at_the_drawn_radius():
     assert any(differs)  # the draws changed some proposal: not the check of a fixed radius
 
 
-def test_expected_improvement_proposal_is_the_argmax_of_an_independent_recomputation():
-    # s* = max over the observations of s_λ(μ(x_s)), m = s_λ(μ(x)), w = L_λ‖Γ(x, x)‖^{1/2}
-    # from a posterior refitted here; EI by numerical integration of (s − s*)₊ against
-    # N(m, w²), not by the closed form the optimiser uses
-    from scipy import integrate, stats
-
+def _scalarised_posterior(optimizer, X, state):
+    """s* = max over the observations of s_λ(μ(x_s)), m = s_λ(μ(X)) and w = L_λ‖Γ(X, X)‖^{1/2}
+    from a posterior refitted here, with the weights drawn from the optimiser's random
+    ``state`` taken before its ask."""
     from manytask.posterior import ExactPosterior
+
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    weights = optimizer._sample_weights(rng, 2)
+    posterior = ExactPosterior(KERNEL, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
+    scalarization = optimizer.scalarization.fitted(optimizer.Y_)
+    best = scalarization(posterior.mean(optimizer.X_), weights).max()
+    mean = scalarization(posterior.mean(X), weights)
+    sd = scalarization.lipschitz(weights) * np.sqrt(
+        np.maximum(np.linalg.eigvalsh(posterior.cov(X))[:, -1], 0.0)
+    )
+    return best, mean, sd
+
+
+def test_expected_improvement_proposal_is_the_argmax_of_an_independent_recomputation():
+    # EI by numerical integration of (s − s*)₊ against N(m, w²), not by the closed form the
+    # optimiser uses
+    from scipy import integrate, stats
 
     optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL, acquisition="ei", seed=5)
     drive(optimizer, 5, np.random.default_rng(1))
     for _ in range(3):
-        rng = np.random.default_rng()
-        rng.bit_generator.state = optimizer._rng.bit_generator.state
-        weights = optimizer._sample_weights(rng, 2)
-        posterior = ExactPosterior(KERNEL, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
-        scalarization = optimizer.scalarization.fitted(optimizer.Y_)
-        best = scalarization(posterior.mean(optimizer.X_), weights).max()
-        mean = scalarization(posterior.mean(CANDIDATES), weights)
-        sd = scalarization.lipschitz(weights) * np.sqrt(
-            np.maximum(np.linalg.eigvalsh(posterior.cov(CANDIDATES))[:, -1], 0.0)
+        best, mean, sd = _scalarised_posterior(
+            optimizer, CANDIDATES, optimizer._rng.bit_generator.state
         )
         ei = [
             integrate.quad(
@@ -102,30 +111,17 @@ def test_expected_improvement_proposal_is_the_argmax_of_an_independent_recomputa
 
 def test_expected_improvement_on_a_box_is_maximised_against_a_dense_grid():
     # on a box the proposal comes from multi-start L-BFGS-B (incumbent among the starts): its
-    # EI, recomputed in closed form from a posterior refitted here, is at least a dense grid's
-    # best up to the optimiser's tolerance
+    # EI in closed form is at least a dense grid's best up to the optimiser's tolerance
     from scipy import stats
-
-    from manytask.posterior import ExactPosterior
 
     optimizer = MultiTaskBO(bounds=[[0.0, 1.0]], kernel=KERNEL, acquisition="ei", seed=5)
     drive(optimizer, 5, np.random.default_rng(1))
     grid = np.linspace(0, 1, 4001)[:, None]
     for _ in range(3):
-        rng = np.random.default_rng()
-        rng.bit_generator.state = optimizer._rng.bit_generator.state
-        weights = optimizer._sample_weights(rng, 2)
-        posterior = ExactPosterior(KERNEL, optimizer.noise).fit(optimizer.X_, optimizer.Y_)
-        scalarization = optimizer.scalarization.fitted(optimizer.Y_)
-        best = scalarization(posterior.mean(optimizer.X_), weights).max()
-
+        state = optimizer._rng.bit_generator.state
         x = optimizer.ask()
         assert 0.0 <= x[0] <= 1.0
-        X = np.vstack([grid, x[None, :]])
-        mean = scalarization(posterior.mean(X), weights)
-        sd = scalarization.lipschitz(weights) * np.sqrt(
-            np.maximum(np.linalg.eigvalsh(posterior.cov(X))[:, -1], 0.0)
-        )
+        best, mean, sd = _scalarised_posterior(optimizer, np.vstack([grid, x[None, :]]), state)
         z = (mean - best) / sd
         ei = (mean - best) * stats.norm.cdf(z) + sd * stats.norm.pdf(z)
         assert ei[-1] >= ei[:-1].max() * (1 - 1e-3)
