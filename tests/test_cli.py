@@ -23,7 +23,14 @@ def demo_result():
     return run_posterior_demo(seed=0)
 
 
-def test_demo_writes_report_into_out_and_prints_its_path(tmp_path, capsys):
+@pytest.fixture
+def posterior_demo_only(monkeypatch):
+    """The command line's handling with the posterior section only: every section has its own
+    test (tests/test_demo_*.py), and ``make check-dist`` runs the whole ``manytask demo``."""
+    monkeypatch.setattr(manytask.demos, "DEMOS", [DEMOS[0]])
+
+
+def test_demo_writes_report_into_out_and_prints_its_path(tmp_path, capsys, posterior_demo_only):
     out = tmp_path / "r"
     assert main(["demo", "--out", str(out), "--quiet"]) == 0
     assert (out / "index.html").is_file()
@@ -33,7 +40,7 @@ def test_demo_writes_report_into_out_and_prints_its_path(tmp_path, capsys):
     assert captured.err == ""  # --quiet: no progress bar
 
 
-def test_demo_prints_table_and_progress_unless_quiet(tmp_path, capsys):
+def test_demo_prints_table_and_progress_unless_quiet(tmp_path, capsys, posterior_demo_only):
     assert main(["demo", "--out", str(tmp_path / "r")]) == 0
     captured = capsys.readouterr()
     assert "RMSE multi-task" in captured.out
@@ -42,7 +49,9 @@ def test_demo_prints_table_and_progress_unless_quiet(tmp_path, capsys):
     assert "posterior demo" in captured.err  # tqdm writes to stderr
 
 
-def test_demo_default_out_is_manytask_report_in_working_directory(tmp_path, monkeypatch):
+def test_demo_default_out_is_manytask_report_in_working_directory(
+    tmp_path, monkeypatch, posterior_demo_only
+):
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--quiet"]) == 0
     assert sorted(os.listdir(tmp_path)) == ["manytask-report"]
