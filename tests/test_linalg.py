@@ -130,6 +130,18 @@ def test_solve_lower_matches_numpy_for_batched_input():
     assert_allclose(result, np.linalg.solve(L, B), rtol=1e-10)
 
 
+def test_solve_lower_with_many_columns_matches_scipy_and_refuses_a_singular_factor():
+    # the wide right-hand sides of a candidate set take BLAS's right-sided solve
+    L = np.linalg.cholesky(_random_pd(16, 30))
+    B = np.random.default_rng(17).normal(size=(30, 1000))
+    expected = solve_triangular(L, B, lower=True)
+    assert_allclose(solve_lower(L, B), expected, rtol=1e-10, atol=1e-12)
+    assert_allclose(solve_lower(L, np.asfortranarray(B)), expected, rtol=1e-10, atol=1e-12)
+    L[3, 3] = 0.0
+    with pytest.raises(np.linalg.LinAlgError):
+        solve_lower(L, B)
+
+
 def test_solve_lower_ignores_upper_triangle():
     L = np.linalg.cholesky(_random_pd(14, 4))
     B = np.random.default_rng(15).normal(size=(4, 2))

@@ -18,6 +18,7 @@ from manytask.bo.kernel_learning import (
     LENGTHSCALE_BOUNDS,
     NOISE_BOUNDS,
     ICMFit,
+    _shifted_inverses,
     fit_icm_kernel,
     icm_log_marginal_likelihood,
 )
@@ -64,6 +65,24 @@ def test_log_marginal_likelihood_matches_dense_gaussian_logpdf(kernel):
     # sample-major (the posterior's Gram K ⊗ B): rows of Y concatenated
     sample_major = multivariate_normal(np.zeros(n * t), np.kron(K, B) + noise * np.eye(n * t))
     assert_allclose(lml, sample_major.logpdf(Y.ravel()), rtol=1e-10)
+
+
+@pytest.mark.parametrize("negative", [False, True])
+def test_shifted_inverses_match_dense_inverses(negative):
+    # (ξ_i K + ηI)⁻¹ and log det against np.linalg.inv and slogdet. With an eigenvalue −0.1
+    # of K no Cholesky factor of 2.5 K + 0.01 I exists, and the eigenbasis path clips K's
+    # eigenvalues at 0: the inverses are those of ξ_i K₊ + ηI.
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.normal(size=(7, 7)))
+    a = np.linspace(-0.1 if negative else 0.05, 3.0, 7)
+    K = (Q * a) @ Q.T
+    xi, noise = np.array([0.0, 0.4, 2.5]), 1e-2
+    inverses, log_dets = _shifted_inverses(K, xi, noise)
+    for i, x in enumerate(xi):
+        M = (Q * (x * np.maximum(a, 0.0) + noise)) @ Q.T
+        # condition number ≤ 7.5/0.01: inverses agree to ~1e-13 relative
+        assert_allclose(inverses[i], np.linalg.inv(M), rtol=1e-10, atol=1e-10)
+        assert_allclose(log_dets[i], np.linalg.slogdet(M)[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "matern52"])

@@ -73,8 +73,10 @@ def hallucinate(optimizer, x):
 def maximize(optimizer, weights, radius, excluded):
     """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
-    scalarization, feasibility = optimizer._scalarization(), None
-    best = incumbent(optimizer, weights, scalarization)
+    scalarization, feasibility, best = optimizer._scalarization(), None, None
+    # the incumbent serves constraints, EI and the box search's starts, not a UCB on a set
+    if optimizer.n_constraints or optimizer.acquisition == "ei" or optimizer.candidates is None:
+        best = incumbent(optimizer, weights, scalarization)
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:

@@ -4,9 +4,9 @@ The paper assumes the kernel is known; a user usually does not know the lengthsc
 the objectives correlate. Here k is an ARD RBF (or Matérn 5/2) of unit variance, the task
 matrix is B = WWᵀ + diag(v) with W of shape (n, rank) (GPyTorch's ``IndexKernel``
 parameterisation) and the noise is isotropic, η I. In the BO setting every task is observed
-at every input, so Cov(vec Y) = B ⊗ K + ηI is a Kronecker sum whose eigendecomposition
-follows from those of K (t × t) and B (n × n): the likelihood and its gradient cost
-O(t³ + n³ + t²(n + d)) per evaluation, never an (nt)³ factorisation
+at every input, so Cov(vec Y) = B ⊗ K + ηI is a Kronecker sum that B's eigenvectors split
+into n problems ξ_i K + ηI (t × t): the likelihood and its gradient cost
+O(n t³ + n³ + t²(n + d)) per evaluation, never an (nt)³ factorisation
 (:func:`icm_log_marginal_likelihood`, derivation in its docstring).
 
 Conventions: inputs are normalised by the caller to the unit cube and outputs standardised
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg.lapack import dpotrf, dpotri, dsyevd
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 
@@ -90,25 +91,52 @@ def _pair_sum(P, D):
     return float(np.sum(np.where(P != 0, P * D, 0.0)))
 
 
+def _shifted_inverses(K, xi, noise):
+    """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of M_i = ξ_i K + ηI for every ξ_i: from a
+    Cholesky factor of each, ~20× cheaper than an eigendecomposition of K at t ≈ 30; if one
+    fails (K off PSD by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at
+    0: M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
+    t = len(K)
+    inverses, diagonals = np.empty((len(xi), t, t)), np.empty((len(xi), t))
+    for i, x in enumerate(xi):
+        M = x * K
+        M.flat[:: t + 1] += noise
+        factor, info = dpotrf(M, lower=1)  # the upper triangle zeroed
+        if info == 0:
+            lower, info = dpotri(factor, lower=1)  # the lower triangle of M_i⁻¹, upper 0
+        if info != 0:
+            break
+        inverses[i] = lower + lower.T
+        inverses[i].flat[:: t + 1] *= 0.5
+        diagonals[i] = factor.flat[:: t + 1]
+    else:
+        return inverses, 2.0 * np.log(diagonals).sum(axis=1)
+    a, Q = np.linalg.eigh(K)
+    S = np.outer(np.maximum(a, 0.0), xi) + noise  # S[j, i] = ξ_i a_j + η
+    inverses = np.einsum("jk,ki,lk->ijl", Q, 1.0 / S, Q)
+    return inverses, np.log(S).sum(axis=0)
+
+
 def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
     """log p(Y) and, if asked, its gradient with respect to (log l, W, log v, log η)."""
     t, n = Y.shape
     K, F, Z = _gram_and_lengthscale_factor(X, lengthscales, kernel)
     B = W @ W.T + np.diag(task_diagonal)
-    a, Q = np.linalg.eigh(K)
-    a = np.maximum(a, 0.0)  # K is PSD; clip round-off so that every ξ_i a_j + η ≥ η > 0
-    xi, U = np.linalg.eigh(B)
-    xi = np.maximum(xi, 0.0)
-    S = np.outer(a, xi) + noise  # S[j, i] = ξ_i a_j + η: the eigenvalues of B ⊗ K + ηI
-    Y_rotated = Q.T @ Y @ U  # Ỹ = QᵀYU
-    lml = -0.5 * (np.sum(Y_rotated**2 / S) + np.sum(np.log(S)) + n * t * _LOG_2PI)
+    xi, U, _ = dsyevd(B, compute_v=1, lower=1)  # np.linalg.eigh's LAPACK call, 1/10 the time
+    xi = np.maximum(xi, 0.0)  # B is PSD; clip round-off so that every ξ_i K + ηI ⪰ ηI
+    inverses, log_dets = _shifted_inverses(K, xi, noise)  # M_i = ξ_i K + ηI
+    Y_rotated = Y @ U  # Ỹ = YU: column i is problem i's data, of covariance M_i
+    alpha = np.matmul(inverses, Y_rotated.T[:, :, None])[:, :, 0].T  # α_i = M_i⁻¹ỹ_i
+    lml = -0.5 * (np.sum(Y_rotated * alpha) + np.sum(log_dets) + n * t * _LOG_2PI)
     if not gradient:
         return lml, None
-    A = Q @ (Y_rotated / S) @ U.T  # unvec of C⁻¹ vec(Y)
-    # ∂/∂K (holding B, η): ½ (A B Aᵀ − Q diag(Σ_i ξ_i / S_ji) Qᵀ)
-    grad_K = 0.5 * (A @ B @ A.T - (Q * (S**-1 @ xi)) @ Q.T)
-    # ∂/∂B (holding K, η): ½ (Aᵀ K A − U diag(Σ_j a_j / S_ji) Uᵀ)
-    grad_B = 0.5 * (A.T @ K @ A - (U * (a @ S**-1)) @ U.T)
+    A = alpha @ U.T  # unvec of C⁻¹ vec(Y)
+    # ∂/∂K (holding B, η): ½ (A B Aᵀ − Σ_i ξ_i M_i⁻¹)
+    flat = inverses.reshape(n, t * t)
+    grad_K = 0.5 * (A @ B @ A.T - (xi @ flat).reshape(t, t))
+    # ∂/∂B (holding K, η): ½ (Aᵀ K A − U diag(tr(M_i⁻¹K)) Uᵀ)
+    traces = flat @ K.ravel()
+    grad_B = 0.5 * (A.T @ K @ A - (U * traces) @ U.T)
     P = grad_K * F
     row_sums = P.sum(axis=1)
     # Σ_jj' P_jj' (z_jk − z_j'k)² = 2 (Σ_j (P1)_j z_jk² − z_kᵀ P z_k), P symmetric
@@ -123,7 +151,7 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
         "log_lengthscales": grad_log_lengthscales,
         "W": (grad_B + grad_B.T) @ W,
         "log_task_diagonal": np.diag(grad_B) * task_diagonal,
-        "log_noise": 0.5 * noise * (np.sum(A**2) - np.sum(1.0 / S)),
+        "log_noise": 0.5 * noise * (np.sum(A**2) - flat[:, :: t + 1].sum()),
     }
     return lml, grads
 
@@ -131,7 +159,8 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
 def icm_log_marginal_likelihood(
     X, Y, lengthscales, W, task_diagonal, noise, kernel="rbf", return_gradient=False
 ):
-    """Log marginal likelihood of Y under the ICM model, by two small eigendecompositions.
+    """Log marginal likelihood of Y under the ICM model, split by B's eigenvectors into n
+    independent t × t problems.
 
     Model: vec(Y) ~ N(0, C), C = B ⊗ K + ηI, with vec stacking the columns of Y (task-major;
     the posterior's sample-major Gram K ⊗ B with Y flattened by rows is the same Gaussian),
@@ -156,7 +185,13 @@ def icm_log_marginal_likelihood(
       ∂ log p/∂log v_i = v_i (G_B)_ii;
     - for ∂C = ∂η I: ∂ log p/∂log η = ½ η (‖A‖²_F − Σ_ji 1/S_ji).
 
-    Each evaluation costs one eigendecomposition of K (t × t) and one of B (n × n).
+    Computation: Q diag(1/S_·i) Qᵀ = M_i⁻¹ with M_i = ξ_i K + ηI and Σ_j log S_ji = log det M_i,
+    so every term above is computed from a Cholesky factor and the inverse of each M_i
+    (w and g through Σ_i ξ_i M_i⁻¹ and g_i = tr(M_i⁻¹K), Ỹ / S through α_i = M_i⁻¹(YU)_i),
+    without the eigendecomposition of K, which costs ~20× a Cholesky factor at t ≈ 30; K's
+    eigenvalues, clipped at 0, serve only where a factor fails (K off PSD by round-off beside
+    a tiny η). Each evaluation then costs one eigendecomposition of B (n × n) and n
+    factorisations and inverses of t × t matrices.
 
     Parameters
     ----------
