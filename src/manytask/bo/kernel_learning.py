@@ -96,20 +96,21 @@ def _shifted_inverses(K, xi, noise):
     Cholesky factor of each, ~20× cheaper than an eigendecomposition of K at t ≈ 30; if one
     fails (K off PSD by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at
     0: M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
-    t = len(K)
-    inverses, diagonals = np.empty((len(xi), t, t)), np.empty((len(xi), t))
-    for i, x in enumerate(xi):
-        M = x * K
-        M.flat[:: t + 1] += noise
-        factor, info = dpotrf(M, lower=1)  # the upper triangle zeroed
+    t, n = len(K), len(xi)
+    M = xi[:, None, None] * K  # every M_i in one allocation, overwritten by its factor
+    M.reshape(n, t * t)[:, :: t + 1] += noise
+    inverses, diagonals = np.empty_like(M), np.empty((n, t))
+    for i in range(n):
+        # M_i is symmetric, so its transpose is the Fortran-ordered array LAPACK works in
+        factor, info = dpotrf(M[i].T, lower=1, overwrite_a=1)  # the upper triangle zeroed
         if info == 0:
-            lower, info = dpotri(factor, lower=1)  # the lower triangle of M_i⁻¹, upper 0
+            diagonals[i] = np.diagonal(factor)
+            lower, info = dpotri(factor, lower=1, overwrite_c=1)  # M_i⁻¹'s lower triangle
         if info != 0:
             break
-        inverses[i] = lower + lower.T
-        inverses[i].flat[:: t + 1] *= 0.5
-        diagonals[i] = factor.flat[:: t + 1]
+        np.add(lower, lower.T, out=inverses[i])
     else:
+        inverses.reshape(n, t * t)[:, :: t + 1] *= 0.5  # the diagonal was counted twice
         return inverses, 2.0 * np.log(diagonals).sum(axis=1)
     a, Q = np.linalg.eigh(K)
     S = np.outer(np.maximum(a, 0.0), xi) + noise  # S[j, i] = ξ_i a_j + η
@@ -533,10 +534,9 @@ def fit_icm_kernel(
         log_prior, prior_gradient = packing.log_prior(theta)
         return -lml - log_prior, -packing.pack_gradient(grads) - prior_gradient
 
-    starts = [_default_start(Y, packing)]
-    if init is not None:  # the previous fit first, then the data-driven guess
-        starts.insert(0, _init_start(init, packing))
-    starts = starts[: int(n_restarts)]
+    starts = [] if init is None else [_init_start(init, packing)]  # the previous fit first,
+    if len(starts) < n_restarts:  # then the data-driven guess (not computed if unused)
+        starts.append(_default_start(Y, packing))
     starts += [_random_start(rng, packing) for _ in range(int(n_restarts) - len(starts))]
     starts = [packing.clip(theta) for theta in starts]
     bounds = packing.bounds()
