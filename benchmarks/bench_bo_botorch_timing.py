@@ -7,7 +7,8 @@ BLAS and torch on both sides, the two sides are timed in turn, ``--repeats`` tim
 * manytask (``MultiTaskBO(candidates=C, kernel="auto")`` with its defaults): ``--rounds``
   consecutive ``ask`` + ``tell`` of the point asked, observed with noise as in
   ``bench_bo_botorch.py``'s loop (the ``tell`` of every ``refit_every``-th refits the ICM
-  kernel; the mean over the rounds);
+  kernel; the mean over the rounds), and the same rounds without refits (the kernel fitted
+  before them, never again), whose difference is what the refits cost per round;
 * BoTorch: the fit of the ModelListGP (``fit_gpytorch_mll``, one GP per objective), then
   each acquisition (qLogNParEGO, qLogNEHVI) built and maximised over the candidates by
   ``optimize_acqf_discrete``; a round is fit + acquisition.
@@ -57,14 +58,15 @@ class Clock:
         return np.array([time.perf_counter() - self.wall, time.process_time() - self.cpu])
 
 
-def time_manytask(setting, indices, Y, n_observed):
+def time_manytask(setting, indices, Y, n_observed, **config):
     """(wall, CPU) seconds of one ask + tell, mean over the rounds after the first
     N_INITIAL + n_observed observations (BoTorch's data). Every round tells the point asked,
     as a loop does (a point asked and never told stays pending, and every later ask would
-    hallucinate it), its noise from the draws of the fixed rounds' points."""
+    hallucinate it), its noise from the draws of the fixed rounds' points. ``config``:
+    arguments of MultiTaskBO beside its defaults."""
     from manytask.bo import MultiTaskBO
 
-    optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=0)
+    optimizer = MultiTaskBO(candidates=setting.unit, kernel="auto", seed=0, **config)
     start = N_INITIAL + n_observed
     for index, y in zip(indices[:start], Y):
         optimizer.tell(setting.unit[index], y)
@@ -109,17 +111,20 @@ def measure(name, args):
     methods = ["qLogNParEGO"]
     if setting.values.shape[1] <= args.nehvi_max_objectives:
         methods.append("qLogNEHVI")
-    loads, mt, bt = [os.getloadavg()[0]], [], []
+    loads, mt, frozen, bt = [os.getloadavg()[0]], [], [], []
     time_manytask(setting, indices, Y, args.observed)  # first-call costs, untimed (BoTorch
     time_botorch(setting, indices, Y, args.observed, methods[:1])  # compiles an extension)
     for _ in range(args.repeats):  # the two sides in turn, so that load drifts hit both
         mt.append(time_manytask(setting, indices, Y, args.observed))
+        # the same rounds without a refit (the kernel fitted once, before them): ask + the
+        # posterior's rank-one update; the difference is the refits' share of a round
+        frozen.append(time_manytask(setting, indices, Y, args.observed, refit_every=10**9))
         bt.append(time_botorch(setting, indices, Y, args.observed, methods))
         loads.append(os.getloadavg()[0])
-    manytask = np.median(mt, axis=0)
+    manytask, without_refits = np.median(mt, axis=0), np.median(frozen, axis=0)
     fit = np.median([b["fit"] for b in bt], axis=0)
     rounds = {m: fit + np.median([b[m] for b in bt], axis=0) for m in methods}
-    return setting, manytask, fit, rounds, loads
+    return setting, (manytask, without_refits), fit, rounds, loads
 
 
 def refit_every():
@@ -133,6 +138,7 @@ def refit_every():
 
 def table_row(setting, threads, manytask, fit, rounds, loads):
     """One problem's row: times as wall / CPU milliseconds, ratios as wall / CPU."""
+    manytask, without_refits = manytask
 
     def ms(pair):
         return "—" if pair is None else f"{1000 * pair[0]:.0f} / {1000 * pair[1]:.0f}"
@@ -149,6 +155,7 @@ def table_row(setting, threads, manytask, fit, rounds, loads):
         setting.values.shape[1],
         threads,
         f"{1000 * manytask[0]:.1f} / {1000 * manytask[1]:.1f}",
+        f"{1000 * without_refits[1]:.1f}",
         ms(fit),
         ms(parego),
         ms(nehvi),
@@ -186,6 +193,7 @@ def main():
         "objectives",
         "threads",
         "manytask round (ms, wall / CPU)",
+        "manytask round without refits (CPU ms)",
         "BoTorch fit (ms)",
         "qLogNParEGO round (ms)",
         "qLogNEHVI round (ms)",
@@ -199,7 +207,8 @@ Measured {machine()}, torch {torch.__version__}, BoTorch {botorch.__version__}; 
 sides timed in turn ({args.repeats} repeats, medians) in one process with the same number of
 BLAS and torch threads (*threads*). `python benchmarks/bench_bo_botorch_timing.py`:
 {N_INITIAL} + {args.observed} noisy observations (noise 0.05), then {args.rounds} rounds of
-manytask with its defaults (a kernel refit every {refit_every()} tells; mean round), and
+manytask with its defaults (a kernel refit every {refit_every()} tells; mean round; *without
+refits*: the same rounds with `refit_every=10**9`, ask + the posterior's update), and
 BoTorch's round: model fit + the acquisition's build + `optimize_acqf_discrete` over the
 {N_CANDIDATES} candidates (qLogNEHVI on problems with ≤ {args.nehvi_max_objectives}
 objectives). Every time as wall / CPU (`time.process_time`, all threads of the
