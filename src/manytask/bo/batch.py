@@ -73,10 +73,8 @@ def hallucinate(optimizer, x):
 def maximize(optimizer, weights, radius, excluded):
     """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
-    scalarization, feasibility, best = optimizer._scalarization(), None, None
-    # the incumbent serves constraints, EI and the box search's starts, not a UCB on a set
-    if optimizer.n_constraints or optimizer.acquisition == "ei" or optimizer.candidates is None:
-        best = incumbent(optimizer, weights, scalarization)
+    scalarization, feasibility = optimizer._scalarization(), None
+    best = incumbent(optimizer, weights, scalarization)
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
@@ -105,7 +103,11 @@ def maximize(optimizer, weights, radius, excluded):
 
 def incumbent(optimizer, weights, scalarization):
     """(x*, s*): the told point observed feasible with the largest s_λ(μ_t(x_s)), and that
-    value (None if no told point is feasible)."""
+    value (None if no told point is feasible, or where nothing uses it: it serves the
+    constraints, EI and the box search's starts, not a UCB on a finite set)."""
+    used = optimizer.n_constraints or optimizer.acquisition == "ei" or optimizer.bounds is not None
+    if not used:
+        return None
     feasible = optimizer.feasible_
     if not feasible.any():
         return None
