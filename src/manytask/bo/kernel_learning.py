@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 
@@ -85,6 +86,15 @@ def _gram_and_lengthscale_factor(X, lengthscales, kernel):
     return K, (5.0 / 3.0) * (1.0 + root5_s) * decay, Z
 
 
+def _symmetric_eigh(K):
+    """``numpy.linalg.eigh(K)``, retried with LAPACK's ``syevr`` when the default driver does
+    not converge (it can fail on a Gram matrix of points a few 1e-5 apart)."""
+    try:
+        return np.linalg.eigh(K)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.eigh(K, driver="evr")
+
+
 def _pair_sum(P, D):
     """Σ_jj' P_jj' D_jj', a pair with P_jj' = 0 counting 0 even where D_jj' overflowed."""
     return float(np.sum(np.where(P != 0, P * D, 0.0)))
@@ -95,7 +105,7 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
     t, n = Y.shape
     K, F, Z = _gram_and_lengthscale_factor(X, lengthscales, kernel)
     B = W @ W.T + np.diag(task_diagonal)
-    a, Q = np.linalg.eigh(K)
+    a, Q = _symmetric_eigh(K)
     a = np.maximum(a, 0.0)  # K is PSD; clip round-off so that every ξ_i a_j + η ≥ η > 0
     xi, U = np.linalg.eigh(B)
     xi = np.maximum(xi, 0.0)

@@ -138,10 +138,11 @@ class MultiTaskBO:
         ``kernel="auto"``: optimiser starts of every refit after the first (which has 3):
         the previous fit, then a fresh data-driven guess, then random ones (1, the default:
         the previous fit only; 2 gained nothing on that suite at 3–9× the time).
-    output_warping : {"none", "yeo-johnson", "rank"}
+    output_warping : {"none", "yeo-johnson", "rank", "rank-affine"}
         ``kernel="auto"``: a strictly increasing map ψ of every objective, refitted with the
         kernel, before the standardisation (:class:`~manytask.bo.transforms.OutputWarping`:
-        Yeo-Johnson, or the Gaussian rank transform). It leaves the Pareto front unchanged;
+        Yeo-Johnson, the Gaussian rank transform, or that transform below the median and
+        affine above it). It leaves the Pareto front unchanged;
         the posterior and the scalarisation then act on ψ(y). Theorem 2 covers ψ∘f only for
         a fixed ψ with ψ∘f in the RKHS ball; a ψ refitted to the data, like the
         standardisation itself, is outside it. The default ("none") is ours: on the 18
