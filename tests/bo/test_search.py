@@ -88,6 +88,9 @@ def test_avoid_told_keeps_proposals_off_the_told_points():
         x = optimizer.ask()
         assert np.min(np.abs(optimizer.X_[:, 0] - x[0])) >= optimizer.min_distance
         optimizer.tell(x, [-((x[0] - 0.3) ** 2)])
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())  # the option is saved
+    assert resumed.avoid_told
+    np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
 
 
 def test_maximize_on_box_improves_from_a_warm_start():
