@@ -242,7 +242,7 @@ def test_bad_input_is_refused_with_the_parameter_named():
         study.optimize(lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3)
 
 
-def test_single_objective_studies_get_the_rank_warping_and_the_prior_unless_given():
+def test_single_objective_studies_get_their_options_unless_given():
     """SINGLE_OBJECTIVE_OPTIONS apply to one objective only, and a user's option wins."""
     from manytask.bo.optuna import SINGLE_OBJECTIVE_OPTIONS
 
@@ -256,7 +256,12 @@ def test_single_objective_studies_get_the_rank_warping_and_the_prior_unless_give
     cases = [
         (["minimize"], one, {}, SINGLE_OBJECTIVE_OPTIONS),
         (["minimize"], one, {"output_warping": "none"}, {"output_warping": "none"}),
-        (["minimize"] * 2, two, {}, {"output_warping": "none", "kernel_prior": False}),
+        (
+            ["minimize"] * 2,
+            two,
+            {},
+            {"output_warping": "none", "kernel_prior": False, "avoid_told": False},
+        ),
     ]
     for directions, objective, options, expected in cases:
         sampler = MultiTaskSampler(seed=0, **FAST, **options)

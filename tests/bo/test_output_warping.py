@@ -1,6 +1,7 @@
 """The output warpings of ``kernel="auto"`` (transforms.OutputWarping), checked against
 independent computations: scikit-learn's Yeo-Johnson fit and a dense likelihood, the
-empirical CDF for the rank transform, and the inverse of every map."""
+empirical CDF for the rank transforms, the line of rank-affine's upper half, and the inverse
+of every map."""
 
 import numpy as np
 import pytest
@@ -84,6 +85,38 @@ def test_rank_warping_is_the_gaussian_copula_at_the_data():
         np.testing.assert_allclose(warping(Y)[:, j], expected, rtol=1e-12, atol=1e-12)
 
 
+def test_rank_affine_warping_is_the_copula_below_the_median_and_affine_above():
+    """Up to the median distinct value it is the rank transform; from there it is the line
+    through the median's and the largest value's rank quantiles (written out here)."""
+    Y = skewed_sample(4)
+    rank, affine = OutputWarping("rank", Y), OutputWarping("rank-affine", Y)
+    U = standardize_outputs(Y)[0]
+    for j in range(Y.shape[1]):
+        values = np.unique(U[:, j])
+        median, top = values[(len(values) - 1) // 2], values[-1]
+        q_median, q_top = stats.norm.ppf(
+            (np.array([(len(values) - 1) // 2, len(values) - 1]) + 0.5) / len(values)
+        )
+        lower = U[:, j] <= median
+        np.testing.assert_allclose(affine(Y)[lower, j], rank(Y)[lower, j], rtol=1e-12, atol=1e-12)
+        line = q_median + (U[~lower, j] - median) * (q_top - q_median) / (top - median)
+        np.testing.assert_allclose(affine(Y)[~lower, j], line, rtol=1e-12, atol=1e-12)
+
+
+def test_rank_affine_keeps_near_ties_of_the_largest_values_near():
+    """The case that made MultiTaskSampler re-propose the edge of Branin's box: the largest
+    values a millionth apart. The rank map puts them a quantile gap apart (≈ 0.5 here); the
+    rank-affine map puts them (their gap) × (its affine slope) apart."""
+    y = np.r_[np.linspace(-300.0, -10.0, 12), -1.547 - np.array([3e-6, 2e-6, 1e-6, 0.0])]
+    rank, affine = OutputWarping("rank", y[:, None]), OutputWarping("rank-affine", y[:, None])
+    assert np.diff(rank(y[:, None])[-2:, 0])[0] > 0.1
+    u = standardize_outputs(y[:, None])[0][:, 0]
+    q = stats.norm.ppf((np.array([7, 15]) + 0.5) / 16)  # the median's and the top's quantiles
+    slope = (q[1] - q[0]) / (u[15] - u[7])
+    np.testing.assert_allclose(np.diff(affine(y[:, None])[-4:, 0]), slope * np.diff(u[-4:]))
+    assert np.diff(affine(y[:, None])[-2:, 0])[0] < 1e-6
+
+
 def test_warping_leaves_constant_columns_finite():
     Y = np.c_[np.full(5, 3.0), np.arange(5.0)]
     for kind in OUTPUT_WARPINGS:
@@ -140,7 +173,7 @@ def test_fixed_reference_maps_through_the_warping(kind):
     np.testing.assert_allclose(mapped.scale, high - low, rtol=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["yeo-johnson", "rank"])
+@pytest.mark.parametrize("kind", ["yeo-johnson", "rank", "rank-affine"])
 def test_optimizer_with_warping_resumes_from_a_checkpoint(kind):
     rng = np.random.default_rng(0)
     C = rng.uniform(size=(50, 2))

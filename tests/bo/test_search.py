@@ -59,6 +59,40 @@ def test_maximize_on_box_keeps_away_from_busy_points():
     assert search.separated(x[None, :], [CENTRE], bounds, 0.1)[0]
 
 
+def test_maximize_on_box_avoids_told_points_while_it_can():
+    """A told point at the argmax c: the answer lies min_distance from it, so its value is
+    at most the quadratic's maximum outside that cube (a min_distance step from c along
+    the flattest axis, written out here: −a₃ m²; a search that kept c would exceed it).
+    When no Sobol point lies that far (min_distance = 1: only the corners would), the told
+    point is ignored and c comes back."""
+    bounds = np.tile([0.0, 1.0], (3, 1))
+    m = 0.1
+    x = maximize_on_box(quadratic, bounds, np.random.default_rng(1), [], 256, 5, m, [], [CENTRE])
+    assert search.separated(x[None, :], [CENTRE], bounds, m)[0]
+    constrained_max = -CURVATURE.min() * m**2
+    assert quadratic(x[None, :])[0] <= constrained_max + 1e-12
+    x = maximize_on_box(quadratic, bounds, np.random.default_rng(1), [], 64, 2, 1.0, [], [CENTRE])
+    np.testing.assert_allclose(x, CENTRE, atol=1e-4)
+
+
+def test_avoid_told_keeps_proposals_off_the_told_points():
+    """A noise-free 1-D objective told on a grid that holds its maximiser 0.3: every
+    proposal of avoid_told=True lies min_distance (1e-3 of the side) from every told point
+    (brute force over them), after each of 8 further tells."""
+    from manytask.bo import MultiTaskBO
+
+    optimizer = MultiTaskBO(bounds=[[0.0, 1.0]], seed=0, n_tasks=1, avoid_told=True)
+    for x in np.r_[np.linspace(0.0, 1.0, 11), 0.3 + 1e-4 * np.arange(1, 4)]:
+        optimizer.tell([x], [-((x - 0.3) ** 2)])
+    for _ in range(8):
+        x = optimizer.ask()
+        assert np.min(np.abs(optimizer.X_[:, 0] - x[0])) >= optimizer.min_distance
+        optimizer.tell(x, [-((x[0] - 0.3) ** 2)])
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())  # the option is saved
+    assert resumed.avoid_told
+    np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
+
+
 def test_maximize_on_box_improves_from_a_warm_start():
     """A peak of width 0.005 at c beside a broad hill at a: from a warm start 0.004 from c,
     L-BFGS-B climbs to c, whose value (≈ 0.9) beats the hill's top (0). Its curvature

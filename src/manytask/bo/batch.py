@@ -98,6 +98,7 @@ def maximize(optimizer, weights, radius, excluded):
     return search.maximize_on_box(
         acquisition, optimizer.bounds, optimizer._rng, excluded, optimizer.n_sobol,
         optimizer.n_restarts, optimizer.min_distance, () if best is None else [best[0]],
+        optimizer.X_ if optimizer.avoid_told else (),
     )  # fmt: skip
 
 

@@ -30,7 +30,7 @@ VERSION = 1
 PLAIN = (
     "algorithm", "noise", "delta", "rkhs_bound", "noise_std", "epsilon", "beta", "seed", "q",
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
-    "min_distance", "kernel_prior",
+    "min_distance", "avoid_told", "kernel_prior",
     "kernel_restarts", "feasibility", "output_warping", "radius_draw",
     "acquisition", "objective_model",
 )  # fmt: skip

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 from scipy.linalg.lapack import dpotrf, dpotri, dsyevd
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
@@ -86,6 +87,15 @@ def _gram_and_lengthscale_factor(X, lengthscales, kernel):
     return K, (5.0 / 3.0) * (1.0 + root5_s) * decay, Z
 
 
+def _symmetric_eigh(K):
+    """``numpy.linalg.eigh(K)``, retried with LAPACK's ``syevr`` when the default driver does
+    not converge (it can fail on a Gram matrix of points a few 1e-5 apart)."""
+    try:
+        return np.linalg.eigh(K)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.eigh(K, driver="evr")
+
+
 def _pair_sum(P, D):
     """Σ_jj' P_jj' D_jj', a pair with P_jj' = 0 counting 0 even where D_jj' overflowed."""
     return float(np.sum(np.where(P != 0, P * D, 0.0)))
@@ -112,7 +122,7 @@ def _shifted_inverses(K, xi, noise):
     else:
         inverses.reshape(n, t * t)[:, :: t + 1] *= 0.5  # the diagonal was counted twice
         return inverses, 2.0 * np.log(diagonals).sum(axis=1)
-    a, Q = np.linalg.eigh(K)
+    a, Q = _symmetric_eigh(K)
     S = np.outer(np.maximum(a, 0.0), xi) + noise  # S[j, i] = ξ_i a_j + η
     inverses = np.einsum("jk,ki,lk->ijl", Q, 1.0 / S, Q)
     return inverses, np.log(S).sum(axis=0)

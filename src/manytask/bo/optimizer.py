@@ -126,6 +126,13 @@ class MultiTaskBO:
         Box domains: the points of one ``ask(k)`` and the pending points lie at least this
         fraction of the box's side apart in some coordinate (a finite set never repeats a
         point within one ``ask(k)``).
+    avoid_told : bool
+        Box domains: every proposal also lies ``min_distance`` away from the told points,
+        while the Sobol sample has points that far from them. A noise-free objective
+        teaches nothing at a told point, yet the UCB's argmax can stay on the best one for
+        good (the stuck seeds of ``benchmarks/bench_optuna.py``); a noisy one learns about
+        as much ``min_distance`` away as at the point. The default (False) keeps the paper's argmax;
+        :class:`~manytask.bo.optuna.MultiTaskSampler` sets it for one objective.
     kernel_prior : bool
         ``kernel="auto"``: fit the objectives' kernel by MAP under BoTorch's log-normal
         priors of the lengthscales and the noise (Hvarfner, Hellsten & Nardi 2024;
@@ -138,10 +145,11 @@ class MultiTaskBO:
         ``kernel="auto"``: optimiser starts of every refit after the first (which has 3):
         the previous fit, then a fresh data-driven guess, then random ones (1, the default:
         the previous fit only; 2 gained nothing on that suite at 3–9× the time).
-    output_warping : {"none", "yeo-johnson", "rank"}
+    output_warping : {"none", "yeo-johnson", "rank", "rank-affine"}
         ``kernel="auto"``: a strictly increasing map ψ of every objective, refitted with the
         kernel, before the standardisation (:class:`~manytask.bo.transforms.OutputWarping`:
-        Yeo-Johnson, or the Gaussian rank transform). It leaves the Pareto front unchanged;
+        Yeo-Johnson, the Gaussian rank transform, or that transform below the median and
+        affine above it). It leaves the Pareto front unchanged;
         the posterior and the scalarisation then act on ψ(y). Theorem 2 covers ψ∘f only for
         a fixed ψ with ψ∘f in the RKHS ball; a ψ refitted to the data, like the
         standardisation itself, is outside it. The default ("none") is ours: on the 18
@@ -223,6 +231,7 @@ class MultiTaskBO:
         n_restarts=5,
         refit_every=2,
         min_distance=1e-3,
+        avoid_told=False,
         kernel_prior=False,
         kernel_restarts=1,
         output_warping="none",
@@ -330,6 +339,9 @@ class MultiTaskBO:
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
+        if not isinstance(avoid_told, (bool, np.bool_)):
+            raise ValueError(f"avoid_told must be True or False, got {avoid_told!r}")
+        self.avoid_told = bool(avoid_told)
         self._rng = np.random.default_rng(self.seed)
         self._X, self._Y, self._told_weights, self._pending = [], [], [], []
         self._learned, self._policy = None, None

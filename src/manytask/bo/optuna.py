@@ -57,17 +57,17 @@ __all__ = ["MultiTaskSampler"]
 
 _RESERVED = ("candidates", "bounds", "n_tasks", "seed")
 #: MultiTaskBO options of a single-objective study unless given (ours, not the paper's): the
-#: Gaussian rank transform of the values and the lengthscale prior. On the six
-#: single-objective problems of benchmarks/bench_optuna.py (5 seeds) the pair lowered the
-#: mean regret on five (Six-hump camel 0.415 → 0.0007, Hartmann 6 1.14 → 0.23, Rosenbrock
-#: 2265 → 75, Styblinski-Tang 36.8 → 18.9, Levy 4.14 → 2.10) and raised it on Branin (0.082 →
-#: 2.12, one seed of five stuck at 10.6); the rank transform alone lowered it on five and
-#: tied on Hartmann 6. On multi-objective problems the rank transform lost (ZDT1 there, and
-#: 0.021 of HV fraction over benchmarks/bench_bo_botorch.py's suite), so multi-objective
-#: studies keep MultiTaskBO's defaults. Over 10 seeds, output_warping="yeo-johnson" with the
-#: prior had the lower regret on five of the six but 5.6x rank's on Rosenbrock's heavy
-#: tail; rank kept (benchmarks/RESULTS.md, bench_optuna notes).
-SINGLE_OBJECTIVE_OPTIONS = {"output_warping": "rank", "kernel_prior": True}
+#: rank transform of the worse half of the values and an affine map of the better half, the
+#: lengthscale prior, and proposals kept min_distance from the told points. On
+#: benchmarks/bench_optuna.py (10 seeds) they lower the mean regret on all six
+#: single-objective problems against output_warping="rank", whose spreading of near-tied
+#: best values and UCB's re-proposals of the best told point left seeds stuck; the
+#: multi-objective problems keep MultiTaskBO's defaults (rank-affine lowered the HV on both).
+SINGLE_OBJECTIVE_OPTIONS = {
+    "output_warping": "rank-affine",
+    "kernel_prior": True,
+    "avoid_told": True,
+}
 
 
 class _Encoding:
@@ -156,10 +156,9 @@ class MultiTaskSampler(BaseSampler):
         ``scalarization``, ``weights``, ``reference``, ``beta``, ``n_sobol``,
         ``n_restarts``, ``refit_every``, ``output_warping``, …), except ``candidates``,
         ``bounds``, ``n_tasks`` and ``seed``, which the sampler sets. A single-objective
-        study defaults to ``output_warping="rank", kernel_prior=True`` (the Gaussian rank
-        transform of the values and the lengthscale prior: ours, chosen on
-        benchmarks/bench_optuna.py, where the pair lowered the regret on five of its six
-        single-objective problems; the rank transform lost on the multi-objective ones).
+        study defaults to ``output_warping="rank-affine", kernel_prior=True,
+        avoid_told=True`` (ours, chosen on benchmarks/bench_optuna.py:
+        :data:`SINGLE_OBJECTIVE_OPTIONS`).
 
     Examples
     --------

@@ -203,11 +203,12 @@ def random_box_point(bounds, rng, busy, min_distance, attempts=1000) -> np.ndarr
 
 
 def maximize_on_box(
-    acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance, warm_starts=()
+    acquisition, bounds, rng, busy, n_sobol, n_restarts, min_distance, warm_starts=(), avoid=()
 ):
     """argmax of ``acquisition`` (rows (m, d) → values (m,)) on the box, ``min_distance``
-    away from ``busy``: the best of ``n_sobol`` scrambled Sobol points, improved by
-    L-BFGS-B from ``warm_starts`` and from the ``n_restarts`` best Sobol points.
+    away from ``busy`` (and from ``avoid`` while some Sobol point is): the best of
+    ``n_sobol`` scrambled Sobol points, improved by L-BFGS-B from ``warm_starts`` and from
+    the ``n_restarts`` best Sobol points.
 
     Parameters
     ----------
@@ -228,6 +229,9 @@ def maximize_on_box(
     warm_starts : sequence of ndarray of shape (d,)
         Further L-BFGS-B starts (MultiTaskBO passes its incumbent): they reach a local
         maximum near the best point when no Sobol start lies in its basin.
+    avoid : sequence of ndarray of shape (d,)
+        Points kept ``min_distance`` away from like ``busy`` unless no Sobol point is
+        (MultiTaskBO's told points with ``avoid_told``).
 
     Returns
     -------
@@ -256,6 +260,9 @@ def maximize_on_box(
             f"away from the {len(busy)} pending and batch points: raise n_sobol, or lower k "
             "or min_distance"
         )
+    away = separated(starts, avoid, bounds, min_distance)
+    if away.any():
+        starts, busy = starts[away], [*busy, *avoid]
     values = acquisition(starts)
     best_x, best_value = starts[np.argmax(values)], values.max()
 
