@@ -113,6 +113,13 @@ VARIANTS = {
     "mt refit_every=2, independent GPs, prior, EI": dict(
         refit_every=2, objective_model="independent", kernel_prior=True, acquisition="ei"
     ),
+    # the same model with the default's UCB, by maximum likelihood or under the priors
+    "mt beta=1, refit_every=2, independent GPs": dict(
+        beta=1.0, refit_every=2, objective_model="independent"
+    ),
+    "mt beta=1, refit_every=2, independent GPs, prior": dict(
+        beta=1.0, refit_every=2, objective_model="independent", kernel_prior=True
+    ),
 }
 # run on two seeds of every problem and noise (the warpings: on the first three seeds of the
 # four problems the default lost at noise 0.05), then left out of the ranking (and of later

@@ -79,6 +79,24 @@ MANYTASK = {
     "manytask, probability, prior": dict(
         n_constraints=1, feasibility="probability", kernel_prior=True
     ),
+    # one GP per objective (objective_model="independent"; bench_bo_botorch's variants): with
+    # the UCB, by maximum likelihood or under the priors, and with the expected improvement
+    "manytask, probability, independent": dict(
+        n_constraints=1, feasibility="probability", objective_model="independent"
+    ),
+    "manytask, probability, independent, prior": dict(
+        n_constraints=1,
+        feasibility="probability",
+        objective_model="independent",
+        kernel_prior=True,
+    ),  # fmt: skip
+    "manytask, probability, independent, prior, EI": dict(
+        n_constraints=1,
+        feasibility="probability",
+        objective_model="independent",
+        kernel_prior=True,
+        acquisition="ei",
+    ),  # fmt: skip
 }
 DEFAULT = "manytask, probability"  # MultiTaskBO's default constraint rule
 NOTES = """Which rule is the default. The *manytask*, *probability* and *probability, prior*

@@ -161,15 +161,15 @@ class MultiTaskBO:
         What each proposal maximises: the scalarised UCB of Algorithms 1–2 (the paper's),
         or the expected improvement of s_λ on the best posterior mean at the observations
         (:func:`~manytask.bo.policies.expected_improvement`; no regret bound is claimed;
-        not with constraints or MOBO). The default is the paper's.
+        not with MOBO; with constraints it takes the UCB's place in either ``feasibility``
+        rule, :mod:`.constraints`). The default is the paper's.
     objective_model : {"icm", "independent"}
-        ``kernel="auto"`` without constraints: the objectives' ICM, or one GP per objective
-        with its own lengthscales, variance and noise
-        (:func:`~manytask.bo.kernel_learning.fit_independent_kernels`). The default is ours.
+        ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
+        lengthscales, variance and noise; every constraint is a GP of its own either way
+        (:func:`~manytask.bo.kernel_learning.fit_block_kernels`). The default is ours.
         With ``acquisition="ei"`` and ``kernel_prior=True`` it gained 0.010 of mean HV
         fraction over the 18 cells of benchmarks/bench_bo_botorch.py (DTLZ2, 2 obj., noise
-        0.05: 0.249 to 0.383) and lost up to 0.058 on a cell; not adopted as the default
-        yet, as neither option takes constraints (docs/results/bo-dtlz2/results.md).
+        0.05: 0.249 to 0.383) and lost up to 0.058 on a cell (docs/results/bo-dtlz2/results.md).
 
     Examples
     --------
@@ -311,20 +311,14 @@ class MultiTaskBO:
         if acquisition not in ACQUISITIONS:
             valid = ", ".join(ACQUISITIONS)
             raise ValueError(f"acquisition must be one of {valid}, got {acquisition!r}")
-        if acquisition == "ei" and (self.n_constraints or algorithm == "mobo"):
+        if acquisition == "ei" and algorithm == "mobo":
             raise ValueError(
-                "acquisition='ei' needs an algorithm other than 'mobo' and no constraints, got "
-                f"algorithm={algorithm!r} and n_constraints={self.n_constraints}"
+                f"acquisition='ei' needs an algorithm other than 'mobo', got {algorithm!r}"
             )
         self.acquisition = acquisition
         if objective_model not in ("icm", "independent"):
             raise ValueError(
                 f"objective_model must be one of icm, independent, got {objective_model!r}"
-            )
-        if objective_model == "independent" and self.n_constraints:
-            raise ValueError(
-                "objective_model='independent' does not take constraints yet, got "
-                f"n_constraints={self.n_constraints}"
             )
         self.objective_model = objective_model
         self.min_distance = check_positive(min_distance, "min_distance")
