@@ -3,6 +3,7 @@ brute-force count, what the model learns from (failed, pruned, NaN, infeasible t
 running trials hallucinated, convergence, and bad input."""
 
 import copy
+import inspect
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from optuna.distributions import (  # noqa: E402
 )
 from optuna.trial import TrialState  # noqa: E402
 
+from manytask.bo import MultiTaskBO  # noqa: E402
 from manytask.bo.metrics import hypervolume_2d  # noqa: E402
 from manytask.bo.optuna import MultiTaskSampler, _Encoding  # noqa: E402
 
@@ -246,6 +248,9 @@ def test_single_objective_studies_get_the_rank_warping_and_the_prior_unless_give
     """SINGLE_OBJECTIVE_OPTIONS apply to one objective only, and a user's option wins."""
     from manytask.bo.optuna import SINGLE_OBJECTIVE_OPTIONS
 
+    # multi-objective studies keep MultiTaskBO's own default prior
+    default_prior = inspect.signature(MultiTaskBO).parameters["kernel_prior"].default
+
     def one(trial):
         return trial.suggest_float("x", 0, 1) ** 2
 
@@ -256,7 +261,7 @@ def test_single_objective_studies_get_the_rank_warping_and_the_prior_unless_give
     cases = [
         (["minimize"], one, {}, SINGLE_OBJECTIVE_OPTIONS),
         (["minimize"], one, {"output_warping": "none"}, {"output_warping": "none"}),
-        (["minimize"] * 2, two, {}, {"output_warping": "none", "kernel_prior": False}),
+        (["minimize"] * 2, two, {}, {"output_warping": "none", "kernel_prior": default_prior}),
     ]
     for directions, objective, options, expected in cases:
         sampler = MultiTaskSampler(seed=0, **FAST, **options)
