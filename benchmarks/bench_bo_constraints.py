@@ -112,20 +112,22 @@ MANYTASK = {
 DEFAULT = "manytask, probability, prior, EI"  # MultiTaskBO's defaults since 2026-12-05
 NOTES = """The defaults since 2026-12-05: MAP under BoTorch's priors + the expected improvement
 (*probability, prior, EI*) instead of maximum likelihood + the UCB (*probability*), chosen
-on this suite and bench_bo_botorch's 18 cells together (10 seeds each; the new rows ran at
-load 5–12; cached runs rerun bit for bit with this code and its defaults: 6 of
-bench_bo_botorch, 3 of this suite). Paired over seeds 0–9 against *probability*: C2-DTLZ2
-+0.089 ± 0.038, ConstrainedBraninCurrin +0.053 ± 0.023, DiscBrake +0.029 ± 0.009 (mean 0.842
-against 0.785; on bench_bo_botorch +0.013 ± 0.008 over the 18 cells, ahead on 15). The same
-with one GP per objective (*probability, independent, prior, EI*): +0.004 ± 0.052, +0.050 ±
-0.031, +0.015 ± 0.013 (mean 0.808; +0.013 ± 0.010 on bench_bo_botorch, ahead on 12): the ICM
-is kept. One GP per objective with the UCB: −0.064, −0.029, −0.034 by maximum likelihood
-(mean 0.742), −0.035, +0.052, +0.012 under the priors (0.794). With the expected improvement
-the probability rule stays the default: the optimistic set (*prior, EI*) gave 0.441, 0.953,
-0.948 against 0.644, 0.944, 0.938 (mean 0.780 against 0.842). Against qLogNParEGO (paired on
-its seeds) the new default is −0.135 ± 0.042 on C2-DTLZ2 (10 seeds, ahead on 2; the old
-−0.224 ± 0.030), −0.038 ± 0.010 on ConstrainedBraninCurrin (5 seeds; −0.063) and +0.025 ±
-0.015 on DiscBrake (5 seeds, ahead on 4; −0.006).
+on this suite and bench_bo_botorch's 18 cells together (the new rows ran at load 5–12;
+cached runs rerun bit for bit with this code and its defaults: 6 of bench_bo_botorch, 3 of
+this suite). Paired over seeds 0–19 against *probability*: C2-DTLZ2 +0.029 ± 0.046 (+0.089 ±
+0.038 on seeds 0–9, −0.032 ± 0.082 on 10–19), ConstrainedBraninCurrin +0.045 ± 0.015,
+DiscBrake +0.018 ± 0.008 (mean 0.814 against 0.783, ahead on 40 of 60 runs; on
+bench_bo_botorch +0.013 ± 0.008 over the 18 cells, ahead on 15). The same with one GP per
+objective (*probability, independent, prior, EI*, 20 seeds): −0.021 ± 0.050, +0.039 ± 0.019,
++0.014 ± 0.012 (mean 0.794; +0.013 ± 0.010 on bench_bo_botorch, ahead on 12): the ICM is
+kept. One GP per objective with the UCB (seeds 0–9): −0.064, −0.029, −0.034 by maximum
+likelihood, −0.035, +0.052, +0.012 under the priors. With the expected improvement the
+probability rule stays the default: the optimistic set (*prior, EI*, 20 seeds) gave 0.447,
+0.939, 0.945 against 0.565, 0.952, 0.924 (mean 0.777 against 0.814; probability − optimistic
++0.118 ± 0.065, +0.013 ± 0.017, −0.020 ± 0.008). Against qLogNParEGO (paired on its 10
+seeds) the new default is −0.135 ± 0.042 on C2-DTLZ2 (ahead on 2; the old −0.224 ± 0.030),
+−0.006 ± 0.029 on ConstrainedBraninCurrin (−0.059 ± 0.042) and +0.026 ± 0.015 on DiscBrake
+(ahead on 7; −0.003 ± 0.017): ≥ ParEGO − 0.01 on 2 of the 3 (the old on 1).
 
 Which rule is the default (with the UCB, before 2026-12-05). The *manytask*, *probability*
 and *probability, prior* rows were rerun on 10 seeds (the default's on 20) of every problem

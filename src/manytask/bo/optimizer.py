@@ -113,8 +113,8 @@ class MultiTaskBO:
         acquisition over the optimistic feasible set, which keeps Theorem 2's step (UCB).
         The default is ours, not the paper's (which has no constraints): on three
         constrained problems of BoTorch's suite, with the default expected improvement,
-        mean feasible HV fraction 0.842 against 0.780 (C2-DTLZ2 0.644 against 0.441; the
-        other two within 0.01; with the UCB it led on two of the three;
+        mean feasible HV fraction 0.814 against 0.777 over 20 seeds (C2-DTLZ2 0.565 against
+        0.447; DiscBrake 0.924 against 0.945; with the UCB it led on two of the three;
         benchmarks/RESULTS.md).
     n_sobol, n_restarts : int
         Box domains: Sobol sample size (≥ 1) and number of L-BFGS-B starts (≥ 0).
@@ -166,15 +166,16 @@ class MultiTaskBO:
         (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
         paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the
         previous default (maximum likelihood and the UCB) by +0.013 ± 0.008 of mean HV
-        fraction over the 18 cells of benchmarks/bench_bo_botorch.py and +0.057 ± 0.018 over
-        the 3 problems of benchmarks/bench_bo_constraints.py (benchmarks/RESULTS.md).
+        fraction over the 18 cells of benchmarks/bench_bo_botorch.py (10 seeds) and +0.031 ±
+        0.008 over the 3 problems of benchmarks/bench_bo_constraints.py (20 seeds;
+        benchmarks/RESULTS.md).
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
         (:func:`~manytask.bo.kernel_learning.fit_block_kernels`). The default is ours: with
         the priors and the expected improvement the ICM had the higher mean HV fraction on
-        both suites (0.768 against 0.767 over the 18 cells of bench_bo_botorch, 0.842
-        against 0.808 over the 3 constrained problems, 10 seeds; benchmarks/RESULTS.md).
+        both suites (0.768 against 0.767 over the 18 cells of bench_bo_botorch, 10 seeds;
+        0.814 against 0.794 over the 3 constrained problems, 20 seeds; benchmarks/RESULTS.md).
 
     Examples
     --------
