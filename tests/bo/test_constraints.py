@@ -121,6 +121,92 @@ def test_ask_is_the_brute_force_probability_weighted_argmax(algorithm, limit):
     np.testing.assert_array_equal(optimizer.ask(), expected)
 
 
+def brute_force_ei_choice(optimizer, weights, beta, feasibility):
+    """The constrained expected-improvement argmax by a loop over the candidates: EI of
+    S ~ N(m, w²) on s* from scipy.stats, m = s_λ(μ(x)), w = L_λ ‖objective block of
+    Γ_t(x, x)‖^{1/2}, s* = max s_λ(μ(x_s)) over the told points with c ≤ 0; the merit PoF·EI
+    (``"probability"``), or EI on the optimistic feasible set μ_c − β σ_c ≤ 0."""
+    posterior, n = optimizer._policy.posterior, optimizer.n_tasks
+    feasible = optimizer.constraints_[:, 0] <= 0
+    told = posterior.mean(optimizer.X_[feasible])[:, :n]
+    incumbent = np.max(np.min(weights * told, axis=1))
+    merits = []
+    for x in optimizer.candidates:
+        mean = posterior.mean(x[None, :])[0]
+        cov = posterior.cov(x[None, :])[0]
+        m = np.min(weights * mean[:n])
+        w = np.max(weights) * np.sqrt(max(np.linalg.eigvalsh(cov[:n, :n]).max(), 0.0))
+        ei = (m - incumbent) * scipy.stats.norm.cdf((m - incumbent) / w)
+        ei += w * scipy.stats.norm.pdf((m - incumbent) / w)
+        sd = np.sqrt(max(cov[n, n], 0.0))
+        if feasibility == "probability":
+            merits.append(scipy.stats.norm.cdf(-mean[n] / sd) * ei)
+        else:
+            merits.append(ei if mean[n] - beta * sd <= 0 else -np.inf)
+    return optimizer.candidates[int(np.argmax(merits))], np.max(merits)
+
+
+@pytest.mark.parametrize("algorithm", ["mt-kb", "it-kb"])
+@pytest.mark.parametrize("feasibility", ["probability", "optimistic"])
+def test_ask_is_the_brute_force_constrained_expected_improvement_argmax(algorithm, feasibility):
+    weights, beta = np.array([0.3, 0.7]), 0.5
+    optimizer = MultiTaskBO(
+        candidates=CANDIDATES, kernel=KERNEL3, algorithm=algorithm, n_constraints=1,
+        feasibility=feasibility, weights=weights, beta=beta, reference=None, noise=0.01,
+        acquisition="ei", seed=0,
+    )  # fmt: skip
+    for x in (0.05, 0.3, 0.6, 0.9):
+        y, c = observe(x)
+        optimizer.tell([x], y, constraints=c)
+    assert optimizer.feasible_.sum() == 2
+    expected, merit = brute_force_ei_choice(optimizer, weights, beta, feasibility)
+    assert merit > 0  # a unique positive maximum, not a tie
+    np.testing.assert_array_equal(optimizer.ask(), expected)
+
+
+@pytest.mark.parametrize("kernel_prior", [False, True])
+def test_independent_objectives_and_constraints_are_each_their_own_dense_gp(kernel_prior):
+    """objective_model="independent" with constraints: every objective and every constraint
+    is a block of its own, and its posterior (back in its units) is the dense GP of its own
+    fit (variance b, lengthscales, noise η) on its standardised values — the rescaling to
+    one η changes nothing — with every cross-covariance 0."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(16, 2))
+    Y = np.c_[np.sin(5 * X[:, 0]), 30 * np.cos(4 * X[:, 1])]
+    Y = Y + np.array([0.02, 3.0]) * rng.normal(size=(16, 2))
+    C = np.c_[20 * np.cos(7 * X[:, 1]) + 3, X.sum(axis=1) - 1.0]
+    C = C + np.array([1.0, 0.01]) * rng.normal(size=(16, 2))
+    optimizer = MultiTaskBO(
+        bounds=[[0, 1], [0, 1]], n_constraints=2, objective_model="independent",
+        kernel_prior=kernel_prior, refit_every=1, seed=0,
+    )  # fmt: skip
+    for x, y, c in zip(X, Y, C):
+        optimizer.tell(x, y, constraints=c)
+    learned, posterior = optimizer._learned, optimizer._policy.posterior
+    fit = learned.fit_
+    assert fit.blocks == [[0], [1], [2], [3]]
+    X_new = rng.uniform(size=(7, 2))
+    mean, cov = posterior.mean(X_new), posterior.cov(X_new)
+    outputs = np.c_[Y, C]
+    for i, single in enumerate(fit.fits):
+        y = outputs[:, i]
+        expected_mean, expected_sd = dense_gp(
+            X, (y - y.mean()) / y.std(), RBF(single.lengthscales), single.B[0, 0],
+            single.noise, X_new,
+        )  # fmt: skip
+        in_units = mean[:, i] * learned.scale_[i] + learned.mean_[i]
+        expected = expected_mean * y.std() + y.mean()
+        np.testing.assert_allclose(in_units, expected, rtol=1e-6, atol=1e-6)
+        sd = np.sqrt(cov[:, i, i]) * learned.scale_[i]
+        np.testing.assert_allclose(sd, expected_sd * y.std(), rtol=1e-6, atol=1e-8)
+    off_diagonal = cov * (1 - np.eye(4))
+    np.testing.assert_allclose(off_diagonal, 0.0, atol=1e-12)
+    assert len({single.noise for single in fit.fits}) == 4  # the rescaling is used
+    np.testing.assert_allclose(
+        learned.constraint_thresholds(), -learned.mean_[2:] / learned.scale_[2:]
+    )
+
+
 @pytest.mark.parametrize("kernel", [KERNEL3, "auto"], ids=["given", "auto"])
 def test_constrained_toy_ends_feasible_where_the_unconstrained_run_does_not(kernel):
     free = MultiTaskBO(candidates=CANDIDATES, kernel=KERNEL2, beta=1.0, noise=0.01, seed=0)
@@ -176,12 +262,20 @@ def test_pareto_front_keeps_feasible_observations_only():
     )
 
 
+INDEPENDENT_EI = dict(objective_model="independent", kernel_prior=True, acquisition="ei")
+
+
 @pytest.mark.parametrize("feasibility", ["optimistic", "probability"])
-@pytest.mark.parametrize("kernel", [KERNEL3, "auto"], ids=["given", "auto"])
-def test_checkpoint_carries_the_constraints_and_resumes_exactly(kernel, feasibility):
+@pytest.mark.parametrize(
+    "kernel, options",
+    [(KERNEL3, {}), ("auto", {}), ("auto", INDEPENDENT_EI)],
+    ids=["given", "auto", "auto-independent-ei"],
+)
+def test_checkpoint_carries_the_constraints_and_resumes_exactly(kernel, options, feasibility):
     optimizer = MultiTaskBO(
-        candidates=CANDIDATES, kernel=kernel, n_constraints=1, feasibility=feasibility, seed=2
-    )
+        candidates=CANDIDATES, kernel=kernel, n_constraints=1, feasibility=feasibility, seed=2,
+        **options,
+    )  # fmt: skip
     optimizer = drive(optimizer, 8)
     optimizer.ask(2)
     state = json.loads(json.dumps(optimizer.state_dict()))
@@ -322,7 +416,7 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     mean, cov = posterior.mean(X_new), posterior.cov(X_new)
     scale = learned.scale_
     c_hat = (c - c.mean()) / c.std()  # the standardisation before the rescaling
-    fit_c = fit.constraints[0]
+    fit_objectives, fit_c = fit.fits  # the blocks: the objectives' ICM, the constraint
     expected_mean, expected_sd = dense_gp(
         X, c_hat, RBF(fit_c.lengthscales), fit_c.B[0, 0], fit_c.noise, X_new
     )
@@ -333,14 +427,14 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     np.testing.assert_allclose(sd, expected_sd * c.std(), rtol=1e-6, atol=1e-8)
     # the objectives: the dense ICM posterior, unaffected by the constraint
     Y_hat = (Y - Y.mean(axis=0)) / Y.std(axis=0)
-    B, k = fit.objectives.B, RBF(fit.objectives.lengthscales)
-    K = np.kron(k(X, X), B) + fit.objectives.noise * np.eye(28)
+    B, k = fit_objectives.B, RBF(fit_objectives.lengthscales)
+    K = np.kron(k(X, X), B) + fit_objectives.noise * np.eye(28)
     K_new = np.kron(k(X_new, X), B)
     expected = (K_new @ np.linalg.solve(K, Y_hat.ravel())).reshape(7, 2)
     np.testing.assert_allclose(mean[:, :2], expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(cov[:, :2, 2], 0.0, atol=1e-12)  # blocks independent
     # the constraint lives on its own axis: a shorter lengthscale there than the objectives'
-    assert fit_c.lengthscales[1] < fit.objectives.lengthscales[1]
+    assert fit_c.lengthscales[1] < fit_objectives.lengthscales[1]
     # c = 0 in the posterior's units is τ = −m/s, with the rescaled s
     np.testing.assert_allclose(learned.constraint_thresholds(), -learned.mean_[2:] / scale[2:])
 

@@ -64,7 +64,7 @@ def test_independent_objectives_posterior_is_each_objectives_own_dense_gp():
     learned, posterior = optimizer._learned, optimizer._policy.posterior
     X_new = rng.uniform(size=(6, 2))
     mean, cov = posterior.mean(X_new), posterior.cov(X_new)
-    for i, fit in enumerate(learned.fit_.fits):
+    for i, fit in enumerate(learned.fit_.fits):  # one block per objective
         y_hat = (Y[:, i] - Y[:, i].mean()) / Y[:, i].std()
         K = fit.B[0, 0] * RBF(fit.lengthscales)(X, X) + fit.noise * np.eye(15)
         K_new = fit.B[0, 0] * RBF(fit.lengthscales)(X_new, X)

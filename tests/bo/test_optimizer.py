@@ -246,6 +246,31 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 
 
+@pytest.mark.parametrize(
+    "kernel, algorithm, expected",
+    [("auto", "mt-kb", "ei"), ("auto", "it-bkb", "ei"), ("auto", "mobo", "ucb"),
+     (KERNEL, "mt-kb", "ucb")],
+)  # fmt: skip
+def test_default_acquisition_is_ei_with_a_learned_kernel_and_the_papers_ucb_otherwise(
+    kernel, algorithm, expected
+):
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=kernel, algorithm=algorithm, seed=0)
+    assert optimizer.acquisition == expected
+    assert MultiTaskBO.from_state_dict(optimizer.state_dict()).acquisition == expected
+
+
+def test_checkpoint_without_acquisition_or_prior_resumes_with_the_defaults_of_then():
+    # written before kernel_prior and acquisition were saved: maximum likelihood and the UCB
+    settings = dict(bounds=[[0.0, 1.0]], n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
+    optimizer = MultiTaskBO(**settings, kernel_prior=False, acquisition="ucb")
+    drive(optimizer, 9, np.random.default_rng(0))
+    state = json.loads(json.dumps(optimizer.state_dict()))
+    del state["config"]["kernel_prior"], state["config"]["acquisition"]
+    resumed = MultiTaskBO.from_state_dict(state)
+    assert (resumed.kernel_prior, resumed.acquisition) == (False, "ucb")
+    np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
+
+
 def test_auto_kernel_takes_n_tasks_from_the_first_tell():
     optimizer = MultiTaskBO(candidates=CANDIDATES, kernel="auto", seed=0)
     assert optimizer.n_tasks is None

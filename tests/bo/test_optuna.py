@@ -3,6 +3,7 @@ brute-force count, what the model learns from (failed, pruned, NaN, infeasible t
 running trials hallucinated, convergence, and bad input."""
 
 import copy
+import inspect
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from optuna.distributions import (  # noqa: E402
 )
 from optuna.trial import TrialState  # noqa: E402
 
+from manytask.bo import MultiTaskBO  # noqa: E402
 from manytask.bo.metrics import hypervolume_2d  # noqa: E402
 from manytask.bo.optuna import MultiTaskSampler, _Encoding  # noqa: E402
 
@@ -246,6 +248,9 @@ def test_single_objective_studies_get_their_options_unless_given():
     """SINGLE_OBJECTIVE_OPTIONS apply to one objective only, and a user's option wins."""
     from manytask.bo.optuna import SINGLE_OBJECTIVE_OPTIONS
 
+    # multi-objective studies keep MultiTaskBO's own default prior
+    default_prior = inspect.signature(MultiTaskBO).parameters["kernel_prior"].default
+
     def one(trial):
         return trial.suggest_float("x", 0, 1) ** 2
 
@@ -260,7 +265,7 @@ def test_single_objective_studies_get_their_options_unless_given():
             ["minimize"] * 2,
             two,
             {},
-            {"output_warping": "none", "kernel_prior": False, "avoid_told": False},
+            {"output_warping": "none", "kernel_prior": default_prior, "avoid_told": False},
         ),
     ]
     for directions, objective, options, expected in cases:

@@ -75,17 +75,17 @@ def maximize(optimizer, weights, radius, excluded):
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
     scalarization, feasibility = optimizer._scalarization(), None
     best = incumbent(optimizer, weights, scalarization)
+    # acquisition="ei": the improvement on the incumbent's value
+    improved = best[1] if optimizer.acquisition == "ei" and best is not None else None
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
             thresholds = optimizer._learned.constraint_thresholds()
         if optimizer.feasibility == "optimistic":
             feasibility = FeasibleFirst(thresholds)
-        else:
-            feasibility = ProbabilityWeighted(thresholds, None if best is None else best[1])
-
-    # acquisition="ei": the improvement on the incumbent's value
-    improved = best[1] if optimizer.acquisition == "ei" and best is not None else None
+        else:  # EI is already an improvement on s*: PoF · EI (.constraints)
+            gain_from = None if best is None else 0.0 if improved is not None else best[1]
+            feasibility = ProbabilityWeighted(thresholds, gain_from)
 
     def acquisition(X):
         return optimizer._policy.acquisition(

@@ -127,6 +127,9 @@ def parse_state(state, overrides) -> tuple:
             config["kernel"] = kernel_from_config(config["kernel"])
         config["scalarization"] = make_scalarization(config["scalarization"])
         config.setdefault("feasibility", "optimistic")  # the only constraint rule before it
+        # the defaults before these were saved: maximum likelihood and the UCB
+        config.setdefault("kernel_prior", False)
+        config.setdefault("acquisition", "ucb")
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
         C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)

@@ -3,16 +3,17 @@ acquisition's two rules, the optimistic feasible set and the probability of feas
 
 Model. The m constraints are tasks n + 1, …, n + m of the same multi-task kernel Γ as the
 n objectives; with a given kernel the posterior of a constraint borrows from the objectives
-(and back) through the task covariance. A learned kernel (``kernel="auto"``,
-:func:`fit_constrained_kernel`) is the block model Γ = k₀ B₀ ⊕ b₁ k₁ ⊕ … ⊕ b_m k_m: the
-objectives' ICM k₀ B₀, fitted as without constraints, and every constraint with its own ARD
-input kernel k_j, variance b_j and noise η_j (a linear model of coregionalisation whose
-latent kernels each drive one block), fitted by MAP under BoTorch's priors
-(:func:`~manytask.bo.kernel_learning.fit_icm_kernel`). One ICM over all n + m tasks would
+(and back) through the task covariance. A learned kernel (``kernel="auto"``) is the block
+model Γ = k₀ B₀ ⊕ b₁ k₁ ⊕ … ⊕ b_m k_m: the objectives' model k₀ B₀, fitted as without
+constraints (their ICM, or with ``objective_model="independent"`` one GP per objective,
+itself a block each), and every constraint with its own ARD input kernel k_j, variance b_j
+and noise η_j (a linear model of coregionalisation whose latent kernels each drive one
+block), fitted by MAP under BoTorch's priors; every block is fitted alone
+(:func:`~manytask.bo.kernel_learning.fit_block_kernels`). One ICM over all n + m tasks would
 give a constraint the objectives' lengthscales and noise and tie it to them by a single
 correlation: on C2-DTLZ2 its posterior covered 59 % of held-out constraint values at ±2σ
-(the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Per-task noise
-η_j is mapped to the objectives' η exactly by rescaling task j's standardised output by
+(the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Per-block noise
+η_j is mapped to the first block's η exactly by rescaling task j's standardised output by
 √(η/η_j), which scales its block by η/η_j and leaves the sign of c_j — hence the feasible
 set — unchanged.
 
@@ -47,7 +48,11 @@ s_λ(μ_t) among the observations found feasible; before any, the probability of
 alone, as Gelbart et al. do (:class:`ProbabilityWeighted`). It uses the constraints'
 posterior as Gaussian, which the block model's is; Theorem 2's step does not carry over (the
 argmax of the weighted merit need not have u_t(x_t) ≥ u_t(x*)), so no regret bound is
-claimed for it. Which rule is the default, and why, is said in
+claimed for it. With ``acquisition="ei"`` the scalarisation's expected improvement on s*
+(:func:`~manytask.bo.policies.expected_improvement`) takes the UCB's place in either rule:
+maximised over F_t, or weighted as PoF(x) · EI(x), the constrained EI itself; until an
+observation is feasible there is no s*, and both rules act as with the UCB. Which rule is
+the default, and why, is said in
 :class:`~manytask.bo.MultiTaskBO` (benchmarks/RESULTS.md, ``bench_bo_constraints``).
 
 What lives elsewhere: the posterior and radius (:mod:`.policies`), the argmax (:mod:`.search`),
@@ -57,12 +62,8 @@ standardisation (:mod:`.learned`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from scipy.special import ndtr
-
-from .kernel_learning import ICMFit, fit_icm_kernel
 
 __all__ = [
     "FEASIBILITY_RULES",
@@ -70,117 +71,7 @@ __all__ = [
     "probability_of_feasibility",
     "FeasibleFirst",
     "ProbabilityWeighted",
-    "ConstrainedFit",
-    "fit_constrained_kernel",
 ]
-
-
-class ConstrainedFit(NamedTuple):
-    """A learned kernel for n objectives then m constraints, in the units of the fit.
-
-    Parameters
-    ----------
-    terms : list of (lengthscales, B)
-        Γ(x, x′) = Σ_l k_l(x, x′) B_l, k_l the unit-variance ARD RBF with these lengthscales
-        and B_l of shape (n + m, n + m): the objectives' ICM, then one term per constraint,
-        all for the outputs rescaled by ``rescale``.
-    noise : float
-        η, the noise variance of every rescaled output (the objectives' fitted η).
-    rescale : ndarray of shape (n + m,)
-        a_i: the kernel models a_i ŷ_i for the standardised outputs ŷ (1 for the objectives,
-        √(η/η_j) for constraint j).
-    objectives : ICMFit
-        The ICM of the objectives.
-    constraints : list of ICMFit
-        One single-task MAP fit per constraint.
-
-    Examples
-    --------
-    >>> X = np.linspace(0, 1, 8)[:, None]
-    >>> Y = np.c_[np.sin(3 * X), np.cos(3 * X), X - 0.5]
-    >>> fit = fit_constrained_kernel(X, (Y - Y.mean(0)) / Y.std(0), 2, n_restarts=1)
-    >>> [B.shape for _, B in fit.terms], fit.rescale[:2]
-    ([(3, 3), (3, 3)], array([1., 1.]))
-    """
-
-    terms: list
-    noise: float
-    rescale: np.ndarray
-    objectives: ICMFit
-    constraints: list
-
-
-def fit_constrained_kernel(
-    X, Y, n_objectives, n_restarts=3, random_state=None, init=None, prior=False
-):
-    """Fit the block model of the module docstring: the objectives' ICM as without
-    constraints (MAP with ``prior``, else maximum marginal likelihood), every constraint's
-    GP by MAP under BoTorch's priors.
-
-    The blocks are independent, so the model's log marginal likelihood is the sum of theirs
-    and each block is fitted alone by :func:`~manytask.bo.kernel_learning.fit_icm_kernel`.
-
-    Parameters
-    ----------
-    X : array of shape (t, d)
-        Inputs in the unit cube.
-    Y : array of shape (t, n + m)
-        Standardised outputs: the objectives, then the constraints.
-    n_objectives : int
-        n ≥ 1; m = Y.shape[1] − n ≥ 1.
-    n_restarts : int
-        Starts of every fit.
-    random_state : numpy Generator, int or None
-        Seeds the random starts.
-    init : ConstrainedFit, optional
-        A previous fit: every block warm-starts from its own.
-    prior : bool
-        Fit the objectives' ICM by MAP under the same priors
-        (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`).
-
-    Returns
-    -------
-    ConstrainedFit
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(size=(40, 2))
-    >>> f, c = np.sin(3 * X[:, 0]), np.cos(9 * X[:, 1])  # c varies along another axis
-    >>> Y = np.c_[f, -f, c] + 0.01 * rng.normal(size=(40, 3))
-    >>> Y = (Y - Y.mean(axis=0)) / Y.std(axis=0)
-    >>> fit = fit_constrained_kernel(X, Y, n_objectives=2, n_restarts=2, random_state=0)
-    >>> len(fit.terms), bool(fit.constraints[0].lengthscales[1] < fit.objectives.lengthscales[1])
-    (2, True)
-    """
-    Y = np.asarray(Y, dtype=float)
-    n, m = n_objectives, Y.shape[1] - n_objectives
-    rng = np.random.default_rng(random_state)
-    objectives = fit_icm_kernel(
-        X, Y[:, :n], n_restarts=n_restarts, random_state=rng,
-        init=None if init is None else init.objectives, prior=prior,
-    )  # fmt: skip
-    constraints = [
-        fit_icm_kernel(
-            X,
-            Y[:, [n + j]],
-            n_restarts=n_restarts,
-            random_state=rng,
-            init=None if init is None else init.constraints[j],
-            prior=True,
-        )  # fmt: skip
-        for j in range(m)
-    ]
-    eta = objectives.noise
-    rescale = np.r_[np.ones(n), [np.sqrt(eta / c.noise) for c in constraints]]
-    B = np.zeros((n + m, n + m))
-    B[:n, :n] = objectives.B
-    terms = [(objectives.lengthscales, B)]
-    for j, c in enumerate(constraints):
-        B = np.zeros((n + m, n + m))
-        B[n + j, n + j] = c.B[0, 0] * rescale[n + j] ** 2
-        terms.append((c.lengthscales, B))
-    return ConstrainedFit(terms, eta, rescale, objectives, constraints)
 
 
 #: ``MultiTaskBO(feasibility=…)``: the merit of each rule (both below).

@@ -35,9 +35,9 @@ from .transforms import as_output_matrix
 
 __all__ = [
     "ICMFit",
-    "IndependentFit",
+    "BlockFit",
     "fit_icm_kernel",
-    "fit_independent_kernels",
+    "fit_block_kernels",
     "icm_log_marginal_likelihood",
     "KERNELS",
     "LENGTHSCALE_BOUNDS",
@@ -585,41 +585,67 @@ def fit_icm_kernel(
     )
 
 
-class IndependentFit(NamedTuple):
-    """One GP per task, as one multi-task kernel Γ = Σ_i k_i b_i a_i² e_i e_iᵀ.
+class BlockFit(NamedTuple):
+    """Blocks of tasks fitted alone (each an ICM, one task a single GP), as one multi-task
+    kernel Γ = Σ_b k_b ⊗ B̃_b for the outputs rescaled to one noise variance η.
 
     Parameters
     ----------
+    blocks : list of list of int
+        The tasks (columns of Y) of every block.
     fits : list of ICMFit
-        Task i's single-task fit: ARD lengthscales of k_i, variance b_i (``B[0, 0]``) and
-        noise η_i.
+        Every block's fit: ARD lengthscales of k_b, task matrix B_b and noise η_b.
     noise : float
-        η, the noise variance of every rescaled output (the first task's η_1).
+        η, the noise variance of every rescaled output (the first block's η).
     rescale : ndarray of shape (n,)
-        a_i = √(η/η_i): the kernel models a_i ŷ_i, whose noise is then η for every task.
+        a_i = √(η/η_b) for task i of block b: the kernel models a_i ŷ_i, whose noise is η.
 
     Examples
     --------
     >>> X = np.linspace(0, 1, 12)[:, None]
-    >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
-    >>> fit = fit_independent_kernels(X, (Y - Y.mean(0)) / Y.std(0), n_restarts=1)
-    >>> len(fit.fits), bool(np.isclose(fit.rescale[0], 1.0))
-    (2, True)
+    >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0], np.cos(3 * X[:, 0])]
+    >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[0, 1], [2]], n_restarts=1)
+    >>> [B.shape for _, B in fit.terms], float(fit.rescale[0])
+    ([(3, 3), (3, 3)], 1.0)
     """
 
+    blocks: list
     fits: list
     noise: float
     rescale: np.ndarray
 
+    @property
+    def terms(self) -> list:
+        """[(lengthscales, B̃_b)]: B̃_b is a aᵀ ∘ B_b = (η/η_b) B_b on block b's tasks, 0
+        elsewhere.
 
-def fit_independent_kernels(X, Y, n_restarts=3, random_state=None, init=None, prior=False):
-    """Fit every task (column) of Y alone: its own lengthscales, variance and noise.
+        Examples
+        --------
+        >>> X = np.linspace(0, 1, 12)[:, None]
+        >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
+        >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[1], [0]], n_restarts=1)
+        >>> B = fit.terms[1][1]
+        >>> bool(B[1, 1] == 0 and B[0, 0] == fit.fits[1].B[0, 0] * fit.rescale[0] ** 2)
+        True
+        """
+        terms = []
+        for tasks, fit in zip(self.blocks, self.fits):
+            B = np.zeros((len(self.rescale), len(self.rescale)))
+            a = self.rescale[tasks]
+            B[np.ix_(tasks, tasks)] = fit.B * np.outer(a, a)
+            terms.append((fit.lengthscales, B))
+        return terms
 
-    The tasks are independent, so the joint log marginal likelihood is the sum of theirs
-    and each is maximised alone by :func:`fit_icm_kernel` (one task: B = b). A common noise
-    η for the posterior comes from rescaling task i's standardised output by
-    a_i = √(η/η_i), which scales its block of the Gram matrix and its noise by η/η_i: the
-    posterior of the rescaled output, divided by a_i, is task i's own GP posterior.
+
+def fit_block_kernels(X, Y, blocks, n_restarts=3, random_state=None, init=None, prior=False):
+    """Fit every block of tasks (columns of Y) alone by :func:`fit_icm_kernel`: its own
+    lengthscales, task matrix and noise.
+
+    The blocks are independent, so the joint log marginal likelihood is the sum of theirs
+    and each is maximised alone. One noise η for the posterior comes from rescaling every
+    standardised output of block b by a = √(η/η_b), which scales its block of the Gram
+    matrix and its noise by η/η_b: the posterior of the rescaled outputs, divided by a, is
+    block b's own posterior, and a > 0 leaves the sign of every output unchanged.
 
     Parameters
     ----------
@@ -627,40 +653,56 @@ def fit_independent_kernels(X, Y, n_restarts=3, random_state=None, init=None, pr
         Inputs, normalised to the unit cube.
     Y : array-like of shape (t, n)
         Observations, standardised per task.
+    blocks : list of list of int
+        A partition of the n tasks; the fits run in this order from one random stream.
     n_restarts : int
-        Starts of every task's fit (:func:`fit_icm_kernel`).
+        Starts of every block's fit (:func:`fit_icm_kernel`).
     random_state : None, int or numpy Generator
         Seeds the random starts.
-    init : IndependentFit, optional
-        A previous fit: every task warm-starts from its own.
-    prior : bool
-        MAP under BoTorch's priors instead of maximum likelihood (:func:`fit_icm_kernel`).
+    init : BlockFit, optional
+        A previous fit with the same blocks: every block warm-starts from its own.
+    prior : bool or sequence of bool
+        MAP under BoTorch's priors instead of maximum likelihood (:func:`fit_icm_kernel`),
+        for every block or per block.
 
     Returns
     -------
-    IndependentFit
+    BlockFit
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 2))
     >>> Y = np.c_[np.sin(6 * X[:, 0]), np.cos(6 * X[:, 1])] + 0.05 * rng.normal(size=(30, 2))
-    >>> fit = fit_independent_kernels(X, (Y - Y.mean(0)) / Y.std(0), random_state=0)
+    >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[0], [1]], random_state=0)
     >>> [bool(f.lengthscales[i] < f.lengthscales[1 - i]) for i, f in enumerate(fit.fits)]
     [True, True]
     """
     X, Y = _check_data(X, Y)
+    blocks = [list(tasks) for tasks in blocks]
+    flat = sorted(i for tasks in blocks for i in tasks)
+    if flat != list(range(Y.shape[1])) or not all(blocks):
+        raise ValueError(
+            f"blocks must split the {Y.shape[1]} tasks 0, …, {Y.shape[1] - 1} into non-empty "
+            f"lists, each task in one, got {blocks!r}"
+        )
+    priors = [prior] * len(blocks) if isinstance(prior, bool) else list(prior)
+    if len(priors) != len(blocks):
+        raise ValueError(f"prior must be a bool or one per block ({len(blocks)}), got {prior!r}")
     rng = check_random_state(random_state)
     fits = [
         fit_icm_kernel(
             X,
-            Y[:, [i]],
+            Y[:, tasks],
             n_restarts=n_restarts,
             random_state=rng,
-            init=None if init is None else init.fits[i],
-            prior=prior,
+            init=None if init is None else init.fits[b],
+            prior=priors[b],
         )  # fmt: skip
-        for i in range(Y.shape[1])
+        for b, tasks in enumerate(blocks)
     ]
     noise = fits[0].noise
-    return IndependentFit(fits, noise, np.array([np.sqrt(noise / f.noise) for f in fits]))
+    rescale = np.empty(Y.shape[1])
+    for tasks, fit in zip(blocks, fits):
+        rescale[tasks] = np.sqrt(noise / fit.noise)
+    return BlockFit(blocks, fits, noise, rescale)

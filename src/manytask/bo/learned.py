@@ -20,8 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..kernels import RBF, Separable, SumOfSeparable
-from .constraints import fit_constrained_kernel
-from .kernel_learning import fit_icm_kernel, fit_independent_kernels
+from .kernel_learning import fit_block_kernels, fit_icm_kernel
 from .transforms import OutputWarping, normalize_inputs, standardize_outputs
 
 __all__ = ["LearnedKernel", "LEARNED_BETA"]
@@ -79,8 +78,9 @@ class LearnedKernel:
         standardisation (:class:`~manytask.bo.transforms.OutputWarping`); constraints are
         only standardised.
     objective_model : {"icm", "independent"}
-        The objectives' model without constraints: the ICM (one ARD kernel, task matrix B)
-        or one GP per objective (:func:`~manytask.bo.kernel_learning.fit_independent_kernels`).
+        The objectives' model: the ICM (one ARD kernel, task matrix B) or one GP per
+        objective; beside constraints, and for ``"independent"``, every block is fitted alone
+        (:func:`~manytask.bo.kernel_learning.fit_block_kernels`).
 
     Examples
     --------
@@ -176,30 +176,23 @@ class LearnedKernel:
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else self.refit_restarts
         width = self.box[:, 1] - self.box[:, 0]
-        if self.n_objectives < self.n_tasks:  # constraints: the block model (.constraints)
-            fit = fit_constrained_kernel(
-                X_unit, Y_standard, self.n_objectives, restarts, np.random.default_rng(seed),
-                self.fit_, self.prior,
+        rng = np.random.default_rng(seed)
+        n, m = self.n_objectives, self.n_tasks - self.n_objectives
+        if self.objective_model == "icm" and m == 0:
+            fit = fit_icm_kernel(
+                X_unit, Y_standard, n_restarts=restarts, random_state=rng, init=self.fit_,
+                prior=self.prior,
             )  # fmt: skip
-            kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
-            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
-        if self.objective_model == "independent":
-            fit = fit_independent_kernels(
-                X_unit, Y_standard, restarts, np.random.default_rng(seed), self.fit_, self.prior
-            )
-            terms = []
-            for i, (single, a) in enumerate(zip(fit.fits, fit.rescale)):
-                B = np.zeros((self.n_tasks, self.n_tasks))
-                B[i, i] = single.B[0, 0] * a**2
-                terms.append((RBF(single.lengthscales * width), B))
-            kernel = SumOfSeparable(terms)
-            return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
-        fit = fit_icm_kernel(
-            X_unit, Y_standard, n_restarts=restarts, random_state=np.random.default_rng(seed),
-            init=self.fit_, prior=self.prior,
-        )  # fmt: skip
-        kernel = Separable(RBF(fit.lengthscales * width), fit.B)
-        return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping)
+            kernel = Separable(RBF(fit.lengthscales * width), fit.B)
+            return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping)
+        # blocks fitted alone (.kernel_learning.fit_block_kernels): the objectives' ICM or one
+        # GP per objective, then every constraint by MAP (the block model of .constraints)
+        blocks = [list(range(n))] if self.objective_model == "icm" else [[i] for i in range(n)]
+        blocks += [[n + j] for j in range(m)]
+        priors = [self.prior] * (len(blocks) - m) + [True] * m
+        fit = fit_block_kernels(X_unit, Y_standard, blocks, restarts, rng, self.fit_, priors)
+        kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
+        return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
 
     def accept(self, refit: Refit):
         """Use ``refit``'s fit and standardisation from now on.

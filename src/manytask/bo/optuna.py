@@ -58,7 +58,7 @@ __all__ = ["MultiTaskSampler"]
 _RESERVED = ("candidates", "bounds", "n_tasks", "seed")
 #: MultiTaskBO options of a single-objective study unless given (ours, not the paper's): the
 #: rank transform of the worse half of the values and an affine map of the better half, the
-#: lengthscale prior, and proposals kept min_distance from the told points. On
+#: lengthscale prior, proposals kept min_distance from the told points, and the UCB. On
 #: benchmarks/bench_optuna.py (10 seeds) they lower the mean regret on all six
 #: single-objective problems against output_warping="rank", whose spreading of near-tied
 #: best values and UCB's re-proposals of the best told point left seeds stuck; the
@@ -67,6 +67,7 @@ SINGLE_OBJECTIVE_OPTIONS = {
     "output_warping": "rank-affine",
     "kernel_prior": True,
     "avoid_told": True,
+    "acquisition": "ucb",
 }
 
 
@@ -157,7 +158,7 @@ class MultiTaskSampler(BaseSampler):
         ``n_restarts``, ``refit_every``, ``output_warping``, …), except ``candidates``,
         ``bounds``, ``n_tasks`` and ``seed``, which the sampler sets. A single-objective
         study defaults to ``output_warping="rank-affine", kernel_prior=True,
-        avoid_told=True`` (ours, chosen on benchmarks/bench_optuna.py:
+        avoid_told=True, acquisition="ucb"`` (ours, chosen on benchmarks/bench_optuna.py:
         :data:`SINGLE_OBJECTIVE_OPTIONS`).
 
     Examples

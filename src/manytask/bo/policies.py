@@ -453,7 +453,7 @@ class Policy:
             The constraints' rule; None without constraints.
         incumbent : float, optional
             s*: the expected improvement on it instead of the UCB (MT-KB, MT-BKB, IT-KB and
-            IT-BKB without constraints; :func:`expected_improvement`).
+            IT-BKB; :func:`expected_improvement`), the u that ``feasibility`` takes.
 
         Returns
         -------
@@ -484,8 +484,9 @@ class Policy:
                 norms = np.linalg.eigvalsh(cov[:, :n, :n])[:, -1]
             width = scalarization.lipschitz(weights) * np.sqrt(np.maximum(norms, 0.0))
             if incumbent is not None:
-                return expected_improvement(scalarization(mean[:, :n], weights), width, incumbent)
-            values = scalarization(mean[:, :n], weights) + radius * width
+                values = expected_improvement(scalarization(mean[:, :n], weights), width, incumbent)
+            else:
+                values = scalarization(mean[:, :n], weights) + radius * width
         if feasibility is None:
             return values
         return feasibility(values, mean[:, n:], deviations[:, n:], radius)
