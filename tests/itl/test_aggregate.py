@@ -1,6 +1,7 @@
 """∞-QR's default aggregate (``aggregate=True``): the stacking weights against a brute-force
 search over the simplex, the fitted average against a weighted sum of plain fits of its
-members, and the earlier single-setting default one flag away."""
+members, its heaviest member against the plain fit, and the earlier single-setting default
+one flag away."""
 
 from __future__ import annotations
 
@@ -68,7 +69,17 @@ def test_stacking_weights_put_all_the_mass_on_a_setting_that_is_exact():
     assert_allclose(w, [0.0, 1.0, 0.0], atol=1e-6)
 
 
-def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
+def _plain_fit(X, lambda_, bandwidth):
+    return InfiniteQuantileRegressor(
+        n_anchors=8, lambda_=lambda_, input_bandwidth=bandwidth, random_state=0,
+        rearrange=False, **CONVERGED,
+    )  # fmt: skip
+
+
+def test_default_is_the_weighted_sum_of_plain_fits_of_its_members(monkeypatch):
+    # every member refitted to convergence (by default all but the heaviest stop after
+    # MEMBER_MAX_ITER iterations: test_the_heaviest_member_is_converged)
+    monkeypatch.setattr(quantile, "MEMBER_MAX_ITER", CONVERGED["max_iter"])
     X, y = _data(n=40, seed=1)
     model = InfiniteQuantileRegressor(n_anchors=8, random_state=0, **CONVERGED).fit(X, y)
     members = model.members_
@@ -79,10 +90,7 @@ def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
     levels = [0.1, 0.5, 0.9]
     expected, atol = 0.0, 0.0
     for weight, lambda_, bandwidth, _, _ in members:
-        plain = InfiniteQuantileRegressor(
-            n_anchors=8, lambda_=lambda_, input_bandwidth=bandwidth, random_state=0,
-            rearrange=False, **CONVERGED,
-        ).fit(X, y)  # fmt: skip
+        plain = _plain_fit(X, lambda_, bandwidth).fit(X, y)
         expected = expected + weight * plain.predict(X, levels)
         # each member's refit starts from the fold fits, plain's from zero: ‖Δh‖∞ ≤
         # 2√(2 GAP/λ) × the scale of y (λ-strong convexity, test_selection.py)
@@ -92,6 +100,22 @@ def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
     model.set_params(rearrange=True)
     grid = np.linspace(0.01, 0.99, 40)
     assert np.all(np.diff(model.predict(X, grid), axis=1) >= 0)
+
+
+def test_the_heaviest_member_is_converged():
+    # By default only the heaviest member runs to tol; its fit is the plain fit of its
+    # setting up to the λ-strong-convexity bound of the test above.
+    X, y = _data(n=40, seed=1)
+    model = InfiniteQuantileRegressor(n_anchors=8, random_state=0, **CONVERGED).fit(X, y)
+    assert len(model.members_) > 1  # the case this test is about
+    _, lambda_, bandwidth, member_model, params = model.members_[0]
+    plain = _plain_fit(X, lambda_, bandwidth).fit(X, y)
+    levels = np.array([0.1, 0.5, 0.9])
+    heaviest = member_model.predict(*member_model.unpack(params), X=model._transform_X(X),
+                                    theta=levels)  # fmt: skip
+    atol = 2 * np.sqrt(2 * GAP / lambda_) * model.y_scale_
+    assert_allclose(model.y_mean_ + model.y_scale_ * heaviest, plain.predict(X, levels),
+                    rtol=0, atol=atol)  # fmt: skip
 
 
 def test_aggregate_false_is_one_setting_and_refit_drops_the_members():
