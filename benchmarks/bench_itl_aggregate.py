@@ -17,8 +17,11 @@ Fit CPU times (one thread) of the earlier default against a fixed-λ fit are rec
 One JSON line per (set, split) appended to ``--out``. ``--cost`` times instead (``time.
 process_time``, one thread) the fit of the library's defaults with ``aggregate=True`` and
 ``False`` against a fixed-λ fit (lines to ``--cost-out``). ``--report`` renders both files
-into the ``bench_itl_aggregate`` section of RESULTS.md. Run: ``python
-benchmarks/bench_itl_aggregate.py --splits 0-4; … --cost --splits 0-2; … --report``.
+into the ``bench_itl_aggregate`` section of RESULTS.md. ``--variants CONFIG`` screens the
+cost and accuracy of cheaper member refits (and, by CONFIG, cheaper selections): one
+snapshotted refit per member (:func:`variants`, lines to ``--variants-out``). Run: ``python
+benchmarks/bench_itl_aggregate.py --splits 0-4; … --cost --splits 0-2; … --variants base
+--splits 0-4; … --report``.
 """
 
 from __future__ import annotations
@@ -314,7 +317,9 @@ VARIANTS_NOTE = (
     "only the 1 or 2 heaviest, fully refitted, weights renormalised. The model is the "
     "weighted average, rearranged (as `predict`); test pinball×100 at τ ∈ {0.1, …, 0.9}. "
     "Cost: selection + LP + the members' refit CPU up to the stop (one thread), over a "
-    "fixed-λ fit (`lambda_=1e-3`), per set summed over the splits."
+    "fixed-λ fit (`lambda_=1e-3`), per set summed over the splits. The library's default "
+    "is now *ftol1e-06* (every member to the selection's `CV_TOL`: `quantile.MEMBER_TOL`); "
+    "*fold30* and *hold2* (cheaper selections) were screened on split 0 only."
 )
 
 CONFIGS = {

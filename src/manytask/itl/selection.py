@@ -30,8 +30,8 @@ data term, penalty and held-out score (∞-CSC and ∞-DLSE use it with their ow
 
 ∞-QR's default then averages instead of picking (``aggregate=True``): :func:`stacking_weights`
 are the convex weights over the fitted settings of least held-out risk of the weighted
-average of their held-out fits (stacking), and the settings so weighted are refitted (the
-heaviest to convergence, the others for as many iterations as a fold fit).
+average of their held-out fits (stacking), and the settings so weighted are refitted, each
+from its folds' mean to the fold fits' tolerance :data:`CV_TOL`.
 """
 
 from __future__ import annotations
