@@ -250,11 +250,11 @@ class InfiniteQuantileRegressor(ConformalIntervalsMixin, KernelQuantileBase):
         (:func:`~manytask.itl.selection.stacking_weights`, "stacking"; settings of weight
         below :data:`MIN_MEMBER_WEIGHT` dropped). Each h_s is refitted from its setting's
         thirds' fits with L-BFGS-B's ``ftol`` at max(``tol``, :data:`MEMBER_TOL`) (ours: on
-        the 20 Table-1 sets as accurate as refitting them to ``tol``, at about 2/3 of its
-        CPU). Averaging the settings
-        near the least held-out risk lowers the variance of picking one of them on few
-        points: on the 20 Table-1 sets it had the lowest mean test pinball of the six rules
-        screened (``benchmarks/RESULTS.md``, ``bench_itl_aggregate`` and
+        the 20 Table-1 sets as accurate as refitting them to ``tol``, at 2/3 of its CPU;
+        from zero to ``tol`` with ``n_components`` or ``extra_crossing_points``). Averaging
+        the settings near the least held-out risk lowers the variance of picking one of
+        them on few points: on the 20 Table-1 sets it had the lowest mean test pinball of
+        the six rules screened (``benchmarks/RESULTS.md``, ``bench_itl_aggregate`` and
         ``bench_itl_forest``). False: the single setting of least held-out risk, refitted
         (our earlier default).
 
