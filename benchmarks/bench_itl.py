@@ -717,7 +717,8 @@ def report_forest(raw, rows, path, total_seconds):
         "table's rows (λ and bandwidth chosen inside `fit`, the paper's model h read raw).",
         "*∞-QR*: the defaults `InfiniteQuantileRegressor(random_state=split)` fitted here "
         f"({itl_seconds:.2f} s CPU per split on average; since `aggregate=True` the stacked "
-        "average of the refits of the settings the held-out fits weight, where the table's run "
+        "average of the refits (each from its fold fits, to ftol 1e-6) of the settings the "
+        "held-out fits weight, where the table's run "
         "refitted the one setting of least held-out risk: its raw reading differs from the "
         f"table's rows by up to {max(differences):.2g}) and read rearranged (the default "
         "`predict`).",

@@ -1,6 +1,7 @@
 """∞-QR's default aggregate (``aggregate=True``): the stacking weights against a brute-force
 search over the simplex, the fitted average against a weighted sum of plain fits of its
-members, and the earlier single-setting default one flag away."""
+members, the members' looser stop against a tight solve, and the earlier single-setting
+default one flag away."""
 
 from __future__ import annotations
 
@@ -68,7 +69,17 @@ def test_stacking_weights_put_all_the_mass_on_a_setting_that_is_exact():
     assert_allclose(w, [0.0, 1.0, 0.0], atol=1e-6)
 
 
-def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
+def _plain_fit(X, lambda_, bandwidth):
+    return InfiniteQuantileRegressor(
+        n_anchors=8, lambda_=lambda_, input_bandwidth=bandwidth, random_state=0,
+        rearrange=False, **CONVERGED,
+    )  # fmt: skip
+
+
+def test_default_is_the_weighted_sum_of_plain_fits_of_its_members(monkeypatch):
+    # every member refitted to ftol = TIGHT (by default at least MEMBER_TOL: the gap below
+    # would be unbounded, test_members_stop_at_the_selection_tolerance)
+    monkeypatch.setattr(quantile, "MEMBER_TOL", TIGHT)
     X, y = _data(n=40, seed=1)
     model = InfiniteQuantileRegressor(n_anchors=8, random_state=0, **CONVERGED).fit(X, y)
     members = model.members_
@@ -79,10 +90,7 @@ def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
     levels = [0.1, 0.5, 0.9]
     expected, atol = 0.0, 0.0
     for weight, lambda_, bandwidth, _, _ in members:
-        plain = InfiniteQuantileRegressor(
-            n_anchors=8, lambda_=lambda_, input_bandwidth=bandwidth, random_state=0,
-            rearrange=False, **CONVERGED,
-        ).fit(X, y)  # fmt: skip
+        plain = _plain_fit(X, lambda_, bandwidth).fit(X, y)
         expected = expected + weight * plain.predict(X, levels)
         # each member's refit starts from the fold fits, plain's from zero: ‖Δh‖∞ ≤
         # 2√(2 GAP/λ) × the scale of y (λ-strong convexity, test_selection.py)
@@ -92,6 +100,24 @@ def test_default_is_the_weighted_sum_of_plain_fits_of_its_members():
     model.set_params(rearrange=True)
     grid = np.linspace(0.01, 0.99, 40)
     assert np.all(np.diff(model.predict(X, grid), axis=1) >= 0)
+
+
+def test_members_stop_at_the_selection_tolerance():
+    # By default the members are refitted to ftol = max(tol, MEMBER_TOL): the heaviest one's
+    # objective (``objective_``, it is fitted last) is above a tight solve of its setting by
+    # less than the standard error ŝ/√n of the empirical risk, ŝ the sd of the per-point
+    # integrated pinball risk: optimisation error below estimation error, as in
+    # test_convergence.py's refit at a small chosen λ.
+    X, y = _data(n=40, seed=1)
+    model = InfiniteQuantileRegressor(n_anchors=8, random_state=0, verbose=0).fit(X, y)
+    assert quantile.MEMBER_TOL > model.tol and len(model.members_) > 1
+    _, lambda_, bandwidth, _, _ = model.members_[0]
+    tight = _plain_fit(X, lambda_, bandwidth).fit(X, y)
+    levels = tight.anchors_[None, :]
+    residuals = (y[:, None] - tight.predict(X, tight.anchors_)) / tight.y_scale_
+    risks = np.maximum(levels * residuals, (levels - 1) * residuals) @ tight.weights_
+    standard_error = np.std(risks, ddof=1) / np.sqrt(len(y))
+    assert tight.objective_ - GAP <= model.objective_ < tight.objective_ + standard_error
 
 
 def test_aggregate_false_is_one_setting_and_refit_drops_the_members():

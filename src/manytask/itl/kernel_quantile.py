@@ -254,6 +254,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         feature_dtype=np.float64,
         start=None,
         max_iter=None,
+        tol=None,
     ):
         """Standardise, build the model on the anchors and minimise the ∞-QR objective.
 
@@ -269,8 +270,8 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         the input features Φ (:class:`~manytask.itl.whitening.WhitenedModel`).
         ``start``: the packed starting point of L-BFGS-B in the coordinates of the whitened
         model built here (None: zeros; with ``warm_sizes``, of the first stage).
-        ``max_iter``: the L-BFGS-B iterations of each stage and of the fit (None: the
-        estimator's).
+        ``max_iter``, ``tol``: the L-BFGS-B iterations and ``ftol`` of each stage and of the
+        fit (None: the estimator's).
         """
         X_standardised = self._standardise_X(X)
         y_standardised = self._standardise_y(y)
@@ -300,6 +301,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
         penalty = ridge_penalty(self.lambda_ if lambda_ is None else lambda_, self.lambda_b)
         stop = None
         max_iter = self.max_iter if max_iter is None else max_iter
+        tol = self.tol if tol is None else tol
         verbose = getattr(self, "verbose", 0)
         if len(warm_sizes) and len(extra) == 0:
             probe = whitened.rows(slice(0, warm_sizes[0]))
@@ -323,7 +325,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
                 bar = self._progress_bar(max_iter, verbose, f", first {size} rows")
                 with bar:
                     start = minimise(
-                        stage, term, penalty, max_iter, self.tol, start, blocks, bar,
+                        stage, term, penalty, max_iter, tol, start, blocks, bar,
                         stop=stage_rule,
                     ).x  # fmt: skip
             stop = stage_stop(len(y_standardised), start)
@@ -332,7 +334,7 @@ class KernelQuantileBase(RegressorMixin, ITLEstimator):
             data_term,
             penalty,
             max_iter,
-            self.tol,
+            tol,
             whitened,
             blockwise=True,
             verbose=verbose,
