@@ -18,6 +18,7 @@ from manytask.bo.kernel_learning import (
     LENGTHSCALE_BOUNDS,
     NOISE_BOUNDS,
     ICMFit,
+    _Packing,
     _shifted_inverses,
     fit_icm_kernel,
     icm_log_marginal_likelihood,
@@ -257,6 +258,38 @@ def test_fit_rejects_init_of_another_shape():
     previous = fit_icm_kernel(X, Y, rank=1, n_restarts=1)
     with pytest.raises(ValueError, match="init was fitted with W of shape"):
         fit_icm_kernel(X, Y, rank=2, init=previous)
+
+
+@pytest.mark.parametrize("d, n, rank", [(1, 1, 1), (3, 2, 2), (7, 3, 2)])
+def test_log_prior_is_scipy_log_normal_log_density_of_lengthscales_and_noise(d, n, rank):
+    """_Packing.log_prior, whose arrays are built once per fit, against scipy's log-normal
+    log densities at l = e^θ and η = e^θ (μ = √2 + ½ log d, σ = √3 and μ = −4, σ = 1) plus
+    the normalising constants log(σ√(2π)) it drops; its gradient against central differences
+    of that plain computation (exact up to rounding: the density is quadratic in θ) and 0 on
+    W and v. Two packings of one shape give the same values (no state kept between calls)."""
+    from scipy.stats import lognorm
+
+    packing = _Packing(d, n, rank)
+    size = d + n * rank + n + 1
+    constant = d * np.log(np.sqrt(3.0 * 2 * np.pi)) + np.log(np.sqrt(2 * np.pi))
+
+    def plain(theta):
+        lengthscale = lognorm(s=np.sqrt(3.0), scale=np.exp(np.sqrt(2.0) + 0.5 * np.log(d)))
+        noise = lognorm(s=1.0, scale=np.exp(-4.0))
+        return lengthscale.logpdf(np.exp(theta[:d])).sum() + noise.logpdf(np.exp(theta[-1]))
+
+    rng = np.random.default_rng(d)
+    for theta in rng.normal(scale=2.0, size=(3, size)):
+        value, gradient = packing.log_prior(theta)
+        assert value == pytest.approx(plain(theta) + constant, rel=1e-12, abs=1e-12)
+        assert _Packing(d, n, rank).log_prior(theta)[0] == value
+        step, central = 1e-5, np.empty(size)
+        for k in range(size):
+            e = np.zeros(size)
+            e[k] = step
+            central[k] = (plain(theta + e) - plain(theta - e)) / (2 * step)
+        assert_allclose(gradient, central, atol=1e-6)
+        assert np.all(gradient[d:-1] == 0.0)
 
 
 def test_map_fit_of_an_icm_is_stationary_for_likelihood_plus_scipy_log_normal_priors():

@@ -361,6 +361,11 @@ class _Packing:
     def __init__(self, d, n, rank):
         self.d, self.n, self.rank = d, n, rank
         self.size = d + n * rank + n + 1
+        # log_prior's log-normal priors, built once per fit (not once per evaluation):
+        # the entries of θ they bear on (log l and log η), their μ and σ
+        self._prior_at = np.r_[np.arange(d), self.size - 1]
+        self._prior_mean = np.r_[np.full(d, np.sqrt(2.0) + 0.5 * np.log(d)), -4.0]
+        self._prior_sd = np.r_[np.full(d, np.sqrt(3.0)), 1.0]
 
     def pack(self, lengthscales, W, task_diagonal, noise):
         return np.concatenate(
@@ -405,12 +410,11 @@ class _Packing:
         Nardi 2024) and of η (μ = −4, σ = 1), evaluated at the values as GPyTorch does:
         log p(e^θ) = −θ − (θ − μ)²/2σ², whose mode is θ = μ − σ² (l = 0.5 for d = 6,
         η = e⁻⁵); W and v are left flat."""
-        mean, sd = np.zeros(self.size), np.full(self.size, np.inf)
-        mean[: self.d], sd[: self.d] = np.sqrt(2.0) + 0.5 * np.log(self.d), np.sqrt(3.0)
-        mean[-1], sd[-1] = -4.0, 1.0
-        on = np.isfinite(sd)
-        z = (theta - mean) / sd
-        return float(np.sum(-theta[on] - 0.5 * z[on] ** 2)), np.where(on, -1.0 - z / sd, 0.0)
+        at = theta[self._prior_at]
+        z = (at - self._prior_mean) / self._prior_sd
+        gradient = np.zeros(self.size)
+        gradient[self._prior_at] = -1.0 - z / self._prior_sd
+        return float(np.sum(-at - 0.5 * z**2)), gradient
 
 
 def _default_start(Y, packing):
