@@ -104,6 +104,14 @@ MANYTASK = {
     "manytask, probability, prior, EI": dict(
         n_constraints=1, feasibility="probability", kernel_prior=True, acquisition="ei"
     ),
+    # the default with the augmented Chebyshev scalarisation (docs/results/bo-braninCurrin)
+    "manytask, probability, prior, EI, augmented": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        scalarization="augmented-chebyshev",
+    ),
     # the same with the expected improvement over the optimistic feasible set
     "manytask, prior, EI": dict(
         n_constraints=1, feasibility="optimistic", kernel_prior=True, acquisition="ei"

@@ -69,7 +69,7 @@ class MultiTaskBO:
         benchmarks/bench_bo_constraints.py among the configurations tried there
         (benchmarks/RESULTS.md).
     algorithm : {"mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo"}
-    scalarization : {"chebyshev", "linear", "hypervolume"} or Scalarization
+    scalarization : {"chebyshev", "linear", "hypervolume", "augmented-chebyshev"} or Scalarization
     weights : {"paria", "uniform", "dirichlet"}, array of shape (n,) or callable
         P_λ: a named distribution, a fixed λ, or ``weights(rng, n) -> λ``.
     noise : float
@@ -83,12 +83,14 @@ class MultiTaskBO:
     seed : int or None
         Seed of every random choice (weights, Sobol points, Nyström dictionaries); None
         draws one (kept in ``seed`` and in checkpoints).
-    reference : "observed", None or array of shape (n,)
+    reference : "observed", "ideal", "pareto", "pareto-ideal", None or array of shape (n,)
         The reference point z of the scalarisation, which acts on normalised objectives
         (y − z)/r (:mod:`.scalarization`). ``"observed"`` (default): z and r are the
         observed minimum and range of every objective, updated at every tell (ParEGO's
         normalisation); an array: a fixed z given by the user; None: z = 0, r = 1 (raw
-        objectives). :meth:`from_problem` uses the problem's known range instead.
+        objectives); ``"ideal"``: z at the observed maximum (ParEGO's Chebyshev form),
+        ``"pareto"``/``"pareto-ideal"``: z and r from the non-dominated observations.
+        :meth:`from_problem` uses the problem's known range instead.
     scale : array of shape (n,), optional
         The range r of every objective with a fixed ``reference`` (default 1).
     q, horizon : float, int
