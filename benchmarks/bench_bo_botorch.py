@@ -172,6 +172,19 @@ VARIANTS = {
         weights="dirichlet",
         scalarization="augmented-chebyshev",
     ),
+    # told candidates not proposed again (avoid_told on a finite set; the default's
+    # re-proposals, docs/results/bo-braninCurrin/results.md), alone and with the augmented term
+    "mt EI, avoid told": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", avoid_told=True
+    ),
+    "mt EI, augmented, avoid told": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        scalarization="augmented-chebyshev",
+        avoid_told=True,
+    ),
     # all three of ParEGO's: its scalarisation (BoTorch's get_chebyshev_scalarization), here of
     # the observed values
     "mt EI, ideal, dirichlet, augmented": dict(

@@ -112,6 +112,22 @@ MANYTASK = {
         acquisition="ei",
         scalarization="augmented-chebyshev",
     ),
+    # the default, then with the augmented term, with told candidates not proposed again
+    "manytask, probability, prior, EI, avoid told": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        avoid_told=True,
+    ),
+    "manytask, probability, prior, EI, augmented, avoid told": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        scalarization="augmented-chebyshev",
+        avoid_told=True,
+    ),
     # the same with the expected improvement over the optimistic feasible set
     "manytask, prior, EI": dict(
         n_constraints=1, feasibility="optimistic", kernel_prior=True, acquisition="ei"

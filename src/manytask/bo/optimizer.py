@@ -136,7 +136,8 @@ class MultiTaskBO:
         while the Sobol sample has points that far from them. A noise-free objective
         teaches nothing at a told point, yet the UCB's argmax can stay on the best one for
         good (the stuck seeds of ``benchmarks/bench_optuna.py``); a noisy one learns about
-        as much ``min_distance`` away as at the point. The default (False) keeps the paper's argmax;
+        as much ``min_distance`` away as at the point. On a finite set: told candidates are
+        not proposed again while others remain. The default (False) keeps the paper's argmax;
         :class:`~manytask.bo.optuna.MultiTaskSampler` sets it for one objective.
     kernel_prior : bool
         ``kernel="auto"``: fit the objectives' kernel by MAP under BoTorch's log-normal
