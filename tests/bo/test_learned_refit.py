@@ -111,3 +111,26 @@ def test_constant_mean_posterior_is_the_dense_gp_around_the_fitted_constants(obj
         expected = m[block] + s[block] * (c[block] + gp)
         assert_allclose(mean[:, block], expected, rtol=1e-8, atol=1e-8)
     assert_allclose(mean[-1], m + s * c, rtol=1e-9)
+
+
+@pytest.mark.parametrize("objective_model", ["icm", "independent"])
+def test_refit_without_warm_start_does_not_depend_on_the_previous_fit(objective_model):
+    # warm_start=False: a refit runs only the fresh starts, so the fit in use before it
+    # (here two different ones) leaves it unchanged
+    from manytask.bo.learned import LearnedKernel
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(12, 2))
+    Y = _objectives(X)[:, :2] + 0.05 * rng.normal(size=(12, 2))
+    settings = dict(n_features=2, n_tasks=2, box=[[0, 1], [0, 1]], seed=0, refit_every=1,
+                    prior=True, objective_model=objective_model)  # fmt: skip
+    learned = LearnedKernel(**settings, warm_start=False)
+    first, other = learned.refit(X[:6], Y[:6]), learned.refit(X[:9], Y[:9])
+    results = []
+    for previous in (first, other):
+        learned.accept(previous)
+        refit = learned.refit(X, Y)
+        fits = [refit.fit] if objective_model == "icm" else refit.fit.fits
+        results.append(np.concatenate([np.r_[f.lengthscales, f.B.ravel(), f.noise] for f in fits]))
+        assert all(len(f.start_values) == 1 for f in fits)  # the data-driven start only
+    np.testing.assert_array_equal(results[0], results[1])

@@ -230,6 +230,7 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
         dict(acquisition="ei", objective_model="independent"),
         dict(kernel_mean="constant"),
         dict(kernel_mean="constant", objective_model="independent"),
+        dict(kernel_warm_start=False),
     ],
 )
 def test_auto_kernel_learns_and_resumes_identically(fit):
@@ -241,10 +242,11 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
     assert optimizer._learned.fit_ is not None  # fitted once it had enough data
     resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
     assert (
-        resumed.kernel_prior, resumed.kernel_restarts, resumed.radius_draw, resumed.kernel_mean
+        resumed.kernel_prior, resumed.kernel_restarts, resumed.radius_draw, resumed.kernel_mean,
+        resumed.kernel_warm_start,
     ) == (
         optimizer.kernel_prior, optimizer.kernel_restarts, optimizer.radius_draw,
-        optimizer.kernel_mean,
+        optimizer.kernel_mean, optimizer.kernel_warm_start,
     )  # fmt: skip
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 

@@ -189,6 +189,9 @@ class MultiTaskBO:
         ``kernel="auto"``: the GP's mean on the standardised outputs, zero or a constant per
         task fitted with the kernel (BoTorch's ``ConstantMean``;
         :func:`~manytask.bo.kernel_learning.fit_icm_kernel`). The default ("zero") is ours.
+    kernel_warm_start : bool
+        ``kernel="auto"``: start every refit from the previous fit (True, ours), or only
+        from the fresh starts of ``kernel_restarts``, as BoTorch refits its models.
 
     Examples
     --------
@@ -250,6 +253,7 @@ class MultiTaskBO:
         acquisition=None,
         objective_model="icm",
         kernel_mean="zero",
+        kernel_warm_start=True,
     ):
         if (candidates is None) == (bounds is None):
             raise ValueError("give exactly one of candidates (a finite set) and bounds (a box)")
@@ -348,6 +352,7 @@ class MultiTaskBO:
         if kernel_mean not in MEANS:
             raise ValueError(f"kernel_mean must be one of zero, constant, got {kernel_mean!r}")
         self.kernel_mean = kernel_mean
+        self.kernel_warm_start = check_bool(kernel_warm_start, "kernel_warm_start")
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
@@ -373,6 +378,7 @@ class MultiTaskBO:
                 self.n_features, n_tasks + self.n_constraints, box, self.seed,
                 self.refit_every, self.n_constraints, self.kernel_prior, self.kernel_restarts,
                 self.output_warping, self.objective_model, self.kernel_mean,
+                self.kernel_warm_start,
             )  # fmt: skip
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
