@@ -13,7 +13,9 @@ fraction), DTLZ2 with 2 objectives at one noise level, on ``--seeds`` seeds:
 * the g = Σ_{i≥2} (x_i − ½)² of the proposals (the distance to the front), beside the
   candidates' median;
 * ``--model``: after 4 and after 40 rounds of the default, both models' posterior of f over
-  all candidates: RMSE and mean sd (in units of the observed sd), coverage of ±2σ.
+  all candidates: RMSE and mean sd (in units of the observed sd), coverage of ±2σ;
+* ``--ablation``: instead, MultiTaskBO's expected improvement on BoTorch's SingleTaskGP with
+  one feature at a time changed toward manytask's fit (``FEATURES``).
 
 Figures and their reading: docs/results/bo-dtlz2/results.md. Needs the ``bench`` extra.
 """
