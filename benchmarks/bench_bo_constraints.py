@@ -128,6 +128,30 @@ MANYTASK = {
         kernel_warm_start=False,
         refit_every=4,
     ),
+    # which of the two loses DiscBrake: each alone, with a refit every 4, and neither
+    "manytask, probability, prior, EI, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        refit_every=4,
+    ),
+    "manytask, probability, prior, EI, constant mean, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        refit_every=4,
+    ),
+    "manytask, probability, prior, EI, fresh fits, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_warm_start=False,
+        refit_every=4,
+    ),
 }
 DEFAULT = "manytask, probability, prior, EI"  # MultiTaskBO's defaults since 2026-12-05
 NOTES = """The defaults since 2026-12-05: MAP under BoTorch's priors + the expected improvement
