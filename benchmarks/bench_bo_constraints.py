@@ -132,6 +132,50 @@ MANYTASK = {
     "manytask, prior, EI": dict(
         n_constraints=1, feasibility="optimistic", kernel_prior=True, acquisition="ei"
     ),
+    # the default with a constant mean per task and every refit from the fresh starts only,
+    # as BoTorch's SingleTaskGP (docs/results/bo-dtlz2/results.md, section 3)
+    "manytask, probability, prior, EI, constant mean, fresh fits": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
+    # the same with a refit every 4 observations (bench_bo_botorch.py: the best of these)
+    "manytask, probability, prior, EI, constant mean, fresh fits, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+        refit_every=4,
+    ),
+    # which of the two loses DiscBrake: each alone, with a refit every 4, and neither
+    "manytask, probability, prior, EI, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        refit_every=4,
+    ),
+    "manytask, probability, prior, EI, constant mean, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        refit_every=4,
+    ),
+    "manytask, probability, prior, EI, fresh fits, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_warm_start=False,
+        refit_every=4,
+    ),
 }
 DEFAULT = "manytask, probability, prior, EI"  # MultiTaskBO's defaults since 2026-12-05
 NOTES = """The defaults since 2026-12-05: MAP under BoTorch's priors + the expected improvement

@@ -199,6 +199,19 @@ MT_VARIANTS = {
         output_warping="rank-affine", kernel_prior=True, avoid_told=True, acquisition="ei"
     ),
     "MultiTaskSampler(avoid_told=True)": dict(avoid_told=True),
+    # MultiTaskBO's defaults of 2026-12-05 (a multi-objective study's), and the same with a
+    # constant mean and fresh fits every 4 observations (docs/results/bo-dtlz2/results.md)
+    "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=2)": dict(
+        kernel_prior=True, acquisition="ei", refit_every=2
+    ),
+    "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, kernel_mean='constant', "
+    "kernel_warm_start=False)": dict(
+        kernel_prior=True,
+        acquisition="ei",
+        refit_every=4,
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
 }
 #: The MultiTaskBO options under every MT_VARIANTS entry unless it sets them: the defaults
 #: they were measured with (before avoid_told, the lengthscale prior and EI), so that a

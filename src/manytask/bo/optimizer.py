@@ -40,6 +40,7 @@ from ..posterior.nystrom import DICTIONARY_UPDATES, check_oversampling
 from ..simplex import weight_sampler
 from . import batch, checkpoint, metrics, search
 from .constraints import FEASIBILITY_RULES
+from .kernel_learning import MEANS
 from .learned import LEARNED_BETA, LearnedKernel
 from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ACQUISITIONS, ALGORITHMS, RADIUS_DRAWS, Policy, check_beta
@@ -187,6 +188,13 @@ class MultiTaskBO:
         the priors and the expected improvement the ICM had the higher mean HV fraction on
         both suites (0.768 against 0.767 over the 18 cells of bench_bo_botorch, 10 seeds;
         0.814 against 0.794 over the 3 constrained problems, 20 seeds; benchmarks/RESULTS.md).
+    kernel_mean : {"zero", "constant"}
+        ``kernel="auto"``: the GP's mean on the standardised outputs, zero or a constant per
+        task fitted with the kernel (BoTorch's ``ConstantMean``;
+        :func:`~manytask.bo.kernel_learning.fit_icm_kernel`). The default ("zero") is ours.
+    kernel_warm_start : bool
+        ``kernel="auto"``: start every refit from the previous fit (True, ours), or only
+        from the fresh starts of ``kernel_restarts``, as BoTorch refits its models.
 
     Examples
     --------
@@ -247,6 +255,8 @@ class MultiTaskBO:
         radius_draw="fixed",
         acquisition=None,
         objective_model="icm",
+        kernel_mean="zero",
+        kernel_warm_start=True,
     ):
         if (candidates is None) == (bounds is None):
             raise ValueError("give exactly one of candidates (a finite set) and bounds (a box)")
@@ -342,6 +352,10 @@ class MultiTaskBO:
                 f"objective_model must be one of icm, independent, got {objective_model!r}"
             )
         self.objective_model = objective_model
+        if kernel_mean not in MEANS:
+            raise ValueError(f"kernel_mean must be one of zero, constant, got {kernel_mean!r}")
+        self.kernel_mean = kernel_mean
+        self.kernel_warm_start = check_bool(kernel_warm_start, "kernel_warm_start")
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
@@ -366,7 +380,8 @@ class MultiTaskBO:
             self._learned = LearnedKernel(
                 self.n_features, n_tasks + self.n_constraints, box, self.seed,
                 self.refit_every, self.n_constraints, self.kernel_prior, self.kernel_restarts,
-                self.output_warping, self.objective_model,
+                self.output_warping, self.objective_model, self.kernel_mean,
+                self.kernel_warm_start,
             )  # fmt: skip
         else:
             self._policy = self._make_policy(self.kernel, self.noise, self.beta)
