@@ -71,6 +71,8 @@ MANYTASK_BASE = dict(
     radius_draw="fixed",
     acquisition="ucb",
     objective_model="icm",
+    kernel_mean="zero",
+    kernel_warm_start=True,
 )
 VARIANTS = {
     "manytask": {},
