@@ -74,6 +74,8 @@ MANYTASK_BASE = dict(
     radius_draw="fixed",
     acquisition="ucb",
     objective_model="icm",
+    kernel_mean="zero",
+    kernel_warm_start=True,
 )
 VARIANTS = {
     "manytask": {},
@@ -129,6 +131,127 @@ VARIANTS = {
     # radius plays no part in EI without constraints; 3 runs rerun bit for bit)
     "mt refit_every=2, prior, EI": dict(
         beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei"
+    ),
+    # the scalarisation-side differences from qLogNParEGO, one at a time on the default
+    # (docs/results/bo-braninCurrin/results.md): the augmented Chebyshev term (α = 0.05),
+    # λ uniform on the simplex, z and r from the non-dominated observations, and z at the
+    # observed maximum (Chebyshev distance to the ideal point, ParEGO's and BoTorch's form)
+    "mt EI, augmented": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        scalarization="augmented-chebyshev",
+    ),
+    "mt EI, dirichlet": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", weights="dirichlet"
+    ),
+    "mt EI, pareto range": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", reference="pareto"
+    ),
+    "mt EI, ideal": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", reference="ideal"
+    ),
+    "mt EI, ideal, dirichlet": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        reference="ideal",
+        weights="dirichlet",
+    ),
+    # the augmented term with the ideal reference, and with λ uniform on the simplex
+    "mt EI, ideal, augmented": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        reference="ideal",
+        scalarization="augmented-chebyshev",
+    ),
+    "mt EI, dirichlet, augmented": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        weights="dirichlet",
+        scalarization="augmented-chebyshev",
+    ),
+    # told candidates not proposed again (avoid_told on a finite set; the default's
+    # re-proposals, docs/results/bo-braninCurrin/results.md), alone and with the augmented term
+    "mt EI, avoid told": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", avoid_told=True
+    ),
+    "mt EI, augmented, avoid told": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        scalarization="augmented-chebyshev",
+        avoid_told=True,
+    ),
+    # all three of ParEGO's: its scalarisation (BoTorch's get_chebyshev_scalarization), here of
+    # the observed values
+    "mt EI, ideal, dirichlet, augmented": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        reference="ideal",
+        weights="dirichlet",
+        scalarization="augmented-chebyshev",
+    ),
+    # the default with a constant mean per objective fitted with the kernel, as BoTorch's
+    # SingleTaskGP (docs/results/bo-dtlz2/results.md, section 3)
+    "mt refit_every=2, prior, EI, constant mean": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", kernel_mean="constant"
+    ),
+    # the same with one GP per objective
+    "mt refit_every=2, independent GPs, prior, EI, constant mean": dict(
+        refit_every=2,
+        objective_model="independent",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+    ),
+    # every refit from the fresh data-driven start only, not from the previous fit (BoTorch
+    # refits from scratch; docs/results/bo-dtlz2/results.md, section 3), with a zero or a
+    # constant mean, and the latter with one GP per objective
+    "mt refit_every=2, prior, EI, fresh fits": dict(
+        beta=1.0, refit_every=2, kernel_prior=True, acquisition="ei", kernel_warm_start=False
+    ),
+    "mt refit_every=2, prior, EI, constant mean, fresh fits": dict(
+        beta=1.0,
+        refit_every=2,
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
+    "mt refit_every=2, independent GPs, prior, EI, constant mean, fresh fits": dict(
+        refit_every=2,
+        objective_model="independent",
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
+    # the constant mean and fresh fits at fewer refits (a fresh fit costs ~3x a warm one)
+    "mt refit_every=3, prior, EI, constant mean, fresh fits": dict(
+        beta=1.0,
+        refit_every=3,
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
+    "mt refit_every=4, prior, EI, constant mean, fresh fits": dict(
+        beta=1.0,
+        refit_every=4,
+        kernel_prior=True,
+        acquisition="ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
     ),
 }
 # run on two seeds of every problem and noise (the warpings: on the first three seeds of the

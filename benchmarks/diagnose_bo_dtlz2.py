@@ -13,7 +13,9 @@ fraction), DTLZ2 with 2 objectives at one noise level, on ``--seeds`` seeds:
 * the g = Σ_{i≥2} (x_i − ½)² of the proposals (the distance to the front), beside the
   candidates' median;
 * ``--model``: after 4 and after 40 rounds of the default, both models' posterior of f over
-  all candidates: RMSE and mean sd (in units of the observed sd), coverage of ±2σ.
+  all candidates: RMSE and mean sd (in units of the observed sd), coverage of ±2σ;
+* ``--ablation``: instead, MultiTaskBO's expected improvement on BoTorch's SingleTaskGP with
+  one feature at a time changed toward manytask's fit (``FEATURES``).
 
 Figures and their reading: docs/results/bo-dtlz2/results.md. Needs the ``bench`` extra.
 """
@@ -81,6 +83,110 @@ def botorch_posterior(model, X):
     with torch.no_grad():
         posterior = model.posterior(torch.as_tensor(X))
         return posterior.mean.numpy(), posterior.variance.clamp_min(1e-12).sqrt().numpy()
+
+
+# one feature of BoTorch 0.18's SingleTaskGP (fresh MAP fit every round, RBF of unit
+# outputscale on Standardize'd outcomes, learned constant mean, the dimension-scaled
+# log-normal lengthscale prior with lengthscales ≥ 0.025, noise prior log-normal(−4, 1)
+# with noise ≥ 1e-4) changed toward manytask's fit
+FEATURES = {
+    "BoTorch SingleTaskGP": "as in bench_bo_botorch.py",
+    "learned outputscale": "ScaleKernel around the RBF (no prior on the outputscale)",
+    "zero mean": "ZeroMean instead of the learned ConstantMean",
+    "warm-started fit": "a fit every 2 rounds from the previous fit's values",
+    "no priors": "maximum likelihood: no lengthscale or noise prior, the same constraints",
+    "shared lengthscale": "one lengthscale for all inputs (under the same prior)",
+    "lengthscale ≤ 10": "the lengthscales in [0.025, 10] (manytask's upper bound)",
+}
+
+
+def ablated_model(X, Y, feature, previous=None):
+    """ModelListGP of one SingleTaskGP per objective with ``feature`` changed; ``previous``:
+    a fitted model whose hyperparameters start the fit (``"warm-started fit"``)."""
+    import torch
+    from botorch.models import ModelListGP, SingleTaskGP
+    from botorch.models.transforms.outcome import Standardize
+    from botorch.models.utils.gpytorch_modules import get_covar_module_with_dim_scaled_prior
+    from gpytorch.constraints import GreaterThan, Interval
+    from gpytorch.kernels import RBFKernel, ScaleKernel
+    from gpytorch.likelihoods import GaussianLikelihood
+    from gpytorch.means import ZeroMean
+    from gpytorch.mlls import SumMarginalLogLikelihood
+    from gpytorch.priors import LogNormalPrior
+
+    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
+    d = X.shape[1]
+    models = []
+    for i in range(Y.shape[1]):
+        kwargs = {}
+        if feature == "learned outputscale":
+            kwargs["covar_module"] = ScaleKernel(get_covar_module_with_dim_scaled_prior(d))
+        elif feature == "zero mean":
+            kwargs["mean_module"] = ZeroMean()
+        elif feature == "no priors":
+            kwargs["covar_module"] = RBFKernel(
+                ard_num_dims=d, lengthscale_constraint=GreaterThan(2.5e-2, transform=None)
+            )
+            kwargs["likelihood"] = GaussianLikelihood(
+                noise_constraint=GreaterThan(1e-4, transform=None)
+            )
+        elif feature in ("shared lengthscale", "lengthscale ≤ 10"):
+            prior = LogNormalPrior(np.sqrt(2.0) + 0.5 * np.log(d), np.sqrt(3.0))
+            constraint = GreaterThan(2.5e-2, transform=None, initial_value=prior.mode)
+            if feature == "lengthscale ≤ 10":
+                constraint = Interval(2.5e-2, 10.0, transform=None, initial_value=prior.mode)
+            kwargs["covar_module"] = RBFKernel(
+                ard_num_dims=None if feature == "shared lengthscale" else d,
+                lengthscale_prior=prior,
+                lengthscale_constraint=constraint,
+            )
+        model = SingleTaskGP(X, Y[:, i : i + 1], outcome_transform=Standardize(m=1), **kwargs)
+        if previous is not None:  # the hyperparameters only, not the outcome transform's
+            state = previous.models[i].state_dict()
+            model.load_state_dict(
+                {k: v for k, v in state.items() if not k.startswith("outcome_transform")},
+                strict=False,
+            )
+        models.append(model)
+    model = ModelListGP(*models)
+    return model, SumMarginalLogLikelihood(model.likelihood, model)
+
+
+def botorch_ei_run(setting, seed, rounds, feature):
+    """MultiTaskBO's acquisition (the expected improvement of the Chebyshev scalarisation on
+    the observed range, paria weights, width L_λ max_i σ_i, incumbent the best s_λ(μ) at the
+    observations) on the posterior of ``ablated_model(..., feature)``."""
+    from botorch.fit import fit_gpytorch_mll
+
+    from manytask.bo.policies import expected_improvement
+    from manytask.bo.scalarization import make_scalarization
+    from manytask.simplex import weight_sampler
+
+    chosen, draws = initial_design(setting, seed, rounds)
+    observed = [setting.observe(i, count, draws) for count, i in enumerate(chosen)]
+    rng = np.random.default_rng([seed, 7])
+    sample = weight_sampler("paria", 2)
+    previous = None
+    for count in range(bench.N_INITIAL, bench.N_INITIAL + rounds):
+        warm = feature == "warm-started fit" and previous is not None
+        model, mll = ablated_model(
+            setting.unit[chosen], np.array(observed), feature, previous if warm else None
+        )
+        if not warm or (count - bench.N_INITIAL) % 2 == 0:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit_gpytorch_mll(mll)
+        previous = model
+        mean, sd = botorch_posterior(model, setting.unit)
+        weights = sample(rng, 2)
+        scalarization = make_scalarization("chebyshev", "observed").fitted(np.array(observed))
+        width = scalarization.lipschitz(weights) * sd.max(axis=1)
+        best = scalarization(mean[chosen], weights).max()
+        u = expected_improvement(scalarization(mean, weights), width, best)
+        u[chosen] = -np.inf
+        chosen.append(int(np.argmax(u)))
+        observed.append(setting.observe(chosen[-1], count, draws))
+    return chosen
 
 
 def botorch_model_run(setting, seed, rounds, beta):
@@ -158,6 +264,13 @@ def main():
     parser.add_argument("--betas", type=float, nargs="*", default=[1.0, 0.0])
     parser.add_argument("--model", action="store_true", help="the posterior-quality table")
     parser.add_argument("--no-botorch", action="store_true", help="skip the BoTorch runs")
+    parser.add_argument(
+        "--ablation",
+        nargs="*",
+        choices=list(FEATURES),
+        help="instead of the tables above: MultiTaskBO's expected improvement on BoTorch's "
+        "SingleTaskGP with each of these features changed (FEATURES)",
+    )
     args = parser.parse_args()
     import torch
     from threadpoolctl import threadpool_limits
@@ -168,6 +281,16 @@ def main():
     g = distance_to_front(setting.unit)
     seeds = range(args.seeds)
     print(f"candidates: median g {np.median(g):.3f}; noise {args.noise}")
+    if args.ablation is not None:
+        print("| model (BoTorch's, one feature changed) | HV fraction per seed | mean |")
+        print("|---|---|---|")
+        for feature in args.ablation or FEATURES:
+            hv = [
+                fraction(setting, botorch_ei_run(setting, s, args.rounds, feature)) for s in seeds
+            ]
+            per_seed = ", ".join(f"{v:.3f}" for v in hv)
+            print(f"| {feature} | {per_seed} | {np.mean(hv):.3f} |", flush=True)
+        return
     methods = {"oracle (noise-free f)": lambda s: oracle(setting, s, args.rounds)}
     for beta in args.betas:
         methods[f"manytask, β = {beta:g}"] = lambda s, b=beta: manytask(setting, s, args.rounds, b)

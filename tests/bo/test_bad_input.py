@@ -101,6 +101,8 @@ def test_box_batch_larger_than_the_sobol_sample_is_refused():
         (dict(algorithm="mt-bkb", q=-1.0), "q must be a positive number"),
         (dict(refit_every=0), "refit_every must be an int >= 1, got 0"),
         (dict(kernel_prior="yes"), "kernel_prior must be True or False, got 'yes'"),
+        (dict(kernel_mean="linear"), "kernel_mean must be one of zero, constant, got 'linear'"),
+        (dict(kernel_warm_start=1), "kernel_warm_start must be True or False, got 1"),
         (dict(kernel_restarts=0), "kernel_restarts must be an int >= 1, got 0"),
         (dict(radius_draw="gamma"), "radius_draw must be one of fixed, exponential, got 'gamma'"),
         (dict(acquisition="pi"), "acquisition must be one of ucb, ei or None, got 'pi'"),

@@ -179,7 +179,8 @@ def test_independent_objectives_and_constraints_are_each_their_own_dense_gp(kern
     """objective_model="independent" with constraints: every objective and every constraint
     is a block of its own, and its posterior (back in its units) is the dense GP of its own
     fit (variance b, lengthscales, noise η) on its standardised values — the rescaling to
-    one η changes nothing — with every cross-covariance 0."""
+    one η changes nothing — with every cross-covariance 0 (a zero mean: the fitted constant
+    is checked in test_optimizer.py)."""
     rng = np.random.default_rng(5)
     X = rng.uniform(size=(16, 2))
     Y = np.c_[np.sin(5 * X[:, 0]), 30 * np.cos(4 * X[:, 1])]
@@ -188,7 +189,7 @@ def test_independent_objectives_and_constraints_are_each_their_own_dense_gp(kern
     C = C + np.array([1.0, 0.01]) * rng.normal(size=(16, 2))
     optimizer = MultiTaskBO(
         bounds=[[0, 1], [0, 1]], n_constraints=2, objective_model="independent",
-        kernel_prior=kernel_prior, refit_every=1, seed=0,
+        kernel_prior=kernel_prior, refit_every=1, kernel_mean="zero", seed=0,
     )  # fmt: skip
     for x, y, c in zip(X, Y, C):
         optimizer.tell(x, y, constraints=c)
@@ -417,7 +418,9 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     X = rng.uniform(size=(14, 2))
     Y = np.c_[np.sin(3 * X[:, 0]), np.cos(3 * X[:, 0])] + 0.05 * rng.normal(size=(14, 2))
     c = 20 * np.cos(7 * X[:, 1]) + 3 + rng.normal(size=14)  # its own axis, scale and noise
-    optimizer = MultiTaskBO(bounds=[[0, 1], [0, 1]], n_constraints=1, refit_every=1, seed=0)
+    optimizer = MultiTaskBO(
+        bounds=[[0, 1], [0, 1]], n_constraints=1, refit_every=1, kernel_mean="zero", seed=0
+    )  # the dense GP below has a zero mean (the fitted constant: test_optimizer.py)
     for x, y, cj in zip(X, Y, c):
         optimizer.tell(x, y, constraints=[cj])
     learned, posterior = optimizer._learned, optimizer._policy.posterior

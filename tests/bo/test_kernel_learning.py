@@ -86,11 +86,41 @@ def test_shifted_inverses_match_dense_inverses(negative):
         assert_allclose(log_dets[i], np.linalg.slogdet(M)[1], rtol=1e-12)
 
 
-@pytest.mark.parametrize("kernel", ["rbf", "matern52"])
-def test_gradient_matches_central_finite_differences(kernel):
+def test_constant_mean_likelihood_is_the_dense_likelihood_at_the_gls_means():
+    # mean="constant": log p(Y − 1cᵀ) at the generalised-least-squares c of the dense
+    # task-major covariance C (P = I_n ⊗ 1_t: c = (PᵀC⁻¹P)⁻¹ PᵀC⁻¹ vec Y), which no other c
+    # beats; the fit's means are that c at its parameters
+    X, Y, lengthscales, W, task_diagonal, noise = _random_problem(2)
+    Y = Y + np.array([3.0, -1.0, 0.5])  # means far from 0
+    t, n = Y.shape
+    B = W @ W.T + np.diag(task_diagonal)
+    C = np.kron(B, RBF(lengthscales)(X)) + noise * np.eye(n * t)
+    P = np.kron(np.eye(n), np.ones((t, 1)))
+    c = np.linalg.solve(P.T @ np.linalg.solve(C, P), P.T @ np.linalg.solve(C, Y.ravel("F")))
+    dense = multivariate_normal(np.zeros(n * t), C)
+    lml = icm_log_marginal_likelihood(X, Y, lengthscales, W, task_diagonal, noise, mean="constant")
+    assert_allclose(lml, dense.logpdf((Y - c).ravel(order="F")), rtol=1e-10)
+    for shift in np.eye(n) * 1e-3:
+        assert dense.logpdf((Y - c - shift).ravel(order="F")) < lml
+    fit = fit_icm_kernel(X, Y, n_restarts=1, random_state=0, prior=True, mean="constant")
+    B = fit.B
+    C = np.kron(B, RBF(fit.lengthscales)(X)) + fit.noise * np.eye(n * t)
+    c = np.linalg.solve(P.T @ np.linalg.solve(C, P), P.T @ np.linalg.solve(C, Y.ravel("F")))
+    assert_allclose(fit.mean, c, rtol=1e-8, atol=1e-10)  # cond(C) ≤ 1/η ~ 1e3 to 1e6
+    assert fit.log_marginal_likelihood == pytest.approx(
+        multivariate_normal(np.zeros(n * t), C).logpdf((Y - c).ravel(order="F")), rel=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    "kernel, mean", [("rbf", "zero"), ("matern52", "zero"), ("rbf", "constant")]
+)
+def test_gradient_matches_central_finite_differences(kernel, mean):
+    # with mean="constant", of the profile likelihood (c re-maximised at every θ)
     X, Y, lengthscales, W, task_diagonal, noise = _random_problem(1)
+    Y = Y + (np.array([2.0, -1.0, 0.0]) if mean == "constant" else 0.0)
     _, grads = icm_log_marginal_likelihood(
-        X, Y, lengthscales, W, task_diagonal, noise, kernel, return_gradient=True
+        X, Y, lengthscales, W, task_diagonal, noise, kernel, return_gradient=True, mean=mean
     )
     # θ = (log l, W, log v, log η), perturbed one coordinate at a time
     theta = np.concatenate(
@@ -107,6 +137,7 @@ def test_gradient_matches_central_finite_differences(kernel):
             np.exp(theta[d + n * r : -1]),
             float(np.exp(theta[-1])),
             kernel,
+            mean=mean,
         )
 
     step = 1e-6
@@ -245,6 +276,7 @@ def test_normalize_inputs_rejects_bad_bounds(bounds, message):
         (np.zeros((4, 1)), np.zeros((4, 2)), {"rank": 1.5}, "rank"),
         (np.zeros((4, 1)), np.zeros((4, 2)), {"kernel": "laplace"}, r"\['rbf', 'matern52'\]"),
         (np.zeros((4, 1)), np.zeros((4, 2)), {"n_restarts": 0}, "n_restarts"),
+        (np.zeros((4, 1)), np.zeros((4, 2)), {"mean": "linear"}, r"mean must be one of"),
         (np.zeros((4, 1)), np.zeros((4, 2)), {"init": {"B": 1}}, "init must be an ICMFit"),
     ],
 )

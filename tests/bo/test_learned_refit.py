@@ -57,7 +57,11 @@ def test_independent_objectives_posterior_is_each_objectives_own_dense_gp():
     Y = np.c_[np.sin(5 * X[:, 0]), 30 * np.cos(4 * X[:, 1])]
     Y = Y + np.array([0.02, 3.0]) * rng.normal(size=(15, 2))  # different noise levels
     optimizer = MultiTaskBO(
-        bounds=[[0, 1], [0, 1]], objective_model="independent", refit_every=1, seed=0
+        bounds=[[0, 1], [0, 1]],
+        objective_model="independent",
+        refit_every=1,
+        seed=0,
+        kernel_mean="zero",  # the dense GP below has a zero mean (the constant: test_optimizer)
     )
     for x, y in zip(X, Y):
         optimizer.tell(x, y)
@@ -77,3 +81,60 @@ def test_independent_objectives_posterior_is_each_objectives_own_dense_gp():
         )
     assert_allclose(cov[:, 0, 1], 0.0, atol=1e-12)
     assert learned.fit_.fits[0].noise != learned.fit_.fits[1].noise  # the rescaling is used
+
+
+@pytest.mark.parametrize("objective_model", ["icm", "independent"])
+def test_constant_mean_posterior_is_the_dense_gp_around_the_fitted_constants(objective_model):
+    # kernel_mean="constant": the standardisation's mean is m + s c (m, s the data's mean and
+    # sd, c the fitted constants), so in the user's units the posterior mean is
+    # m + s c + s · (the dense GP of the fitted kernel on (Y − m)/s − c), which far from the
+    # data returns to m + s c
+    from manytask.kernels import RBF
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(14, 2))
+    Y = _objectives(X)[:, :2] + 0.05 * rng.normal(size=(14, 2))
+    optimizer = MultiTaskBO(
+        bounds=[[0, 1], [0, 1]], kernel_mean="constant", objective_model=objective_model,
+        refit_every=1, seed=0,
+    )  # fmt: skip
+    for x, y in zip(X, Y):
+        optimizer.tell(x, y)
+    learned, posterior = optimizer._learned, optimizer._policy.posterior
+    m, s, c = Y.mean(axis=0), Y.std(axis=0), learned.fit_.mean
+    assert np.all(np.abs(c) > 1e-3)  # the constants are used
+    X_new = np.r_[rng.uniform(size=(5, 2)), [[50.0, 50.0]]]
+    mean = posterior.mean(X_new) * learned.scale_ + learned.mean_
+    fits = [learned.fit_] if objective_model == "icm" else learned.fit_.fits
+    tasks = [[0, 1]] if objective_model == "icm" else [[0], [1]]
+    for fit, block in zip(fits, tasks):
+        k, n = RBF(fit.lengthscales), len(block)
+        G = np.kron(k(X, X), fit.B) + fit.noise * np.eye(14 * n)  # sample-major
+        residual = (Y[:, block] - m[block]) / s[block] - c[block]
+        gp = (np.kron(k(X_new, X), fit.B) @ np.linalg.solve(G, residual.ravel())).reshape(-1, n)
+        expected = m[block] + s[block] * (c[block] + gp)
+        assert_allclose(mean[:, block], expected, rtol=1e-8, atol=1e-8)
+    assert_allclose(mean[-1], m + s * c, rtol=1e-9)
+
+
+@pytest.mark.parametrize("objective_model", ["icm", "independent"])
+def test_refit_without_warm_start_does_not_depend_on_the_previous_fit(objective_model):
+    # warm_start=False: a refit runs only the fresh starts, so the fit in use before it
+    # (here two different ones) leaves it unchanged
+    from manytask.bo.learned import LearnedKernel
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(12, 2))
+    Y = _objectives(X)[:, :2] + 0.05 * rng.normal(size=(12, 2))
+    settings = dict(n_features=2, n_tasks=2, box=[[0, 1], [0, 1]], seed=0, refit_every=1,
+                    prior=True, objective_model=objective_model)  # fmt: skip
+    learned = LearnedKernel(**settings, warm_start=False)
+    first, other = learned.refit(X[:6], Y[:6]), learned.refit(X[:9], Y[:9])
+    results = []
+    for previous in (first, other):
+        learned.accept(previous)
+        refit = learned.refit(X, Y)
+        fits = [refit.fit] if objective_model == "icm" else refit.fit.fits
+        results.append(np.concatenate([np.r_[f.lengthscales, f.B.ravel(), f.noise] for f in fits]))
+        assert all(len(f.start_values) == 1 for f in fits)  # the data-driven start only
+    np.testing.assert_array_equal(results[0], results[1])

@@ -228,6 +228,9 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
         dict(kernel_prior=True, kernel_restarts=2),
         dict(radius_draw="exponential"),
         dict(acquisition="ei", objective_model="independent"),
+        dict(kernel_mean="constant"),
+        dict(kernel_mean="constant", objective_model="independent"),
+        dict(kernel_warm_start=False),
     ],
 )
 def test_auto_kernel_learns_and_resumes_identically(fit):
@@ -238,11 +241,13 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
     drive(optimizer, 9, rng)
     assert optimizer._learned.fit_ is not None  # fitted once it had enough data
     resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
-    assert (resumed.kernel_prior, resumed.kernel_restarts, resumed.radius_draw) == (
-        optimizer.kernel_prior,
-        optimizer.kernel_restarts,
-        optimizer.radius_draw,
-    )
+    assert (
+        resumed.kernel_prior, resumed.kernel_restarts, resumed.radius_draw, resumed.kernel_mean,
+        resumed.kernel_warm_start,
+    ) == (
+        optimizer.kernel_prior, optimizer.kernel_restarts, optimizer.radius_draw,
+        optimizer.kernel_mean, optimizer.kernel_warm_start,
+    )  # fmt: skip
     np.testing.assert_allclose(resumed.ask(), optimizer.ask())
 
 
@@ -260,14 +265,18 @@ def test_default_acquisition_is_ei_with_a_learned_kernel_and_the_papers_ucb_othe
 
 
 def test_checkpoint_without_acquisition_or_prior_resumes_with_the_defaults_of_then():
-    # written before kernel_prior and acquisition were saved: maximum likelihood and the UCB
+    # written before kernel_prior, acquisition and kernel_mean were saved: maximum
+    # likelihood, the UCB and a zero mean
     settings = dict(bounds=[[0.0, 1.0]], n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
-    optimizer = MultiTaskBO(**settings, kernel_prior=False, acquisition="ucb")
+    optimizer = MultiTaskBO(**settings, kernel_prior=False, acquisition="ucb", kernel_mean="zero")
     drive(optimizer, 9, np.random.default_rng(0))
     state = json.loads(json.dumps(optimizer.state_dict()))
-    del state["config"]["kernel_prior"], state["config"]["acquisition"]
+    for name in ("kernel_prior", "acquisition", "kernel_mean"):
+        del state["config"][name]
     resumed = MultiTaskBO.from_state_dict(state)
-    assert (resumed.kernel_prior, resumed.acquisition) == (False, "ucb")
+    assert (resumed.kernel_prior, resumed.acquisition, resumed.kernel_mean) == (
+        False, "ucb", "zero"
+    )  # fmt: skip
     np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
 
 

@@ -82,7 +82,7 @@ def test_observed_reference_is_fitted_to_the_finite_data():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(reference="nadir"), "'observed' or an array"),
+        (dict(reference="nadir"), "'observed', 'ideal'"),
         (dict(reference="observed", scale=[1.0, 1.0]), "scale must be None"),
         (dict(reference=[0.0, 0.0], scale=[1.0, 0.0]), "scale must be > 0"),
     ],

@@ -93,6 +93,29 @@ def test_avoid_told_keeps_proposals_off_the_told_points():
     np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
 
 
+def test_avoid_told_on_a_finite_set_skips_told_candidates_while_others_remain():
+    """A noise-free 2-objective problem on 6 candidates whose best ones are told first: with
+    avoid_told=True the 3 proposals are the 3 untold candidates (brute force: every
+    candidate told once); once all 6 are told, a told candidate is proposed again."""
+    from manytask.bo import MultiTaskBO
+
+    candidates = np.linspace(0.0, 1.0, 6)[:, None]
+
+    def values(x):
+        return [-((x[0] - 0.4) ** 2), -((x[0] - 0.45) ** 2)]
+
+    optimizer = MultiTaskBO(candidates=candidates, seed=0, n_tasks=2, kernel="auto",
+                            avoid_told=True)  # fmt: skip
+    for x in candidates[[2, 0, 5]]:
+        optimizer.tell(x, values(x))
+    for _ in range(3):
+        x = optimizer.ask()
+        optimizer.tell(x, values(x))
+    assert sorted(optimizer.X_[:, 0]) == sorted(candidates[:, 0])
+    x = optimizer.ask()
+    assert any(np.array_equal(x, c) for c in candidates)
+
+
 def test_maximize_on_box_improves_from_a_warm_start():
     """A peak of width 0.005 at c beside a broad hill at a: from a warm start 0.004 from c,
     L-BFGS-B climbs to c, whose value (≈ 0.9) beats the hill's top (0). Its curvature

@@ -9,11 +9,12 @@ from . import metrics, problems
 from .loop import RunResult, run
 from .optimizer import MultiTaskBO
 from .policies import ALGORITHMS, Policy
-from .scalarization import Chebyshev, Hypervolume, Linear, Scalarization
+from .scalarization import AugmentedChebyshev, Chebyshev, Hypervolume, Linear, Scalarization
 
 __all__ = [
     "ALGORITHMS",
     "Chebyshev",
+    "AugmentedChebyshev",
     "Hypervolume",
     "Linear",
     "MultiTaskBO",

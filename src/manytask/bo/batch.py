@@ -23,7 +23,8 @@ def propose(optimizer, count):
     """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
     if optimizer.candidates is not None:
         pending = np.zeros(len(optimizer.candidates), dtype=bool)
-        for x, _ in optimizer._pending:
+        told = optimizer.X_ if optimizer.avoid_told else ()
+        for x in [x for x, _ in optimizer._pending] + list(told):  # avoided while others remain
             pending |= np.all(optimizer.candidates == x, axis=1)
         batch = np.zeros_like(pending)
     else:

@@ -32,7 +32,7 @@ PLAIN = (
     "horizon", "dictionary", "n_tasks", "n_constraints", "n_sobol", "n_restarts", "refit_every",
     "min_distance", "avoid_told", "kernel_prior",
     "kernel_restarts", "feasibility", "output_warping", "radius_draw",
-    "acquisition", "objective_model",
+    "acquisition", "objective_model", "kernel_mean", "kernel_warm_start",
 )  # fmt: skip
 
 
@@ -130,6 +130,8 @@ def parse_state(state, overrides) -> tuple:
         # the defaults before these were saved: maximum likelihood and the UCB
         config.setdefault("kernel_prior", False)
         config.setdefault("acquisition", "ucb")
+        config.setdefault("kernel_mean", "zero")  # the only mean before it was saved
+        config.setdefault("kernel_warm_start", True)  # likewise
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
         C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)

@@ -40,6 +40,7 @@ __all__ = [
     "fit_block_kernels",
     "icm_log_marginal_likelihood",
     "KERNELS",
+    "MEANS",
     "LENGTHSCALE_BOUNDS",
     "TASK_DIAGONAL_BOUNDS",
     "NOISE_BOUNDS",
@@ -48,6 +49,8 @@ __all__ = [
 
 #: Input kernels k of unit variance that :func:`fit_icm_kernel` can learn.
 KERNELS = ("rbf", "matern52")
+#: The model's mean: zero, or a constant per task fitted with the kernel.
+MEANS = ("zero", "constant")
 #: Lengthscales, in units of the (unit-cube) input range: [0.01, 10] × range.
 LENGTHSCALE_BOUNDS = (0.01, 10.0)
 #: Diagonal part v of B, in units of the (unit) per-task output variance.
@@ -128,8 +131,9 @@ def _shifted_inverses(K, xi, noise):
     return inverses, np.log(S).sum(axis=0)
 
 
-def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
-    """log p(Y) and, if asked, its gradient with respect to (log l, W, log v, log η)."""
+def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient, mean="zero"):
+    """(log p(Y), its gradient with respect to (log l, W, log v, log η) if asked, the task
+    means c (n,): zero, or with ``mean="constant"`` those that maximise log p)."""
     t, n = Y.shape
     K, F, Z = _gram_and_lengthscale_factor(X, lengthscales, kernel)
     B = W @ W.T + np.diag(task_diagonal)
@@ -137,10 +141,16 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
     xi = np.maximum(xi, 0.0)  # B is PSD; clip round-off so that every ξ_i K + ηI ⪰ ηI
     inverses, log_dets = _shifted_inverses(K, xi, noise)  # M_i = ξ_i K + ηI
     Y_rotated = Y @ U  # Ỹ = YU: column i is problem i's data, of covariance M_i
+    means = np.zeros(n)
+    if mean == "constant":  # Y − 1cᵀ rotates to Ỹ − 1c̃ᵀ, c̃ = Uᵀc: one GLS mean per problem
+        ones = inverses.sum(axis=2)  # M_i⁻¹1 (M_i⁻¹ is symmetric)
+        rotated_means = np.einsum("it,ti->i", ones, Y_rotated) / ones.sum(axis=1)
+        Y_rotated = Y_rotated - rotated_means
+        means = U @ rotated_means
     alpha = np.matmul(inverses, Y_rotated.T[:, :, None])[:, :, 0].T  # α_i = M_i⁻¹ỹ_i
     lml = -0.5 * (np.sum(Y_rotated * alpha) + np.sum(log_dets) + n * t * _LOG_2PI)
     if not gradient:
-        return lml, None
+        return lml, None, means
     A = alpha @ U.T  # unvec of C⁻¹ vec(Y)
     # ∂/∂K (holding B, η): ½ (A B Aᵀ − Σ_i ξ_i M_i⁻¹)
     flat = inverses.reshape(n, t * t)
@@ -164,12 +174,13 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient):
         "log_task_diagonal": np.diag(grad_B) * task_diagonal,
         "log_noise": 0.5 * noise * (np.sum(A**2) - flat[:, :: t + 1].sum()),
     }
-    return lml, grads
+    return lml, grads, means
 
 
 def icm_log_marginal_likelihood(
-    X, Y, lengthscales, W, task_diagonal, noise, kernel="rbf", return_gradient=False
-):
+    X, Y, lengthscales, W, task_diagonal, noise, kernel="rbf", return_gradient=False,
+    mean="zero",
+):  # fmt: skip
     """Log marginal likelihood of Y under the ICM model, split by B's eigenvectors into n
     independent t × t problems.
 
@@ -218,6 +229,11 @@ def icm_log_marginal_likelihood(
     return_gradient : bool
         Also return the gradient as a dict with keys ``"log_lengthscales"`` (d,), ``"W"``
         (n, rank), ``"log_task_diagonal"`` (n,) and ``"log_noise"`` (a float).
+    mean : {"zero", "constant"}
+        ``"constant"``: Y − 1cᵀ in place of Y, with the task means c (n,) that maximise
+        log p (the profile likelihood, as a learned constant mean without a prior). Ỹ − 1c̃ᵀ
+        with c̃ = Uᵀc splits as above, so c̃_i = 1ᵀM_i⁻¹ỹ_i / 1ᵀM_i⁻¹1 (generalised least
+        squares); at that c, ∂ log p/∂c = 0, so the gradient is the one above with Y − 1cᵀ.
 
     Returns
     -------
@@ -259,7 +275,10 @@ def icm_log_marginal_likelihood(
         )
     noise = check_positive(noise, "noise")
     kernel = _check_kernel_name(kernel)
-    lml, grads = _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, return_gradient)
+    mean = _check_mean(mean)
+    lml, grads, _ = _icm_lml(
+        X, Y, lengthscales, W, task_diagonal, noise, kernel, return_gradient, mean
+    )
     return (float(lml), grads) if return_gradient else float(lml)
 
 
@@ -297,6 +316,8 @@ class ICMFit:
         The optimiser's message for every start, in order.
     start_values : list of float
         The final log marginal likelihood of every start.
+    mean : ndarray of shape (n,), optional
+        The fitted constant mean c of every task (the model is c + GP); None for zero.
 
     Examples
     --------
@@ -319,6 +340,7 @@ class ICMFit:
     kernel_name: str
     messages: list = field(default_factory=list)
     start_values: list = field(default_factory=list)
+    mean: np.ndarray | None = None
 
     @property
     def correlation(self) -> np.ndarray:
@@ -341,6 +363,12 @@ def _check_kernel_name(kernel) -> str:
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
     return kernel
+
+
+def _check_mean(mean) -> str:
+    if mean not in MEANS:
+        raise ValueError(f"mean must be one of {list(MEANS)}, got {mean!r}")
+    return mean
 
 
 def _check_data(X, Y):
@@ -465,14 +493,15 @@ def _collapsed(theta, packing):
 
 
 def fit_icm_kernel(
-    X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=None, init=None, prior=False
-):
+    X, Y, rank=None, kernel="rbf", n_restarts=3, random_state=None, init=None, prior=False,
+    mean="zero",
+):  # fmt: skip
     """Fit an ICM kernel k(x, x') B and noise η by maximising the multi-task marginal likelihood.
 
     Every task must be observed at every input (the BO setting). The caller normalises the
     inputs to [0, 1]^d (:func:`normalize_inputs`) and standardises every task to mean 0,
-    standard deviation 1 (:func:`standardize_outputs`): the model has zero mean, and its
-    bounds are stated in those units —
+    standard deviation 1 (:func:`standardize_outputs`): the model's mean is zero (or a
+    fitted constant, ``mean``), and its bounds are stated in those units —
 
     - lengthscales in ``LENGTHSCALE_BOUNDS`` = [0.01, 10] × the input range;
     - W entries in [−``W_BOUND``, ``W_BOUND``], v in ``TASK_DIAGONAL_BOUNDS`` and the noise
@@ -511,12 +540,16 @@ def fit_icm_kernel(
         A previous fit to warm-start from (same n, d and rank).
     prior : bool
         Maximise the log posterior (the priors above) instead of the likelihood.
+    mean : {"zero", "constant"}
+        The model's mean: zero, or a constant per task maximising the likelihood with the
+        other parameters (flat prior; BoTorch's learned ``ConstantMean``), profiled out in
+        closed form (:func:`icm_log_marginal_likelihood`).
 
     Returns
     -------
     ICMFit
         The fitted kernel, noise, B, lengthscales, log marginal likelihood (without the
-        prior) and the messages of every start.
+        prior), the messages of every start and, with ``mean="constant"``, the means.
 
     Examples
     --------
@@ -537,12 +570,13 @@ def fit_icm_kernel(
     if not isinstance(rank, numbers.Integral) or isinstance(rank, bool) or not 1 <= rank <= n:
         raise ValueError(f"rank must be an integer in [1, n_tasks = {n}], got {rank!r}")
     kernel = _check_kernel_name(kernel)
+    mean = _check_mean(mean)
     check_int(n_restarts, "n_restarts")
     rng = check_random_state(random_state)
     packing = _Packing(d, n, int(rank))
 
     def negative_lml(theta):
-        lml, grads = _icm_lml(X, Y, *packing.unpack(theta), kernel, gradient=True)
+        lml, grads, _ = _icm_lml(X, Y, *packing.unpack(theta), kernel, True, mean)
         if not prior:
             return -lml, -packing.pack_gradient(grads)
         log_prior, prior_gradient = packing.log_prior(theta)
@@ -572,9 +606,7 @@ def fit_icm_kernel(
         raise RuntimeError(f"every start of the ICM fit failed: {messages}")
     lengthscales, W, task_diagonal, noise = packing.unpack(best.x)
     B = W @ W.T + np.diag(task_diagonal)
-    lml = float(-best.fun)
-    if prior:
-        lml = float(_icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, False)[0])
+    lml, _, means = _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, False, mean)
     return ICMFit(
         kernel=Separable(_input_kernel(kernel, lengthscales), B),
         noise=noise,
@@ -582,10 +614,11 @@ def fit_icm_kernel(
         W=W.copy(),
         task_diagonal=task_diagonal,
         lengthscales=lengthscales,
-        log_marginal_likelihood=lml,
+        log_marginal_likelihood=float(lml),
         kernel_name=kernel,
         messages=messages,
         start_values=values,
+        mean=means if mean == "constant" else None,
     )
 
 
@@ -640,8 +673,28 @@ class BlockFit(NamedTuple):
             terms.append((fit.lengthscales, B))
         return terms
 
+    @property
+    def mean(self) -> np.ndarray:
+        """The constant mean c_i of every task (before the rescaling; 0 for a block fitted
+        with a zero mean).
 
-def fit_block_kernels(X, Y, blocks, n_restarts=3, random_state=None, init=None, prior=False):
+        Examples
+        --------
+        >>> X = np.linspace(0, 1, 12)[:, None]
+        >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
+        >>> fit_block_kernels(X, Y - Y.mean(0), [[0], [1]], n_restarts=1).mean
+        array([0., 0.])
+        """
+        means = np.zeros(len(self.rescale))
+        for tasks, fit in zip(self.blocks, self.fits):
+            if fit.mean is not None:
+                means[tasks] = fit.mean
+        return means
+
+
+def fit_block_kernels(
+    X, Y, blocks, n_restarts=3, random_state=None, init=None, prior=False, mean="zero"
+):
     """Fit every block of tasks (columns of Y) alone by :func:`fit_icm_kernel`: its own
     lengthscales, task matrix and noise.
 
@@ -668,6 +721,8 @@ def fit_block_kernels(X, Y, blocks, n_restarts=3, random_state=None, init=None, 
     prior : bool or sequence of bool
         MAP under BoTorch's priors instead of maximum likelihood (:func:`fit_icm_kernel`),
         for every block or per block.
+    mean : {"zero", "constant"}
+        Every block's mean (:func:`fit_icm_kernel`).
 
     Returns
     -------
@@ -702,6 +757,7 @@ def fit_block_kernels(X, Y, blocks, n_restarts=3, random_state=None, init=None, 
             random_state=rng,
             init=None if init is None else init.fits[b],
             prior=priors[b],
+            mean=mean,
         )  # fmt: skip
         for b, tasks in enumerate(blocks)
     ]

@@ -81,6 +81,13 @@ class LearnedKernel:
         The objectives' model: the ICM (one ARD kernel, task matrix B) or one GP per
         objective; beside constraints, and for ``"independent"``, every block is fitted alone
         (:func:`~manytask.bo.kernel_learning.fit_block_kernels`).
+    mean : {"zero", "constant"}
+        The model's mean on the standardised outputs: zero, or a constant per task fitted
+        with the kernel (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`), which then
+        shifts the standardisation: ŷ = (y − m − s c)/s.
+    warm_start : bool
+        Start every refit from the previous fit (then the fresh starts); False: from the
+        fresh starts only, as BoTorch refits a ``SingleTaskGP``.
 
     Examples
     --------
@@ -92,7 +99,7 @@ class LearnedKernel:
 
     def __init__(
         self, n_features, n_tasks, box, seed, refit_every, n_constraints=0, prior=False,
-        refit_restarts=1, warping="none", objective_model="icm",
+        refit_restarts=1, warping="none", objective_model="icm", mean="zero", warm_start=True,
     ):  # fmt: skip
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every!r}")
@@ -108,7 +115,8 @@ class LearnedKernel:
         self.n_initial = max(3, n_features + 1)
         self.prior, self.refit_restarts = bool(prior), refit_restarts
         self.warping, self.warping_ = warping, None
-        self.objective_model = objective_model
+        self.objective_model, self.mean = objective_model, mean
+        self.warm_start = bool(warm_start)
         self.fit_ = None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
@@ -175,23 +183,27 @@ class LearnedKernel:
         Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else self.refit_restarts
+        init = self.fit_ if self.warm_start else None
         width = self.box[:, 1] - self.box[:, 0]
         rng = np.random.default_rng(seed)
         n, m = self.n_objectives, self.n_tasks - self.n_objectives
         if self.objective_model == "icm" and m == 0:
             fit = fit_icm_kernel(
-                X_unit, Y_standard, n_restarts=restarts, random_state=rng, init=self.fit_,
-                prior=self.prior,
+                X_unit, Y_standard, n_restarts=restarts, random_state=rng, init=init,
+                prior=self.prior, mean=self.mean,
             )  # fmt: skip
             kernel = Separable(RBF(fit.lengthscales * width), fit.B)
+            if fit.mean is not None:  # (y − m)/s − c = (y − (m + s c))/s
+                mean = mean + scale * fit.mean
             return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping)
         # blocks fitted alone (.kernel_learning.fit_block_kernels): the objectives' ICM or one
         # GP per objective, then every constraint by MAP (the block model of .constraints)
         blocks = [list(range(n))] if self.objective_model == "icm" else [[i] for i in range(n)]
         blocks += [[n + j] for j in range(m)]
         priors = [self.prior] * (len(blocks) - m) + [True] * m
-        fit = fit_block_kernels(X_unit, Y_standard, blocks, restarts, rng, self.fit_, priors)
+        fit = fit_block_kernels(X_unit, Y_standard, blocks, restarts, rng, init, priors, self.mean)
         kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
+        mean = mean + scale * fit.mean  # the rescaled outputs a_i ((y − m)/s − c)_i
         return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
 
     def accept(self, refit: Refit):

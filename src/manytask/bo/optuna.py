@@ -58,7 +58,8 @@ __all__ = ["MultiTaskSampler"]
 _RESERVED = ("candidates", "bounds", "n_tasks", "seed")
 #: MultiTaskBO options of a single-objective study unless given (ours, not the paper's): the
 #: rank transform of the worse half of the values and an affine map of the better half, the
-#: lengthscale prior, proposals kept min_distance from the told points, and the UCB. On
+#: lengthscale prior, proposals kept min_distance from the told points, and the UCB, with
+#: the zero-mean GP warm-started every 2 observations they were measured with. On
 #: benchmarks/bench_optuna.py (10 seeds) they lower the mean regret on all six
 #: single-objective problems against output_warping="rank", whose spreading of near-tied
 #: best values and UCB's re-proposals of the best told point left seeds stuck; the
@@ -68,6 +69,9 @@ SINGLE_OBJECTIVE_OPTIONS = {
     "kernel_prior": True,
     "avoid_told": True,
     "acquisition": "ucb",
+    "refit_every": 2,
+    "kernel_mean": "zero",
+    "kernel_warm_start": True,
 }
 
 
@@ -158,7 +162,8 @@ class MultiTaskSampler(BaseSampler):
         ``n_restarts``, ``refit_every``, ``output_warping``, …), except ``candidates``,
         ``bounds``, ``n_tasks`` and ``seed``, which the sampler sets. A single-objective
         study defaults to ``output_warping="rank-affine", kernel_prior=True,
-        avoid_told=True, acquisition="ucb"`` (ours, chosen on benchmarks/bench_optuna.py:
+        avoid_told=True, acquisition="ucb", refit_every=2, kernel_mean="zero",
+        kernel_warm_start=True`` (ours, chosen on benchmarks/bench_optuna.py:
         :data:`SINGLE_OBJECTIVE_OPTIONS`).
 
     Examples

@@ -1,14 +1,19 @@
 """Scalarisations s_λ: Rⁿ → R and their ℓ2-Lipschitz constants L_λ (paper §2).
 
-Both act on normalised objectives ŷ_i = (y_i − z_i) / r_i, with a reference point z below
-the data and a range r > 0 per objective:
+All act on normalised objectives ŷ_i = (y_i − z_i) / r_i, with a reference point z (below
+the data, or at its best values with ``reference="ideal"``) and a range r > 0 per objective:
 
 ``Linear``: s_λ(y) = Σ_i λ_i ŷ_i, L_λ = ‖λ/r‖₂ (Cauchy–Schwarz, attained along λ/r).
 ``Chebyshev``: s_λ(y) = min_i λ_i ŷ_i = min_i (λ_i/r_i)(y_i − z_i), the paper's form with
 weights λ_i/r_i; L_λ = max_i λ_i/r_i: |min_i a_i − min_i b_i| ≤ max_i |a_i − b_i| ≤
 max_i (λ_i/r_i) ‖u − v‖_∞ ≤ max_i (λ_i/r_i) ‖u − v‖₂, attained along the basis vector of the
-largest λ_i/r_i. Both are monotone in every coordinate, so their maximisers are Pareto
-optimal.
+largest λ_i/r_i. Both are monotone in every coordinate, so their maximisers are weakly
+Pareto optimal (Chebyshev's can tie with a point that is better in a non-binding objective).
+
+``AugmentedChebyshev`` (ParEGO, Knowles 2006; BoTorch's ``get_chebyshev_scalarization``):
+s_λ(y) = min_i λ_i ŷ_i + α Σ_i λ_i ŷ_i, α = 0.05, strictly increasing, so its maximisers are
+Pareto optimal; L_λ = (α² ‖a‖₂² + (1 + 2α) max_i a_i²)^{1/2}, a = λ/r (the largest gradient
+norm of its linear pieces, :meth:`AugmentedChebyshev.lipschitz`).
 
 ``Hypervolume`` (Golovin & Zhang 2020): s_λ(y) = min_i max(0, ŷ_i/λ_i)ⁿ with λ taken to
 the unit sphere (λ/‖λ‖₂). For λ uniform on the positive unit sphere (``weights=
@@ -30,6 +35,13 @@ Where z and r come from:
 - ``reference="observed"``: ParEGO's normalisation (Knowles 2006): z and r are the observed
   minimum and range of every objective, recomputed from the data by :meth:`fitted` before
   every proposal. The scalarisation then changes as data arrive.
+- ``reference="ideal"``: r the observed range, z the observed maximum, so ŷ ∈ [−1, 0]: the
+  Chebyshev scalarisation is then minus the weighted distance to the ideal point, ParEGO's
+  form (with ``AugmentedChebyshev``, exactly BoTorch's ``get_chebyshev_scalarization`` of
+  the observations). Its maximiser for λ lies on the ray from the ideal point along −1/λ,
+  the observed-minimum form's on the ray from z along 1/λ. Not for ``Hypervolume``.
+- ``reference="pareto"``, ``"pareto-ideal"``: as ``"observed"`` and ``"ideal"`` with z and
+  r from the non-dominated observations only (:func:`pareto_range`).
 
 R_C and R_B (:mod:`.metrics`) are computed with one fixed scalarisation for the whole run:
 a fixed one as given, an ``"observed"`` one fitted to the problem's values on the candidate
@@ -47,13 +59,21 @@ __all__ = [
     "Scalarization",
     "Linear",
     "Chebyshev",
+    "AugmentedChebyshev",
     "Hypervolume",
     "SCALARIZATIONS",
     "make_scalarization",
     "value_range",
+    "pareto_range",
 ]
 
-OBSERVED = "observed"
+#: The data-driven references: which observations give z and r, and where z sits.
+ADAPTIVE = {
+    "observed": ("all", "nadir"),
+    "ideal": ("all", "ideal"),
+    "pareto": ("pareto", "nadir"),
+    "pareto-ideal": ("pareto", "ideal"),
+}
 
 
 def value_range(Y):
@@ -86,12 +106,46 @@ def value_range(Y):
     return np.where(seen, low, 0.0), np.where(span > 0, span, 1.0)
 
 
+def pareto_range(Y):
+    """(z, r) of :func:`value_range` over the non-dominated rows of Y (maximisation); an
+    objective with a single value there takes its range over all the rows.
+
+    Parameters
+    ----------
+    Y : array of shape (t, n)
+        Observed objectives; rows with a NaN or ±inf take no part in the Pareto set.
+
+    Returns
+    -------
+    reference : ndarray of shape (n,)
+        z, the minimum of every objective over the Pareto set.
+    scale : ndarray of shape (n,)
+        r, its range there.
+
+    Examples
+    --------
+    >>> pareto_range(np.array([[0.0, 4.0], [2.0, 2.0], [1.0, 1.0], [5.0, -7.0]]))
+    (array([ 0., -7.]), array([ 5., 11.]))
+    """
+    from .metrics import pareto_mask  # metrics builds on this module
+
+    Y = np.asarray(Y, dtype=float)
+    low, span = value_range(Y)
+    finite = Y[np.all(np.isfinite(Y), axis=1)]
+    if len(finite) == 0:
+        return low, span
+    front = finite[pareto_mask(finite)]
+    front_low, front_span = value_range(front)
+    single = np.ptp(front, axis=0) == 0
+    return np.where(single, low, front_low), np.where(single, span, front_span)
+
+
 class Scalarization:
     """s_λ(y) for outputs Y (N, n) and weights λ (n,) → (N,), or weights (M, n) → (M, N).
 
     Parameters
     ----------
-    reference : None, "observed" or array of shape (n,)
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
         The reference point z (see the module docstring).
     scale : None or array of shape (n,)
         The range r > 0 of every objective (None: 1, or the observed range).
@@ -107,12 +161,11 @@ class Scalarization:
 
     def __init__(self, reference=None, scale=None):
         if isinstance(reference, str):
-            if reference != OBSERVED:
-                raise ValueError(
-                    f"reference must be None, 'observed' or an array, got {reference!r}"
-                )
+            if reference not in ADAPTIVE:
+                valid = ", ".join(repr(name) for name in ADAPTIVE)
+                raise ValueError(f"reference must be None, {valid} or an array, got {reference!r}")
             if scale is not None:
-                raise ValueError("scale must be None with reference='observed' (it is observed)")
+                raise ValueError(f"scale must be None with reference={reference!r} (observed)")
         elif reference is not None:
             reference = as_finite_array(reference, "reference", 1)
         if scale is not None:
@@ -123,7 +176,7 @@ class Scalarization:
 
     @property
     def adaptive(self) -> bool:
-        """True when z and r are taken from the data (``reference="observed"``).
+        """True when z and r are taken from the data (a named ``reference``).
 
         Examples
         --------
@@ -153,7 +206,12 @@ class Scalarization:
         """
         if not self.adaptive:
             return self
-        reference, scale = value_range(Y)
+        Y = np.asarray(Y, dtype=float)
+        rows, corner = ADAPTIVE[self.reference]
+        reference, scale = value_range(Y) if rows == "all" else pareto_range(Y)
+        if corner == "ideal":  # the best observed value of every objective
+            best = np.where(np.isfinite(Y), Y, -np.inf).max(axis=0, initial=-np.inf)
+            reference = np.where(np.isfinite(best), best, reference + scale)
         return type(self)(reference, scale)
 
     def check_tasks(self, n_tasks: int):
@@ -277,7 +335,7 @@ class Linear(Scalarization):
 
     Parameters
     ----------
-    reference : None, "observed" or array of shape (n,)
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
         The reference point z.
     scale : None or array of shape (n,)
         The range r of every objective.
@@ -338,7 +396,7 @@ class Chebyshev(Scalarization):
 
     Parameters
     ----------
-    reference : None, "observed" or array of shape (n,)
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
         The reference point z.
     scale : None or array of shape (n,)
         The range r of every objective.
@@ -397,12 +455,87 @@ class Chebyshev(Scalarization):
         return float(np.max(self._effective_weights(weights)))
 
 
+class AugmentedChebyshev(Chebyshev):
+    """s_λ(y) = min_i λ_i ŷ_i + α Σ_i λ_i ŷ_i, ŷ_i = (y_i − z_i) / r_i, α = 0.05.
+
+    The augmented Chebyshev scalarisation of ParEGO (Knowles 2006) and BoTorch's
+    ``get_chebyshev_scalarization`` (both α = 0.05): the small linear term makes every
+    maximiser Pareto optimal, where plain Chebyshev is indifferent between points that tie
+    on the smallest weighted term (weakly Pareto optimal ones).
+
+    Parameters
+    ----------
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
+        The reference point z.
+    scale : None or array of shape (n,)
+        The range r of every objective.
+
+    Examples
+    --------
+    >>> AugmentedChebyshev()(np.array([[1.0, 3.0], [1.0, 1.0]]), np.array([0.5, 0.5]))
+    array([0.6 , 0.55])
+    """
+
+    name = "augmented-chebyshev"
+    augmentation = 0.05
+
+    def __call__(self, Y, weights):
+        """min_i λ_i ŷ_i + α Σ_i λ_i ŷ_i for every row of Y.
+
+        Parameters
+        ----------
+        Y : array of shape (N, n)
+            Objectives.
+        weights : array of shape (n,) or (M, n)
+            λ on the simplex.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (M, N)
+            The scalarised values.
+
+        Examples
+        --------
+        >>> AugmentedChebyshev()(np.array([[2.0, 0.0]]), np.array([[0.5, 0.5], [1.0, 0.0]]))
+        array([[0.05],
+               [0.1 ]])
+        """
+        linear = np.asarray(weights) @ self.normalize(Y).T
+        return super().__call__(Y, weights) + self.augmentation * linear
+
+    def lipschitz(self, weights):
+        """L_λ = (α² ‖a‖₂² + (1 + 2α) max_i a_i²)^{1/2}, a = λ/r.
+
+        s_λ is the minimum of the linear maps y ↦ g_k·(y − z), g_k = a_k e_k + α a, each
+        the smallest on an open cone, so its ℓ2-Lipschitz constant is max_k ‖g_k‖₂, with
+        ‖g_k‖₂² = α² ‖a‖₂² + (1 + 2α) a_k².
+
+        Parameters
+        ----------
+        weights : array of shape (n,)
+            λ.
+
+        Returns
+        -------
+        float
+            L_λ.
+
+        Examples
+        --------
+        >>> round(AugmentedChebyshev().lipschitz([0.0, 1.0]), 12)  # 1 + α along e_2
+        1.05
+        """
+        a = self._effective_weights(weights)
+        alpha = self.augmentation
+        return float(np.sqrt(alpha**2 * np.sum(a**2) + (1 + 2 * alpha) * np.max(a) ** 2))
+
+
 class Hypervolume(Scalarization):
     """s_λ(y) = min_i max(0, (y_i − z_i) / (r_i λ_i))ⁿ with ‖λ‖₂ = 1 (λ is rescaled).
 
     Parameters
     ----------
-    reference : None, "observed" or array of shape (n,)
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
         The reference point z.
     scale : None or array of shape (n,)
         The range r of every objective.
@@ -414,6 +547,11 @@ class Hypervolume(Scalarization):
     """
 
     name = "hypervolume"
+
+    def __init__(self, reference=None, scale=None):
+        if isinstance(reference, str) and ADAPTIVE.get(reference, ("", ""))[1] == "ideal":
+            raise ValueError(f"reference={reference!r} puts z above every point: s_λ = 0")
+        super().__init__(reference, scale)
 
     @staticmethod
     def _directions(weights):
@@ -475,7 +613,12 @@ class Hypervolume(Scalarization):
 
 
 # the paper's two, then Golovin & Zhang's (the order of the error message)
-SCALARIZATIONS = {"chebyshev": Chebyshev, "linear": Linear, "hypervolume": Hypervolume}
+SCALARIZATIONS = {
+    "chebyshev": Chebyshev,
+    "linear": Linear,
+    "hypervolume": Hypervolume,
+    "augmented-chebyshev": AugmentedChebyshev,
+}
 
 
 def make_scalarization(spec, reference=None, scale=None) -> Scalarization:
@@ -487,7 +630,7 @@ def make_scalarization(spec, reference=None, scale=None) -> Scalarization:
     spec : str, dict or Scalarization
         A key of ``SCALARIZATIONS``, a :meth:`Scalarization.to_config` dict, or an
         instance (returned as it is).
-    reference : None, "observed" or array of shape (n,)
+    reference : None, "observed", "ideal", "pareto", "pareto-ideal" or array of shape (n,)
         The reference point z, with a name.
     scale : None or array of shape (n,)
         The range r, with a name.
