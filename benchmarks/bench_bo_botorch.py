@@ -624,7 +624,8 @@ jobs (every run's 1-minute load average is in the cache; timings are indicative)
 seed), never rerun; `--render-only` rewrites this block from it).
 
 {len(PROBLEMS)} of BoTorch's `test_functions.multi_objective`, negated (all objectives
-maximised): {problem_list()}; the last three held out (added after the default was chosen;
+maximised): {problem_list()}; the last three held out (added after the default
+of 2026-12-05 01:00 was chosen, used since only to check candidates, never to tune them;
 reference point: BoTorch's, except {" and ".join(NADIR_REFERENCE)}: the nadir of the
 candidates' Pareto front − 0.1 × its range). N = {N_CANDIDATES} fixed scrambled Sobol
 candidates; {N_INITIAL} initial random candidates (the same for every method of a seed) +
@@ -636,7 +637,7 @@ Standardize) refitted by `fit_gpytorch_mll` every round, {MC_SAMPLES} QMC sample
 `optimize_acqf_discrete` over the same candidates; qLogNParEGO = qLogNEI of a random
 Chebyshev scalarisation (BoTorch's tutorial). *HV fraction*: hypervolume of the noise-free
 values at the evaluated points / the largest among the {N_CANDIDATES} candidates, reference
-point = BoTorch's `problem.ref_point`; mean ± sd over seeds (count in brackets); a peer's
+point as above; mean ± sd over seeds (count in brackets); a peer's
 column and the differences use the seeds both ran. *ms/iter*: mean wall time of one round's
 proposal + model update (refits included, the objective evaluation excluded); the ratios
 pair seeds.

@@ -168,7 +168,8 @@ def table_row(setting, threads, manytask, fit, rounds, loads):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--observed", type=int, default=20, help="rounds already observed")
-    parser.add_argument("--rounds", type=int, default=10, help="manytask rounds timed")
+    # 12: whole cycles of a refit every 1, 2, 3 or 4 observations, so the mean is per cycle
+    parser.add_argument("--rounds", type=int, default=12, help="manytask rounds timed")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
     parser.add_argument("--nehvi-max-objectives", type=int, default=3)

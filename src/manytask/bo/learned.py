@@ -48,9 +48,9 @@ class LearnedKernel:
 
     The first fit happens once ``n_initial = max(3, d + 1)`` observations exist (until
     then the optimiser proposes random points of the domain); later fits every
-    ``refit_every`` observations, warm-started from the previous one. A fit is computed by
-    :meth:`refit` and takes effect only once passed to :meth:`accept`, so that a failure
-    leaves everything as it was.
+    ``refit_every`` observations, warm-started from the previous one or not (``warm_start``).
+    A fit is computed by :meth:`refit` and takes effect only once passed to :meth:`accept`,
+    so that a failure leaves everything as it was.
 
     Parameters
     ----------
