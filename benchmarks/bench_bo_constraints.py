@@ -448,8 +448,8 @@ kernel_mean="zero", kernel_warm_start=True`, the defaults until 2026-12-05) unle
 otherwise; *constant mean*: `kernel_mean="constant"`; *fresh fits*:
 `kernel_warm_start=False`. *manytask*: `feasibility="optimistic"`, the acquisition over the
 optimistic feasible set (the first rule); *probability*: `feasibility="probability"`, the
-acquisition's improvement on the best feasible observation weighted by the probability of feasibility;
-*prior*: `kernel_prior=True`; *EI*: `acquisition="ei"` (with the probability rule, the
+acquisition's improvement on the best feasible observation weighted by the probability of
+feasibility; *prior*: `kernel_prior=True`; *EI*: `acquisition="ei"` (with the probability rule, the
 constrained EI); *independent*: `objective_model="independent"`, one GP per objective;
 *restarts=2*: `kernel_restarts=2`; *without constraints*: the same optimiser told the
 objectives only. *{DEFAULT}* is MultiTaskBO's defaults. *qLogNParEGO*: qLogNEI
