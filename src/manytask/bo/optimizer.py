@@ -174,10 +174,10 @@ class MultiTaskBO:
     acquisition : {"ei", "noisy-ei", "ucb"} or None
         What each proposal maximises: the expected improvement of s_λ on the best posterior
         mean at the feasible observations (:func:`~manytask.bo.policies.expected_improvement`;
-        no regret bound is claimed; not with MOBO), the same taken jointly with that
-        observation x* (``"noisy-ei"``, Letham et al. 2019: its width is that of
-        f(x) − f(x*), so x* itself gains nothing; MT-KB and IT-KB), or the scalarised UCB of
-        Algorithms 1–2
+        no regret bound is claimed; not with MOBO), the same taken jointly with each feasible
+        observation x_j and the smallest kept (``"noisy-ei"``, after Letham et al. 2019: the
+        width is that of f(x) − f(x_j), so no told point gains anything by itself; MT-KB and
+        IT-KB), or the scalarised UCB of Algorithms 1–2
         (the paper's). With constraints either is the u of the ``feasibility`` rule
         (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
         paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the

@@ -455,7 +455,7 @@ class Policy:
             β; default :meth:`radius`.
         feasibility : callable, optional
             The constraints' rule; None without constraints.
-        incumbent : float, optional
+        incumbent : float or array of shape (k,), optional
             s*: the expected improvement on it instead of the UCB (MT-KB, MT-BKB, IT-KB and
             IT-BKB; :func:`expected_improvement`), the u that ``feasibility`` takes.
         incumbent_points : array of shape (k, d), optional
