@@ -156,6 +156,16 @@ MANYTASK = {
         kernel_warm_start=False,
         refit_every=4,
     ),
+    # the default with noisy EI (the improvement taken jointly with the incumbent)
+    "manytask, probability, prior, noisy EI, constant mean, fresh fits, refit_every=4": dict(
+        n_constraints=1,
+        feasibility="probability",
+        kernel_prior=True,
+        acquisition="noisy-ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+        refit_every=4,
+    ),
     # which of the two loses DiscBrake: each alone, with a refit every 4, and neither
     "manytask, probability, prior, EI, refit_every=4": dict(
         n_constraints=1,

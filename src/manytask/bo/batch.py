@@ -76,8 +76,12 @@ def maximize(optimizer, weights, radius, excluded):
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
     scalarization, feasibility = optimizer._scalarization(), None
     best = incumbent(optimizer, weights, scalarization)
-    # acquisition="ei": the improvement on the incumbent's value
-    improved = best[1] if optimizer.acquisition == "ei" and best is not None else None
+    # acquisition="ei": the improvement on the incumbent's value; "noisy-ei": jointly with
+    # every feasible told point (their values then replace the incumbent's)
+    expected = optimizer.acquisition in ("ei", "noisy-ei") and best is not None
+    improved, points = (best[1] if expected else None), None
+    if expected and optimizer.acquisition == "noisy-ei":
+        points, improved = told_values(optimizer, weights, scalarization)
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
@@ -90,7 +94,7 @@ def maximize(optimizer, weights, radius, excluded):
 
     def acquisition(X):
         return optimizer._policy.acquisition(
-            X, weights, scalarization, radius, feasibility, improved
+            X, weights, scalarization, radius, feasibility, improved, points
         )
 
     if optimizer.candidates is not None:
@@ -107,18 +111,27 @@ def incumbent(optimizer, weights, scalarization):
     """(x*, s*): the told point observed feasible with the largest s_λ(μ_t(x_s)), and that
     value (None if no told point is feasible, or where nothing uses it: it serves the
     constraints, EI and the box search's starts, not a UCB on a finite set)."""
-    used = optimizer.n_constraints or optimizer.acquisition == "ei" or optimizer.bounds is not None
+    used = (
+        optimizer.n_constraints
+        or optimizer.acquisition in ("ei", "noisy-ei")
+        or optimizer.bounds is not None
+    )
     if not used:
         return None
-    feasible = optimizer.feasible_
-    if not feasible.any():
+    if not optimizer.feasible_.any():
         return None
-    points = optimizer.X_[feasible]
+    points, values = told_values(optimizer, weights, scalarization)
+    best = int(np.argmax(values))
+    return points[best], float(values[best])
+
+
+def told_values(optimizer, weights, scalarization):
+    """The told points observed feasible and their s_λ(μ_t(x_s))."""
+    points = optimizer.X_[optimizer.feasible_]
     values = scalarization(
         optimizer._policy.posterior.mean(points)[:, : optimizer.n_tasks], weights
     )
-    best = int(np.argmax(values))
-    return points[best], float(values[best])
+    return points, values
 
 
 def initial_point(optimizer, excluded):

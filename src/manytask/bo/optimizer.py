@@ -171,10 +171,13 @@ class MultiTaskBO:
         benchmarks/bench_bo_botorch.py the draws gained 0.12 of HV fraction on DTLZ2
         (2 obj.) at noise 0.05 (0.249 to 0.367; qLogNParEGO 0.493) and lost 0.004 on
         average, up to 0.044 on a cell (docs/results/bo-dtlz2/results.md).
-    acquisition : {"ei", "ucb"} or None
+    acquisition : {"ei", "noisy-ei", "ucb"} or None
         What each proposal maximises: the expected improvement of s_λ on the best posterior
         mean at the feasible observations (:func:`~manytask.bo.policies.expected_improvement`;
-        no regret bound is claimed; not with MOBO), or the scalarised UCB of Algorithms 1–2
+        no regret bound is claimed; not with MOBO), the same taken jointly with each feasible
+        observation x_j and the smallest kept (``"noisy-ei"``, after Letham et al. 2019: the
+        width is that of f(x) − f(x_j), so no told point gains anything by itself; MT-KB and
+        IT-KB), or the scalarised UCB of Algorithms 1–2
         (the paper's). With constraints either is the u of the ``feasibility`` rule
         (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
         paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the
@@ -352,9 +355,15 @@ class MultiTaskBO:
         if acquisition not in ACQUISITIONS:
             valid = ", ".join(ACQUISITIONS)
             raise ValueError(f"acquisition must be one of {valid} or None, got {acquisition!r}")
-        if acquisition == "ei" and algorithm == "mobo":
+        if acquisition in ("ei", "noisy-ei") and algorithm == "mobo":
             raise ValueError(
-                f"acquisition='ei' needs an algorithm other than 'mobo', got {algorithm!r}"
+                f"acquisition={acquisition!r} needs an algorithm other than 'mobo', "
+                f"got {algorithm!r}"
+            )
+        if acquisition == "noisy-ei" and algorithm.endswith("bkb"):  # no Nyström cross-cov
+            raise ValueError(
+                f"acquisition='noisy-ei' needs the exact posterior (mt-kb, it-kb), got "
+                f"algorithm={algorithm!r}"
             )
         self.acquisition = acquisition
         if objective_model not in ("icm", "independent"):

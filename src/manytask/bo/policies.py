@@ -50,8 +50,9 @@ __all__ = [
 ]
 
 ALGORITHMS = ("mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo")
-#: ``MultiTaskBO(acquisition=…)``: the scalarised UCB, or the scalarisation's expected improvement.
-ACQUISITIONS = ("ucb", "ei")
+#: ``MultiTaskBO(acquisition=…)``: the scalarised UCB, or the scalarisation's expected
+#: improvement on the incumbent's value ("ei") or jointly with the incumbent ("noisy-ei").
+ACQUISITIONS = ("ucb", "ei", "noisy-ei")
 #: ``MultiTaskBO(radius_draw=…)``: the radius as computed, or times an Exp(1) draw per proposal.
 RADIUS_DRAWS = ("fixed", "exponential")
 
@@ -430,7 +431,10 @@ class Policy:
             return np.sqrt(self.n_tasks) * worst
         return mobo_radius(t + 1, self.n_points, self.delta)
 
-    def acquisition(self, X, weights, scalarization, radius=None, feasibility=None, incumbent=None):
+    def acquisition(
+        self, X, weights, scalarization, radius=None, feasibility=None, incumbent=None,
+        incumbent_points=None,
+    ):  # fmt: skip
         """u(x) for every row of X (None: the cached candidates), for weights λ.
 
         u_t(x) = s_λ(μ_{t−1}(x)) + L_λ β ‖Γ_{t−1}(x, x)‖^{1/2} (Algorithms 1 and 2), or
@@ -451,9 +455,14 @@ class Policy:
             β; default :meth:`radius`.
         feasibility : callable, optional
             The constraints' rule; None without constraints.
-        incumbent : float, optional
+        incumbent : float or array of shape (k,), optional
             s*: the expected improvement on it instead of the UCB (MT-KB, MT-BKB, IT-KB and
             IT-BKB; :func:`expected_improvement`), the u that ``feasibility`` takes.
+        incumbent_points : array of shape (k, d), optional
+            Told points x_j, with ``incumbent`` then their values s_j = s_λ(μ_t(x_j)), shape
+            (k,): the improvement is taken jointly with each (noisy EI, its width
+            L_λ ‖Cov_t[f(x) − f(x_j)]‖^{1/2}) and the smallest of the k kept, 0 at every x_j
+            (:func:`expected_improvement`). The exact posterior only.
 
         Returns
         -------
@@ -470,7 +479,7 @@ class Policy:
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
         n = self.n_objectives
-        if feasibility is not None:
+        if feasibility is not None or incumbent_points is not None:
             cov = self.posterior.cov(X)
             deviations = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
         if self.algorithm == "mobo":
@@ -478,6 +487,20 @@ class Policy:
                 deviations = np.sqrt(self.posterior.variance(X))
             values = scalarization(mean[:, :n] + radius * deviations[:, :n], weights)
         else:
+            if incumbent_points is not None:  # Cov_t[f(x) − f(x_j)] for every x_j
+                cross = self.posterior.cross_cov(X, incumbent_points)[..., :n, :n]
+                at_incumbents = self.posterior.cov(incumbent_points)[:, :n, :n]
+                joint = cov[:, None, :n, :n] + at_incumbents - cross - np.swapaxes(cross, -1, -2)
+                width = scalarization.lipschitz(weights) * np.sqrt(
+                    np.maximum(np.linalg.eigvalsh(joint)[..., -1], 0.0)
+                )
+                gains = expected_improvement(
+                    scalarization(mean[:, :n], weights)[:, None], width, np.asarray(incumbent)
+                )
+                values = gains.min(axis=1)
+                if feasibility is None:
+                    return values
+                return feasibility(values, mean[:, n:], deviations[:, n:], radius)
             if feasibility is None:
                 norms = self.posterior.variance_norm(X)  # ‖Γ_t(x, x)‖
             else:
@@ -501,16 +524,27 @@ def expected_improvement(mean, sd, incumbent):
     deviation of the linearised scalarisation, as in ParEGO's expected improvement of a
     scalarised objective (Knowles 2006), here with the multi-task posterior.
 
+    Noisy EI (``acquisition="noisy-ei"``): the expected improvement of s_λ(f(x)) on
+    max_j s_λ(f(x_j)) over the told points, f drawn jointly at x and at them (Letham, Karrer,
+    Ottoni & Bakshy 2019, "Constrained Bayesian optimization with noisy experiments"; BoTorch's
+    qNEI is its sampled form), is at most its value on any single x_j, E[(s_λ(f(x)) −
+    s_λ(f(x_j)))₊]. Linearised, s_λ(f(x)) − s_λ(f(x_j)) ≈ m − s_j + gᵀ(e(x) − e(x_j)) with
+    m − s_j = s_λ(μ_t(x)) − s_λ(μ_t(x_j)), ‖g‖ ≤ L_λ and e the posterior error, Gaussian with
+    covariance Γ_t(x, x) + Γ_t(x_j, x_j) − Γ_t(x, x_j) − Γ_t(x_j, x); its standard deviation is
+    at most w_j = L_λ ‖that‖^{1/2}. :meth:`Policy.acquisition` takes this function of
+    (m − s_j, w_j) and keeps the smallest over j: 0 at every told point (w_j = 0 at x = x_j,
+    where m − s_j = 0), near the plain EI with a √2-wider w far from the data.
+
     Parameters
     ----------
     mean, sd : array of shape (M,)
-        m and w ≥ 0.
-    incumbent : float
+        m and w ≥ 0 (or arrays that broadcast with ``incumbent``).
+    incumbent : float or array
         s*, the best scalarised posterior mean at the observations.
 
     Returns
     -------
-    ndarray of shape (M,)
+    ndarray of the broadcast shape
 
     Examples
     --------

@@ -141,6 +141,9 @@ class MultiTaskPosterior:
     def _problem_posterior(self, X, with_cov):
         raise NotImplementedError
 
+    def _problem_cross_cov(self, X, Z):
+        raise NotImplementedError(f"{type(self).__name__} has no cross-covariance Γ_t(X, Z)")
+
     def _query(self, X, with_cov):
         if X is None:
             if self.candidates_ is None:
@@ -271,3 +274,44 @@ class MultiTaskPosterior:
         else:
             norms = np.linalg.eigvalsh(cov[0])[:, -1]
         return np.maximum(norms, 0.0)
+
+    def cross_cov(self, X, Z) -> np.ndarray:
+        """Posterior cross-covariance Γ_t(X_i, Z_j) = Γ(X_i, Z_j) − G_t(X_i)ᵀ(G_t + ηI)⁻¹G_t(Z_j)
+        (eq. 1 at two points): block (a, c) is Cov[f_a(X_i), f_c(Z_j)].
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), optional
+            Query points; None for the candidates given to ``fit`` (their cache is used).
+        Z : array_like of shape (M, d)
+            The second points.
+
+        Returns
+        -------
+        ndarray of shape (N, M, n_tasks, n_tasks)
+            Γ_t(X_i, Z_j) for every pair.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import manytask as mt
+        >>> G = mt.kernels.Separable(mt.kernels.RBF(0.3), [[1.0, 0.5], [0.5, 1.0]])
+        >>> X = np.linspace(0, 1, 5)[:, None]
+        >>> post = mt.posterior.ExactPosterior(G, noise=0.1).fit(X, np.c_[X, -X])
+        >>> bool(np.allclose(post.cross_cov([[0.5]], [[0.5]])[:, 0], post.cov([[0.5]])))
+        True
+        """
+        if self.n_features_in_ is None:
+            raise ValueError(f"{type(self).__name__} is not fitted yet: call fit or add first")
+        Z = as_points(Z, "Z", n_features=self.n_features_in_)
+        if X is None and self.candidates_ is None:
+            raise ValueError("X is required: no candidates were given to fit")
+        if X is not None:
+            X = self._check_query(X)
+            if self.candidates_ is not None and np.array_equal(X, self.candidates_):
+                X = None  # an equal copy of the candidates uses their cache
+        cross = self._problem_cross_cov(X, Z)  # (batch, N, M, block, block)
+        R = self.decomposition.rotation
+        if self.uses_split:
+            return np.einsum("ib,bNM,jb->NMij", R, cross[..., 0, 0], R)
+        return R @ cross[0] @ R.T

@@ -415,3 +415,45 @@ class IncrementalRidge:
         if not with_cov:
             return mean, None
         return mean, self.decomposition.prior_blocks(X) - block_gram(A, p)
+
+    def cross_cov(self, X, Z):
+        """Posterior cross-covariance blocks Γ_t(X_i, Z_j) = Γ(X_i, Z_j) −
+        G_t(X_i)ᵀ(G_t + ηI)⁻¹G_t(Z_j).
+
+        Parameters
+        ----------
+        X : ndarray of shape (N, d) or None
+            Query points; None for the candidates (their cached L⁻¹G_t(C)).
+        Z : ndarray of shape (M, d)
+            The second points.
+
+        Returns
+        -------
+        ndarray of shape (batch, N, M, block, block)
+            Block (i, j) is the covariance of f(X_i) and f(Z_j) in every problem.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF, Separable
+        >>> ridge = IncrementalRidge(Separable(RBF(0.3), np.eye(2)).decompose(), noise=0.1)
+        >>> ridge = ridge.fit(np.zeros((1, 1)), np.ones((1, 2, 1)))
+        >>> cross = ridge.cross_cov(np.zeros((1, 1)), np.zeros((1, 1)))
+        >>> bool(np.allclose(cross[:, :, 0], ridge.posterior(np.zeros((1, 1)))[1]))  # Γ_t(x, x)
+        True
+        """
+        b, p, t = self.batch, self.block, self.n_observations
+        A = None
+        if X is None:
+            X = self.candidates
+            A = self._V[:, : t * p] if t else None
+        N, M = len(X), len(Z)
+        prior = self.decomposition.gram(X, Z).reshape(b, N, p, M, p).transpose(0, 1, 3, 2, 4)
+        if t == 0:
+            return prior
+        tp = t * p
+        masks = self._m[:, :tp, None] if self.partial else 1.0
+        if A is None:
+            A = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, X) * masks)
+        a = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, Z) * masks)
+        return prior - np.einsum("brna,brmc->bnmac", A.reshape(b, tp, N, p), a.reshape(b, tp, M, p))

@@ -269,6 +269,9 @@ class ExactPosterior(MultiTaskPosterior):
             return mean, (cov if with_cov else None)
         return self._ridge.posterior(X, with_cov)
 
+    def _problem_cross_cov(self, X, Z):
+        return self._ridge.cross_cov(X, Z)
+
 
 def _one_task_per_problem(decomposition) -> bool:
     """True when every independent problem is one task (a signed permutation rotation), so
