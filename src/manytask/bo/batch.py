@@ -75,13 +75,16 @@ def maximize(optimizer, weights, radius, excluded):
     """argmax of the acquisition away from ``excluded``: a mask of the candidates, or on a
     box the points (m, d) every proposal keeps ``min_distance`` from (:mod:`.search`)."""
     scalarization, feasibility = optimizer._scalarization(), None
-    best = incumbent(optimizer, weights, scalarization)
+    points, values = told_values(optimizer, weights, scalarization)
+    best = None if values is None else (points[np.argmax(values)], float(values.max()))
     # acquisition="ei": the improvement on the incumbent's value; "noisy-ei": jointly with
     # every feasible told point (their values then replace the incumbent's)
     expected = optimizer.acquisition in ("ei", "noisy-ei") and best is not None
-    improved, points = (best[1] if expected else None), None
+    improved = best[1] if expected else None
     if expected and optimizer.acquisition == "noisy-ei":
-        points, improved = told_values(optimizer, weights, scalarization)
+        improved = values
+    else:
+        points = None
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
@@ -107,26 +110,18 @@ def maximize(optimizer, weights, radius, excluded):
     )  # fmt: skip
 
 
-def incumbent(optimizer, weights, scalarization):
-    """(x*, s*): the told point observed feasible with the largest s_λ(μ_t(x_s)), and that
-    value (None if no told point is feasible, or where nothing uses it: it serves the
-    constraints, EI and the box search's starts, not a UCB on a finite set)."""
+def told_values(optimizer, weights, scalarization):
+    """The told points observed feasible and their s_λ(μ_t(x_s)); the largest is the
+    incumbent (x*, s*). (None, None) if no told point is feasible, or where nothing uses
+    them: they serve the constraints, EI and the box search's starts, not a UCB on a finite
+    set."""
     used = (
         optimizer.n_constraints
         or optimizer.acquisition in ("ei", "noisy-ei")
         or optimizer.bounds is not None
     )
-    if not used:
-        return None
-    if not optimizer.feasible_.any():
-        return None
-    points, values = told_values(optimizer, weights, scalarization)
-    best = int(np.argmax(values))
-    return points[best], float(values[best])
-
-
-def told_values(optimizer, weights, scalarization):
-    """The told points observed feasible and their s_λ(μ_t(x_s))."""
+    if not used or not optimizer.feasible_.any():
+        return None, None
     points = optimizer.X_[optimizer.feasible_]
     values = scalarization(
         optimizer._policy.posterior.mean(points)[:, : optimizer.n_tasks], weights
