@@ -165,6 +165,37 @@ def table_row(setting, threads, manytask, fit, rounds, loads):
     ]
 
 
+def compare_options(args):
+    """Print, per problem and thread count, manytask's CPU ms per round with its defaults
+    and with ``--compare``'s options (Python literals, else strings), on the same data."""
+    import ast
+
+    from threadpoolctl import threadpool_limits
+
+    config = {}
+    for item in args.compare:
+        key, _, value = item.partition("=")
+        try:
+            config[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            config[key] = value
+    print(f"CPU ms per round: defaults | {config} | ratio | load")
+    for threads in args.threads:
+        with threadpool_limits(threads):
+            for name in args.problems:
+                setting = Setting(name, 0.05)
+                indices, Y = observed_data(setting, args.observed, args.rounds)
+                time_manytask(setting, indices, Y, args.observed, **config)  # untimed warm-up
+                base, other = [], []
+                for _ in range(args.repeats):
+                    base.append(time_manytask(setting, indices, Y, args.observed)[1])
+                    other.append(time_manytask(setting, indices, Y, args.observed, **config)[1])
+                base, other = 1000 * np.median(base), 1000 * np.median(other)
+                load = os.getloadavg()[0]
+                print(f"{name} ({threads} thr.): {base:.2f} | {other:.2f} | "
+                      f"{other / base:.2f} | {load:.1f}", flush=True)  # fmt: skip
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--observed", type=int, default=20, help="rounds already observed")
@@ -175,7 +206,16 @@ def main():
     parser.add_argument("--nehvi-max-objectives", type=int, default=3)
     parser.add_argument("--problems", nargs="*", default=list(PROBLEMS))
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    parser.add_argument(
+        "--compare",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="time manytask only: its defaults against these MultiTaskBO options (printed)",
+    )
     args = parser.parse_args()
+    if args.compare is not None:
+        compare_options(args)
+        return
     import botorch
     import torch
     from threadpoolctl import threadpool_limits

@@ -105,7 +105,10 @@ def test_box_batch_larger_than_the_sobol_sample_is_refused():
         (dict(kernel_warm_start=1), "kernel_warm_start must be True or False, got 1"),
         (dict(kernel_restarts=0), "kernel_restarts must be an int >= 1, got 0"),
         (dict(radius_draw="gamma"), "radius_draw must be one of fixed, exponential, got 'gamma'"),
-        (dict(acquisition="pi"), "acquisition must be one of ucb, ei, noisy-ei or None, got 'pi'"),
+        (
+            dict(acquisition="pi"),
+            "acquisition must be one of ucb, ei, noisy-ei, mc-ei or None, got 'pi'",
+        ),
         (dict(acquisition="ei", algorithm="mobo"), "acquisition='ei' needs an algorithm"),
         (dict(objective_model="lmc"), "objective_model must be one of icm, independent"),
         (dict(seed=-5), "seed must be an int >= 0, got -5"),

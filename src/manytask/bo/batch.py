@@ -11,9 +11,15 @@ the optimistic feasible set (:mod:`.constraints`). What lives elsewhere: the arg
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import ndtri
+from scipy.stats import qmc
 
 from . import search
 from .constraints import FeasibleFirst, ProbabilityWeighted
+from .policies import MC_SAMPLES
+
+#: The acquisitions that take the incumbent's value s*.
+EXPECTED_IMPROVEMENTS = ("ei", "noisy-ei", "mc-ei")
 
 # Internal to MultiTaskBO.ask (each function takes the optimizer): no public names.
 __all__: list[str] = []
@@ -78,13 +84,16 @@ def maximize(optimizer, weights, radius, excluded):
     points, values = told_values(optimizer, weights, scalarization)
     best = None if values is None else (points[np.argmax(values)], float(values.max()))
     # acquisition="ei": the improvement on the incumbent's value; "noisy-ei": jointly with
-    # every feasible told point (their values then replace the incumbent's)
-    expected = optimizer.acquisition in ("ei", "noisy-ei") and best is not None
-    improved = best[1] if expected else None
+    # every feasible told point (their values then replace the incumbent's); "mc-ei":
+    # averaged over draws of f(x)
+    expected = optimizer.acquisition in EXPECTED_IMPROVEMENTS and best is not None
+    improved, base = (best[1] if expected else None), None
     if expected and optimizer.acquisition == "noisy-ei":
         improved = values
     else:
         points = None
+    if expected and optimizer.acquisition == "mc-ei":
+        base = base_samples(optimizer._rng, optimizer.n_tasks)
     if optimizer.n_constraints:
         thresholds = np.zeros(optimizer.n_constraints)
         if optimizer._learned is not None:
@@ -97,7 +106,7 @@ def maximize(optimizer, weights, radius, excluded):
 
     def acquisition(X):
         return optimizer._policy.acquisition(
-            X, weights, scalarization, radius, feasibility, improved, points
+            X, weights, scalarization, radius, feasibility, improved, points, base
         )
 
     if optimizer.candidates is not None:
@@ -117,7 +126,7 @@ def told_values(optimizer, weights, scalarization):
     set."""
     used = (
         optimizer.n_constraints
-        or optimizer.acquisition in ("ei", "noisy-ei")
+        or optimizer.acquisition in EXPECTED_IMPROVEMENTS
         or optimizer.bounds is not None
     )
     if not used or not optimizer.feasible_.any():
@@ -127,6 +136,14 @@ def told_values(optimizer, weights, scalarization):
         optimizer._policy.posterior.mean(points)[:, : optimizer.n_tasks], weights
     )
     return points, values
+
+
+def base_samples(rng, n_objectives):
+    """``MC_SAMPLES`` standard normal draws (K, n) for ``acquisition="mc-ei"``: scrambled
+    Sobol points mapped by Φ⁻¹ (as BoTorch's SobolQMCNormalSampler), a fresh scramble per
+    proposal from the optimizer's generator."""
+    uniform = qmc.Sobol(n_objectives, scramble=True, seed=rng).random(MC_SAMPLES)
+    return ndtri(np.clip(uniform, 1e-12, 1 - 1e-12))
 
 
 def initial_point(optimizer, excluded):

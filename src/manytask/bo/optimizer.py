@@ -171,20 +171,26 @@ class MultiTaskBO:
         benchmarks/bench_bo_botorch.py the draws gained 0.12 of HV fraction on DTLZ2
         (2 obj.) at noise 0.05 (0.249 to 0.367; qLogNParEGO 0.493) and lost 0.004 on
         average, up to 0.044 on a cell (docs/results/bo-dtlz2/results.md).
-    acquisition : {"ei", "noisy-ei", "ucb"} or None
+    acquisition : {"ei", "noisy-ei", "mc-ei", "ucb"} or None
         What each proposal maximises: the expected improvement of s_λ on the best posterior
         mean at the feasible observations (:func:`~manytask.bo.policies.expected_improvement`;
         no regret bound is claimed; not with MOBO), the same taken jointly with each feasible
         observation x_j and the smallest kept (``"noisy-ei"``, after Letham et al. 2019: the
         width is that of f(x) − f(x_j), so no told point gains anything by itself; MT-KB and
-        IT-KB), or the scalarised UCB of Algorithms 1–2
+        IT-KB), the same estimated on 128 quasi-random draws of f(x) from the multi-task
+        posterior rather than with the Gaussian bound L_λ ‖Γ_t(x, x)‖^{1/2} on its spread
+        (``"mc-ei"``, as qLogNParEGO; :func:`~manytask.bo.policies.sampled_improvement`),
+        or the scalarised UCB of Algorithms 1–2
         (the paper's). With constraints either is the u of the ``feasibility`` rule
         (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
         paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the
         previous default (maximum likelihood and the UCB) by +0.013 ± 0.008 of mean HV
         fraction over the 18 cells of benchmarks/bench_bo_botorch.py (10 seeds) and +0.031 ±
         0.008 over the 3 problems of benchmarks/bench_bo_constraints.py (20 seeds;
-        benchmarks/RESULTS.md).
+        benchmarks/RESULTS.md). ``"mc-ei"`` with ``avoid_told=True`` was within 0.01 of
+        qLogNParEGO or above on 20 of the 24 cells of bench_bo_botorch.py (the default 16;
+        DTLZ2 and DH3 gain most) but lost GMM and ConstrainedBraninCurrin and takes about
+        2× the time per round, so it is an option, not the default.
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
@@ -355,7 +361,7 @@ class MultiTaskBO:
         if acquisition not in ACQUISITIONS:
             valid = ", ".join(ACQUISITIONS)
             raise ValueError(f"acquisition must be one of {valid} or None, got {acquisition!r}")
-        if acquisition in ("ei", "noisy-ei") and algorithm == "mobo":
+        if acquisition != "ucb" and algorithm == "mobo":
             raise ValueError(
                 f"acquisition={acquisition!r} needs an algorithm other than 'mobo', "
                 f"got {algorithm!r}"
