@@ -76,6 +76,7 @@ MANYTASK_BASE = dict(
     objective_model="icm",
     kernel_mean="zero",
     kernel_warm_start=True,
+    avoid_told=False,
 )
 VARIANTS = {
     "manytask": {},
@@ -542,6 +543,8 @@ def default_method():
         defaults["beta"] = LEARNED_BETA
     if defaults["acquisition"] is None:  # what acquisition=None stands for with kernel="auto"
         defaults["acquisition"] = "ei"
+    if defaults["avoid_told"] is None:  # and avoid_told=None
+        defaults["avoid_told"] = True
     matches = [m for m in VARIANTS if manytask_config(m) == defaults]
     return matches[0] if matches else None
 

@@ -211,6 +211,16 @@ MT_VARIANTS = {
     "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=2)": dict(
         kernel_prior=True, acquisition="ei"
     ),
+    # MultiTaskBO's defaults of 2026-12-05 05:00 (its rows are those "MultiTaskSampler" had
+    # until avoid_told=True became the default with kernel="auto", 07:30)
+    "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, "
+    "kernel_mean='constant', kernel_warm_start=False)": dict(
+        kernel_prior=True,
+        acquisition="ei",
+        refit_every=4,
+        kernel_mean="constant",
+        kernel_warm_start=False,
+    ),
 }
 #: The MultiTaskBO options under every MT_VARIANTS entry unless it sets them: the defaults
 #: they were measured with (before avoid_told, the lengthscale prior, EI, the constant mean

@@ -118,7 +118,7 @@ def test_box_batch_larger_than_the_sobol_sample_is_refused():
         (dict(weights=[0.7, 0.7]), "weights must be non-negative and sum to 1"),
         (dict(min_distance=0.0), "min_distance must be > 0"),
         (dict(min_distance=2.0), r"min_distance must lie in \(0, 1\], got 2.0"),
-        (dict(avoid_told="yes"), "avoid_told must be True or False, got 'yes'"),
+        (dict(avoid_told="yes"), "avoid_told must be True, False or None, got 'yes'"),
     ],
 )
 def test_bad_parameter_is_refused_at_construction(kwargs, message):

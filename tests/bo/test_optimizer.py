@@ -264,18 +264,32 @@ def test_default_acquisition_is_ei_with_a_learned_kernel_and_the_papers_ucb_othe
     assert MultiTaskBO.from_state_dict(optimizer.state_dict()).acquisition == expected
 
 
+@pytest.mark.parametrize(
+    "kernel, algorithm, expected",
+    [("auto", "mt-kb", True), ("auto", "it-bkb", True), ("auto", "mobo", False),
+     (KERNEL, "mt-kb", False)],
+)  # fmt: skip
+def test_told_candidates_are_avoided_by_default_with_a_learned_kernel_only(
+    kernel, algorithm, expected
+):
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=kernel, algorithm=algorithm, seed=0)
+    assert optimizer.avoid_told is expected
+    assert MultiTaskBO.from_state_dict(optimizer.state_dict()).avoid_told is expected
+
+
 def test_checkpoint_without_acquisition_or_prior_resumes_with_the_defaults_of_then():
-    # written before kernel_prior, acquisition and kernel_mean were saved: maximum
-    # likelihood, the UCB and a zero mean
+    # written before kernel_prior, acquisition, kernel_mean and avoid_told were saved:
+    # maximum likelihood, the UCB, a zero mean and told points proposed again
     settings = dict(bounds=[[0.0, 1.0]], n_tasks=2, seed=4, n_sobol=64, n_restarts=1)
-    optimizer = MultiTaskBO(**settings, kernel_prior=False, acquisition="ucb", kernel_mean="zero")
+    optimizer = MultiTaskBO(**settings, kernel_prior=False, acquisition="ucb", kernel_mean="zero",
+                            avoid_told=False)  # fmt: skip
     drive(optimizer, 9, np.random.default_rng(0))
     state = json.loads(json.dumps(optimizer.state_dict()))
-    for name in ("kernel_prior", "acquisition", "kernel_mean"):
+    for name in ("kernel_prior", "acquisition", "kernel_mean", "avoid_told"):
         del state["config"][name]
     resumed = MultiTaskBO.from_state_dict(state)
-    assert (resumed.kernel_prior, resumed.acquisition, resumed.kernel_mean) == (
-        False, "ucb", "zero"
+    assert (resumed.kernel_prior, resumed.acquisition, resumed.kernel_mean, resumed.avoid_told) == (
+        False, "ucb", "zero", False
     )  # fmt: skip
     np.testing.assert_array_equal(resumed.ask(), optimizer.ask())
 

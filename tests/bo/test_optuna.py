@@ -265,7 +265,8 @@ def test_single_objective_studies_get_their_options_unless_given():
             ["minimize"] * 2,
             two,
             {},
-            {"output_warping": "none", "kernel_prior": default_prior, "avoid_told": False},
+            # avoid_told: MultiTaskBO's default with kernel="auto" (True) holds here too
+            {"output_warping": "none", "kernel_prior": default_prior, "avoid_told": True},
         ),
     ]
     for directions, objective, options, expected in cases:

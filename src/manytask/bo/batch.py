@@ -27,11 +27,9 @@ __all__: list[str] = []
 
 def propose(optimizer, count):
     """``count`` pairs (x, λ); earlier picks and pending points are hallucinated."""
-    if optimizer.candidates is not None:
-        pending = np.zeros(len(optimizer.candidates), dtype=bool)
-        told = optimizer.X_ if optimizer.avoid_told else ()
-        for x in [x for x, _ in optimizer._pending] + list(told):  # avoided while others remain
-            pending |= np.all(optimizer.candidates == x, axis=1)
+    if optimizer.candidates is not None:  # avoided while others remain
+        told = optimizer._X if optimizer.avoid_told else []
+        pending = candidate_mask(optimizer, [x for x, _ in optimizer._pending] + list(told))
         batch = np.zeros_like(pending)
     else:
         busy = [x for x, _ in optimizer._pending]
@@ -63,13 +61,24 @@ def propose(optimizer, count):
                     hallucinate(optimizer, x)
             proposals.append((x, weights))
             if optimizer.candidates is not None:
-                batch |= np.all(optimizer.candidates == x, axis=1)
+                batch |= candidate_mask(optimizer, [x])
             else:
                 busy.append(x)
     finally:
         if token is not None:
             optimizer._policy.restore(token)
     return proposals
+
+
+def candidate_mask(optimizer, points):
+    """The candidates equal to any of ``points`` (a point off the set matches none), by a
+    look-up of the distinct candidate rows rather than a comparison with every one."""
+    matched = np.zeros(optimizer._n_distinct, dtype=bool)
+    for x in points:
+        group = optimizer._group_of_row.get((np.asarray(x, dtype=float) + 0.0).tobytes())
+        if group is not None:
+            matched[group] = True
+    return matched[optimizer._candidate_group]
 
 
 def hallucinate(optimizer, x):

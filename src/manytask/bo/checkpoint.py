@@ -132,6 +132,7 @@ def parse_state(state, overrides) -> tuple:
         config.setdefault("acquisition", "ucb")
         config.setdefault("kernel_mean", "zero")  # the only mean before it was saved
         config.setdefault("kernel_warm_start", True)  # likewise
+        config.setdefault("avoid_told", False)  # its default before it was saved
         config.update(overrides)
         X, Y, weights = (_list(state[key], f"state[{key!r}]") for key in ("X", "Y", "weights"))
         C = _list(state["C"], "state['C']") if "C" in state else [None] * len(X)
