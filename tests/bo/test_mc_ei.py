@@ -73,12 +73,14 @@ def observe(x):
     return [np.sin(4 * x[0]), x[1], x.sum()]
 
 
+@pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb", "it-kb"])
 @pytest.mark.parametrize("setting", ["candidates", "box"])
-def test_multitaskbo_proposes_with_mc_ei_and_keeps_it_in_its_state(setting):
+def test_multitaskbo_proposes_with_mc_ei_and_keeps_it_in_its_state(setting, algorithm):
     rng = np.random.default_rng(6)
     candidates = rng.random((40, 2))
     where = dict(candidates=candidates) if setting == "candidates" else dict(bounds=[(0, 1)] * 2)
-    optimizer = MultiTaskBO(**where, kernel=Separable(RBF(0.3), B), acquisition="mc-ei", seed=1)
+    optimizer = MultiTaskBO(**where, kernel=Separable(RBF(0.3), B), algorithm=algorithm,
+                            acquisition="mc-ei", seed=1)  # fmt: skip
     for x in candidates[:6]:
         optimizer.tell(x, observe(x))
     batch = optimizer.ask(3)
