@@ -193,7 +193,7 @@ class MultiTaskBO:
         fraction over the 18 cells of benchmarks/bench_bo_botorch.py (10 seeds) and +0.031 ±
         0.008 over the 3 problems of benchmarks/bench_bo_constraints.py (20 seeds;
         benchmarks/RESULTS.md). ``"mc-ei"`` with ``avoid_told=True`` was within 0.01 of
-        qLogNParEGO or above on 20 of the 24 cells of bench_bo_botorch.py (the default 16;
+        qLogNParEGO or above on 20 of the 24 cells of bench_bo_botorch.py (the default: 18;
         DTLZ2 and DH3 gain most) but lost GMM and ConstrainedBraninCurrin and takes about
         2× the time per round, so it is an option, not the default.
     objective_model : {"icm", "independent"}
