@@ -96,11 +96,10 @@ def maximize(optimizer, weights, radius, excluded):
     # every feasible told point (their values then replace the incumbent's); "mc-ei":
     # averaged over draws of f(x)
     expected = optimizer.acquisition in EXPECTED_IMPROVEMENTS and best is not None
-    improved, base = (best[1] if expected else None), None
+    improved = best[1] if expected else None
+    joint, base = None, None
     if expected and optimizer.acquisition == "noisy-ei":
-        improved = values
-    else:
-        points = None
+        joint, improved = points, values
     if expected and optimizer.acquisition == "mc-ei":
         base = base_samples(optimizer._rng, optimizer.n_tasks)
     if optimizer.n_constraints:
@@ -115,7 +114,7 @@ def maximize(optimizer, weights, radius, excluded):
 
     def acquisition(X):
         return optimizer._policy.acquisition(
-            X, weights, scalarization, radius, feasibility, improved, points, base
+            X, weights, scalarization, radius, feasibility, improved, joint, base
         )
 
     if optimizer.candidates is not None:

@@ -360,9 +360,10 @@ class MultiTaskBO:
             valid = ", ".join(RADIUS_DRAWS)
             raise ValueError(f"radius_draw must be one of {valid}, got {radius_draw!r}")
         self.radius_draw = radius_draw
-        if acquisition is None:  # the default: EI with a learned kernel, else the paper's UCB
-            auto = isinstance(kernel, str) and algorithm != "mobo"
-            acquisition = "ei" if auto else "ucb"
+        # the defaults with a learned kernel (ours) differ from the paper's (a given kernel, MOBO)
+        ours = isinstance(kernel, str) and algorithm != "mobo"
+        if acquisition is None:  # EI with a learned kernel, else the paper's UCB
+            acquisition = "ei" if ours else "ucb"
         if acquisition not in ACQUISITIONS:
             valid = ", ".join(ACQUISITIONS)
             raise ValueError(f"acquisition must be one of {valid} or None, got {acquisition!r}")
@@ -389,8 +390,8 @@ class MultiTaskBO:
         self.min_distance = check_positive(min_distance, "min_distance")
         if not self.min_distance <= 1:
             raise ValueError(f"min_distance must lie in (0, 1], got {min_distance!r}")
-        if avoid_told is None:  # the default: told candidates avoided with a learned kernel
-            avoid_told = isinstance(kernel, str) and algorithm != "mobo"
+        if avoid_told is None:  # told candidates avoided with a learned kernel
+            avoid_told = ours
         if not isinstance(avoid_told, (bool, np.bool_)):
             raise ValueError(f"avoid_told must be True, False or None, got {avoid_told!r}")
         self.avoid_told = bool(avoid_told)

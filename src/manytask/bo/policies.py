@@ -468,7 +468,7 @@ class Policy:
             L_λ ‖Cov_t[f(x) − f(x_j)]‖^{1/2}) and the smallest of the k kept, 0 at every x_j
             (:func:`expected_improvement`). The exact posterior only.
         base_samples : array of shape (K, n_objectives), optional
-            Standard normal draws z_k: with ``incumbent`` (a float), the improvement is
+            Standard normal draws z_k, with ``incumbent`` (a float): the improvement is
             averaged over s_λ(μ_t(x) + Γ_t(x, x)^{1/2} z_k) instead of its Gaussian bound
             (:func:`sampled_improvement`).
 
@@ -509,7 +509,7 @@ class Policy:
                 if feasibility is None:
                     return values
                 return feasibility(values, mean[:, n:], deviations[:, n:], radius)
-            if base_samples is not None and incumbent is not None:
+            if base_samples is not None:
                 values = sampled_improvement(
                     mean[:, :n], cov[:, :n, :n], scalarization, weights, incumbent, base_samples
                 )

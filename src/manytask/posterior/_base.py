@@ -144,16 +144,21 @@ class MultiTaskPosterior:
     def _problem_cross_cov(self, X, Z):
         raise NotImplementedError(f"{type(self).__name__} has no cross-covariance Γ_t(X, Z)")
 
-    def _query(self, X, with_cov):
+    def _resolve_query(self, X):
+        """The checked query points; the candidates themselves (their cache) for None or an
+        equal copy."""
         if X is None:
             if self.candidates_ is None:
                 raise ValueError("X is required: no candidates were given to fit")
-            X = self.candidates_
-        elif X is not self.candidates_:
+            return self.candidates_
+        if X is not self.candidates_:
             X = self._check_query(X)
             if self.candidates_ is not None and np.array_equal(X, self.candidates_):
-                X = self.candidates_  # an equal copy of the candidates uses their cache
-        return self._problem_posterior(X, with_cov)
+                return self.candidates_  # an equal copy of the candidates uses their cache
+        return X
+
+    def _query(self, X, with_cov):
+        return self._problem_posterior(self._resolve_query(X), with_cov)
 
     def mean(self, X=None) -> np.ndarray:
         """Posterior mean μ_t(x) = G_t(x)ᵀ(G_t + ηI)⁻¹Y_t (§3.1).
@@ -304,13 +309,7 @@ class MultiTaskPosterior:
         if self.n_features_in_ is None:
             raise ValueError(f"{type(self).__name__} is not fitted yet: call fit or add first")
         Z = as_points(Z, "Z", n_features=self.n_features_in_)
-        if X is None and self.candidates_ is None:
-            raise ValueError("X is required: no candidates were given to fit")
-        if X is not None:
-            X = self._check_query(X)
-            if self.candidates_ is not None and np.array_equal(X, self.candidates_):
-                X = None  # an equal copy of the candidates uses their cache
-        cross = self._problem_cross_cov(X, Z)  # (batch, N, M, block, block)
+        cross = self._problem_cross_cov(self._resolve_query(X), Z)  # (batch, N, M, block, block)
         R = self.decomposition.rotation
         if self.uses_split:
             return np.einsum("ib,bNM,jb->NMij", R, cross[..., 0, 0], R)

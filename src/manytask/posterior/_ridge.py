@@ -311,10 +311,7 @@ class IncrementalRidge:
             # L⁻¹ G_t(x), already cached; contiguous so that the products below use BLAS
             cross = np.ascontiguousarray(self._V[:, :tp, columns])
         elif t:
-            gram = decomposition.gram(self.X, x2)
-            if self.partial:
-                gram = gram * self._m[:, :tp, None]
-            cross = solve_lower(self._L[:, :tp, :tp], gram)
+            cross = self._whitened_gram(x2)
         else:
             cross = np.zeros((b, 0, p))
         block = decomposition.prior_blocks(x2)[:, 0]
@@ -375,6 +372,15 @@ class IncrementalRidge:
         b, p = self.batch, self.block
         return self._candidate_mean.reshape(b, -1, p), self._candidate_cov
 
+    def _whitened_gram(self, X):
+        """L⁻¹ G_t(X): the observed entries' kernel against X (unobserved rows zero),
+        whitened by the Cholesky factor of G_t + ηI; shape (batch, t·block, N·block)."""
+        tp = self.n_observations * self.block
+        gram = self.decomposition.gram(self.X, X)
+        if self.partial:
+            gram = gram * self._m[:, :tp, None]
+        return solve_lower(self._L[:, :tp, :tp], gram)
+
     def posterior(self, X, with_cov=True):
         """Posterior mean and covariance blocks at arbitrary inputs.
 
@@ -407,10 +413,7 @@ class IncrementalRidge:
         if t == 0:
             mean = np.zeros((b, len(X), p))
             return mean, (self.decomposition.prior_blocks(X) if with_cov else None)
-        gram = self.decomposition.gram(self.X, X)
-        if self.partial:
-            gram = gram * self._m[:, :tp, None]
-        A = solve_lower(self._L[:, :tp, :tp], gram)
+        A = self._whitened_gram(X)
         mean = np.einsum("brn,br->bn", A, self._w[:, :tp]).reshape(b, len(X), p)
         if not with_cov:
             return mean, None
@@ -443,17 +446,14 @@ class IncrementalRidge:
         True
         """
         b, p, t = self.batch, self.block, self.n_observations
-        A = None
-        if X is None:
+        cached = X is None
+        if cached:
             X = self.candidates
-            A = self._V[:, : t * p] if t else None
         N, M = len(X), len(Z)
         prior = self.decomposition.gram(X, Z).reshape(b, N, p, M, p).transpose(0, 1, 3, 2, 4)
         if t == 0:
             return prior
         tp = t * p
-        masks = self._m[:, :tp, None] if self.partial else 1.0
-        if A is None:
-            A = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, X) * masks)
-        a = solve_lower(self._L[:, :tp, :tp], self.decomposition.gram(self.X, Z) * masks)
+        A = self._V[:, :tp] if cached else self._whitened_gram(X)
+        a = self._whitened_gram(Z)
         return prior - np.einsum("brna,brmc->bnmac", A.reshape(b, tp, N, p), a.reshape(b, tp, M, p))

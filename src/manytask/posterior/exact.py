@@ -270,7 +270,7 @@ class ExactPosterior(MultiTaskPosterior):
         return self._ridge.posterior(X, with_cov)
 
     def _problem_cross_cov(self, X, Z):
-        return self._ridge.cross_cov(X, Z)
+        return self._ridge.cross_cov(None if X is self.candidates_ else X, Z)
 
 
 def _one_task_per_problem(decomposition) -> bool:
