@@ -6,7 +6,7 @@ from scipy.integrate import quad
 from scipy.special import ndtri
 from scipy.stats import multivariate_normal, qmc
 
-from manytask.bo import Chebyshev, Linear, MultiTaskBO
+from manytask.bo import AugmentedChebyshev, Chebyshev, Hypervolume, Linear, MultiTaskBO
 from manytask.bo.policies import expected_improvement, sampled_improvement
 from manytask.kernels import RBF, Separable
 
@@ -67,6 +67,22 @@ def test_a_singular_covariance_gives_the_other_objectives_improvement():
     closed = expected_improvement(0.5 * 0.3, 0.5 * np.sqrt(0.8), 0.0)
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, closed, atol=5e-4)
+
+
+@pytest.mark.parametrize("kind", [Linear, Chebyshev, AugmentedChebyshev, Hypervolume])
+def test_of_draws_is_the_scalarisation_of_every_draw(kind):
+    # the per-objective products of of_draws against s_λ applied to each draw, in a loop
+    rng = np.random.default_rng(3)
+    scalarization = kind(reference=[-1.0, 0.5, -2.0], scale=[2.0, 0.5, 4.0])
+    mean = rng.normal(size=(5, 3))
+    root = np.tril(rng.normal(size=(5, 3, 3)))
+    weights, draws = np.array([0.2, 0.5, 0.3]), rng.normal(size=(7, 3))
+    expected = np.array(
+        [[scalarization(m[None] + (r @ z)[None], weights)[0] for z in draws]
+         for m, r in zip(mean, root)]
+    )  # fmt: skip
+    got = scalarization.of_draws(mean, root, weights, draws)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def observe(x):

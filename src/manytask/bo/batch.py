@@ -149,8 +149,10 @@ def told_values(optimizer, weights, scalarization):
 def base_samples(rng, n_objectives):
     """``MC_SAMPLES`` standard normal draws (K, n) for ``acquisition="mc-ei"``: scrambled
     Sobol points mapped by Φ⁻¹ (as BoTorch's SobolQMCNormalSampler), a fresh scramble per
-    proposal from the optimizer's generator."""
-    uniform = qmc.Sobol(n_objectives, scramble=True, seed=rng).random(MC_SAMPLES)
+    proposal seeded by a draw from the optimizer's generator (SciPy would spawn from the
+    generator itself, a count its saved state does not keep: a resumed run would differ)."""
+    scramble_seed = int(rng.integers(2**63))
+    uniform = qmc.Sobol(n_objectives, scramble=True, seed=scramble_seed).random(MC_SAMPLES)
     return ndtri(np.clip(uniform, 1e-12, 1 - 1e-12))
 
 

@@ -618,7 +618,6 @@ def sampled_improvement(mean, cov, scalarization, weights, incumbent, base_sampl
     True
     """
     mean, cov = np.asarray(mean, dtype=float), np.asarray(cov, dtype=float)
-    count, n = mean.shape
     try:
         root = np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:  # a singular Γ somewhere: the symmetric root everywhere
@@ -626,16 +625,9 @@ def sampled_improvement(mean, cov, scalarization, weights, incumbent, base_sampl
         root = (vectors * np.sqrt(np.maximum(eigenvalues, 0.0))[:, None, :]) @ np.swapaxes(
             vectors, 1, 2
         )
-    if scalarization.scale is not None:  # draws of the normalised objectives (y − z) / r
-        root = root / scalarization.scale[:, None]
-    mean, unit = scalarization.normalize(mean), type(scalarization)()
-    base_samples = np.asarray(base_samples, dtype=float)
-    # objective-major (n, M, K), handed over as an (M·K, n) view: s_λ then reduces over n
-    # along contiguous rows, several times faster than over a trailing axis of length n
-    draws = np.swapaxes(root, 0, 1) @ base_samples.T
-    draws += np.ascontiguousarray(mean.T)[:, :, None]
-    values = unit(draws.reshape(n, -1).T, weights).reshape(count, -1)
-    return np.maximum(values - incumbent, 0.0).mean(axis=1)
+    values = scalarization.of_draws(mean, root, weights, base_samples)  # (M, K)
+    values -= incumbent
+    return np.maximum(values, 0.0, out=values).mean(axis=1)
 
 
 def check_beta(beta):
