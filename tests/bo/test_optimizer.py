@@ -12,6 +12,7 @@ from manytask.kernels import RBF, Separable, uniform_task_similarity
 
 CANDIDATES = np.linspace(0, 1, 101)[:, None]
 KERNEL = Separable(RBF(0.2), uniform_task_similarity(2, omega=0.4))
+KERNEL3 = Separable(RBF(0.2), uniform_task_similarity(3, omega=0.4))  # 2 objectives + 1 constraint
 
 
 def objective(x):
@@ -252,16 +253,24 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
 
 
 @pytest.mark.parametrize(
-    "kernel, algorithm, expected",
-    [("auto", "mt-kb", "ei"), ("auto", "it-bkb", "ei"), ("auto", "mobo", "ucb"),
-     (KERNEL, "mt-kb", "ucb")],
+    "kernel, algorithm, n_constraints, expected",
+    [("auto", "mt-kb", 0, ("ei", "augmented-chebyshev")),
+     ("auto", "it-bkb", 0, ("ei", "augmented-chebyshev")),
+     ("auto", "mt-kb", 1, ("ei", "augmented-chebyshev")),
+     ("auto", "mobo", 0, ("ucb", "chebyshev")),
+     (KERNEL3, "mt-kb", 1, ("ucb", "chebyshev")),
+     (KERNEL, "mt-kb", 0, ("ucb", "chebyshev"))],
 )  # fmt: skip
-def test_default_acquisition_is_ei_with_a_learned_kernel_and_the_papers_ucb_otherwise(
-    kernel, algorithm, expected
+def test_default_acquisition_and_scalarisation_are_ours_with_a_learned_kernel_only(
+    kernel, algorithm, n_constraints, expected
 ):
-    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=kernel, algorithm=algorithm, seed=0)
-    assert optimizer.acquisition == expected
-    assert MultiTaskBO.from_state_dict(optimizer.state_dict()).acquisition == expected
+    # a learned kernel: the expected improvement of the augmented Chebyshev; a given kernel
+    # and MOBO: the paper's UCB of the Chebyshev scalarisation
+    optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=kernel, algorithm=algorithm, seed=0,
+                            n_constraints=n_constraints)  # fmt: skip
+    assert (optimizer.acquisition, optimizer.scalarization.name) == expected
+    resumed = MultiTaskBO.from_state_dict(optimizer.state_dict())
+    assert (resumed.acquisition, resumed.scalarization.name) == expected
 
 
 @pytest.mark.parametrize(
