@@ -256,8 +256,8 @@ MT_VARIANTS = {
     ),
 }
 #: The MultiTaskBO options under every MT_VARIANTS entry unless it sets them: the defaults
-#: they were measured with (before avoid_told, the lengthscale prior, EI, the constant mean
-#: and fresh fits every 4), so that a cached run keeps its meaning and a rerun reproduces it.
+#: they were measured with (before avoid_told, the lengthscale prior, EI, the constant mean,
+#: fresh fits every 4 and the augmented Chebyshev), so that a cached run keeps its meaning.
 VARIANT_BASE = dict(
     scalarization="chebyshev",
     avoid_told=False,
