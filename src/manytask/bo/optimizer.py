@@ -200,11 +200,11 @@ class MultiTaskBO:
         previous default (maximum likelihood and the UCB) by +0.013 ± 0.008 of mean HV
         fraction over the 18 cells of benchmarks/bench_bo_botorch.py (10 seeds) and +0.031 ±
         0.008 over the 3 problems of benchmarks/bench_bo_constraints.py (20 seeds;
-        benchmarks/RESULTS.md). ``"mc-ei"`` (with the augmented Chebyshev s_λ) differed
-        from it by +0.009 ± 0.016 over the 24 cells of bench_bo_botorch.py (20 seeds;
-        DTLZ2 and DH3 gain up to 0.19, GMM and BraninCurrin at noise 0.05 lose up to 0.16),
-        lost on 2 of the 3 constrained problems and takes about 1.5× the time per round, so
-        it is an option, not the default.
+        benchmarks/RESULTS.md). ``"mc-ei"`` differed from it by −0.002 ± 0.016 over the 24
+        cells of bench_bo_botorch.py (20 seeds; DTLZ2 gains up to 0.15, GMM and BraninCurrin
+        at noise 0.05 lose 0.18 and 0.14), lost on 2 of the 3 constrained problems and takes
+        about 1.5× the time per round, so it is an option, not the default (on DTLZ2-like
+        fronts, inside the box with smooth objectives, it gains; docs/results/bo-braninCurrin).
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
