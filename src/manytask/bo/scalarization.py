@@ -334,12 +334,23 @@ class Scalarization:
         samples_t = np.ascontiguousarray(np.asarray(base_samples, dtype=float).T)
         return mean_hat * weights, root_hat * weights[:, None], samples_t
 
-    def _weighted_sum_of_draws(self, mean, root, weights, base_samples):
-        """Σ_i λ_i ŷ_i of every draw, (M, K): one product."""
-        offsets, slopes, samples_t = self._weighted_draws(mean, root, weights, base_samples)
+    @staticmethod
+    def _sum_of_terms(offsets, slopes, samples_t):
+        """Σ_i λ_i ŷ_i of every draw, (M, K), from :meth:`_weighted_draws`: one product."""
         total = slopes.sum(axis=1) @ samples_t
         total += offsets.sum(axis=1)[:, None]
         return total
+
+    @staticmethod
+    def _min_of_terms(offsets, slopes, samples_t):
+        """min_i λ_i ŷ_i of every draw, (M, K), from :meth:`_weighted_draws`, built one
+        objective at a time: (M, K) arrays, no (M, K, n) one."""
+        values = None
+        for i in range(offsets.shape[1]):
+            term = slopes[:, i, :] @ samples_t
+            term += offsets[:, i, None]
+            values = term if values is None else np.minimum(values, term, out=values)
+        return values
 
     def lipschitz(self, weights) -> float:
         """L_λ with |s_λ(u) − s_λ(v)| ≤ L_λ ‖u − v‖₂ (see the module docstring).
@@ -447,7 +458,7 @@ class Linear(Scalarization):
         >>> Linear().of_draws(np.zeros((1, 2)), np.eye(2)[None], [0.5, 0.5], [[1.0, -2.0]])
         array([[-0.5]])
         """
-        return self._weighted_sum_of_draws(mean, root, weights, base_samples)
+        return self._sum_of_terms(*self._weighted_draws(mean, root, weights, base_samples))
 
     def lipschitz(self, weights):
         """L_λ = ‖λ/r‖₂ (Cauchy–Schwarz).
@@ -514,8 +525,7 @@ class Chebyshev(Scalarization):
         return np.min(shifted * weights, axis=-1)
 
     def of_draws(self, mean, root, weights, base_samples):
-        """min_i λ_i ŷ_i of every draw (see :meth:`Scalarization.of_draws`), built one
-        objective at a time: (M, K) arrays, no (M, K, n) one.
+        """min_i λ_i ŷ_i of every draw (see :meth:`Scalarization.of_draws`).
 
         Parameters
         ----------
@@ -537,13 +547,7 @@ class Chebyshev(Scalarization):
         >>> Chebyshev().of_draws(np.zeros((1, 2)), np.eye(2)[None], [0.5, 0.5], [[1.0, -2.0]])
         array([[-1.]])
         """
-        offsets, slopes, samples_t = self._weighted_draws(mean, root, weights, base_samples)
-        values = None
-        for i in range(offsets.shape[1]):
-            term = slopes[:, i, :] @ samples_t
-            term += offsets[:, i, None]
-            values = term if values is None else np.minimum(values, term, out=values)
-        return values
+        return self._min_of_terms(*self._weighted_draws(mean, root, weights, base_samples))
 
     def lipschitz(self, weights):
         """L_λ = max_i λ_i/r_i.
@@ -639,8 +643,9 @@ class AugmentedChebyshev(Chebyshev):
         ... )
         array([[-1.025]])
         """
-        values = super().of_draws(mean, root, weights, base_samples)
-        values += self.augmentation * self._weighted_sum_of_draws(mean, root, weights, base_samples)
+        terms = self._weighted_draws(mean, root, weights, base_samples)  # computed once
+        values = self._min_of_terms(*terms)
+        values += self.augmentation * self._sum_of_terms(*terms)
         return values
 
     def lipschitz(self, weights):
