@@ -329,6 +329,17 @@ VARIANTS = {
         reference="ideal",
         scalarization="augmented-chebyshev",
     ),
+    # the improvement of the Gaussian with s_λ(f(x))'s moments (the default since 12:45)
+    "mt refit_every=4, prior, moment EI, constant mean, fresh fits, avoid told, augmented": dict(
+        beta=1.0,
+        refit_every=4,
+        kernel_prior=True,
+        acquisition="moment-ei",
+        kernel_mean="constant",
+        kernel_warm_start=False,
+        avoid_told=True,
+        scalarization="augmented-chebyshev",
+    ),
     "mt refit_every=4, prior, MC EI, constant mean, fresh fits, avoid told, augmented": dict(
         beta=1.0,
         refit_every=4,

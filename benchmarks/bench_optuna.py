@@ -245,6 +245,19 @@ MT_VARIANTS = {
         avoid_told=True,
         scalarization="augmented-chebyshev",
     ),
+    # MultiTaskBO's defaults of 2026-12-05 10:30 (its rows are those "MultiTaskSampler" had
+    # until the expected improvement of s_λ's moments became the default, 12:45)
+    "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, "
+    "kernel_mean='constant', kernel_warm_start=False, avoid_told=True, "
+    "scalarization='augmented-chebyshev')": dict(
+        kernel_prior=True,
+        acquisition="ei",
+        refit_every=4,
+        kernel_mean="constant",
+        kernel_warm_start=False,
+        avoid_told=True,
+        scalarization="augmented-chebyshev",
+    ),
     "MultiTaskSampler(kernel_prior=True, acquisition='mc-ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True)": dict(
         kernel_prior=True,

@@ -107,7 +107,7 @@ def test_box_batch_larger_than_the_sobol_sample_is_refused():
         (dict(radius_draw="gamma"), "radius_draw must be one of fixed, exponential, got 'gamma'"),
         (
             dict(acquisition="pi"),
-            "acquisition must be one of ucb, ei, noisy-ei, mc-ei or None, got 'pi'",
+            "acquisition must be one of ucb, ei, moment-ei, noisy-ei, mc-ei or None, got 'pi'",
         ),
         (dict(acquisition="ei", algorithm="mobo"), "acquisition='ei' needs an algorithm"),
         (dict(objective_model="lmc"), "objective_model must be one of icm, independent"),

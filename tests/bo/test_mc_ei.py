@@ -105,11 +105,12 @@ def test_multitaskbo_proposes_with_mc_ei_and_keeps_it_in_its_state(setting, algo
     assert restored.acquisition == "mc-ei"
 
 
-def test_mc_ei_with_a_learned_kernel_and_a_constraint():
+@pytest.mark.parametrize("acquisition", ["mc-ei", "moment-ei"])
+def test_sampled_and_moment_ei_with_a_learned_kernel_and_a_constraint(acquisition):
     rng = np.random.default_rng(7)
     candidates = rng.random((60, 2))
     optimizer = MultiTaskBO(
-        candidates=candidates, kernel="auto", n_constraints=1, acquisition="mc-ei", seed=0
+        candidates=candidates, kernel="auto", n_constraints=1, acquisition=acquisition, seed=0
     )
     for x in candidates[:8]:
         optimizer.tell(x, [x[0], 1 - x[0] * x[1]], constraints=[x[1] - 0.7])

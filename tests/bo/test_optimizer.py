@@ -254,9 +254,9 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
 
 @pytest.mark.parametrize(
     "kernel, algorithm, n_constraints, expected",
-    [("auto", "mt-kb", 0, ("ei", "augmented-chebyshev")),
-     ("auto", "it-bkb", 0, ("ei", "augmented-chebyshev")),
-     ("auto", "mt-kb", 1, ("ei", "augmented-chebyshev")),
+    [("auto", "mt-kb", 0, ("moment-ei", "augmented-chebyshev")),
+     ("auto", "it-bkb", 0, ("moment-ei", "augmented-chebyshev")),
+     ("auto", "mt-kb", 1, ("moment-ei", "augmented-chebyshev")),
      ("auto", "mobo", 0, ("ucb", "chebyshev")),
      (KERNEL3, "mt-kb", 1, ("ucb", "chebyshev")),
      (KERNEL, "mt-kb", 0, ("ucb", "chebyshev"))],
@@ -264,8 +264,8 @@ def test_auto_kernel_learns_and_resumes_identically(fit):
 def test_default_acquisition_and_scalarisation_are_ours_with_a_learned_kernel_only(
     kernel, algorithm, n_constraints, expected
 ):
-    # a learned kernel: the expected improvement of the augmented Chebyshev; a given kernel
-    # and MOBO: the paper's UCB of the Chebyshev scalarisation
+    # a learned kernel: the expected improvement of the augmented Chebyshev's moments; a
+    # given kernel and MOBO: the paper's UCB of the Chebyshev scalarisation
     optimizer = MultiTaskBO(candidates=CANDIDATES, kernel=kernel, algorithm=algorithm, seed=0,
                             n_constraints=n_constraints)  # fmt: skip
     assert (optimizer.acquisition, optimizer.scalarization.name) == expected

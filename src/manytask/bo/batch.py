@@ -19,7 +19,7 @@ from .constraints import FeasibleFirst, ProbabilityWeighted
 from .policies import MC_SAMPLES
 
 #: The acquisitions that take the incumbent's value s*.
-EXPECTED_IMPROVEMENTS = ("ei", "noisy-ei", "mc-ei")
+EXPECTED_IMPROVEMENTS = ("ei", "moment-ei", "noisy-ei", "mc-ei")
 
 # Internal to MultiTaskBO.ask (each function takes the optimizer): no public names.
 __all__: list[str] = []
@@ -92,9 +92,9 @@ def maximize(optimizer, weights, radius, excluded):
     scalarization, feasibility = optimizer._scalarization(), None
     points, values = told_values(optimizer, weights, scalarization)
     best = None if values is None else (points[np.argmax(values)], float(values.max()))
-    # acquisition="ei": the improvement on the incumbent's value; "noisy-ei": jointly with
-    # every feasible told point (their values then replace the incumbent's); "mc-ei":
-    # averaged over draws of f(x)
+    # acquisition="ei": the improvement on the incumbent's value; "moment-ei": the same with
+    # the moments of s_λ(f(x)); "noisy-ei": jointly with every feasible told point (their
+    # values then replace the incumbent's); "mc-ei": averaged over draws of f(x)
     expected = optimizer.acquisition in EXPECTED_IMPROVEMENTS and best is not None
     improved = best[1] if expected else None
     joint, base = None, None
@@ -112,9 +112,11 @@ def maximize(optimizer, weights, radius, excluded):
             gain_from = None if best is None else 0.0 if improved is not None else best[1]
             feasibility = ProbabilityWeighted(thresholds, gain_from)
 
+    moments = expected and optimizer.acquisition == "moment-ei"
+
     def acquisition(X):
         return optimizer._policy.acquisition(
-            X, weights, scalarization, radius, feasibility, improved, joint, base
+            X, weights, scalarization, radius, feasibility, improved, joint, base, moments
         )
 
     if optimizer.candidates is not None:

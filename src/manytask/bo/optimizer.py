@@ -184,27 +184,31 @@ class MultiTaskBO:
         benchmarks/bench_bo_botorch.py the draws gained 0.12 of HV fraction on DTLZ2
         (2 obj.) at noise 0.05 (0.249 to 0.367; qLogNParEGO 0.493) and lost 0.004 on
         average, up to 0.044 on a cell (docs/results/bo-dtlz2/results.md).
-    acquisition : {"ei", "noisy-ei", "mc-ei", "ucb"} or None
+    acquisition : {"moment-ei", "ei", "noisy-ei", "mc-ei", "ucb"} or None
         What each proposal maximises: the expected improvement of s_λ on the best posterior
-        mean at the feasible observations (:func:`~manytask.bo.policies.expected_improvement`;
-        no regret bound is claimed; not with MOBO), the same taken jointly with each feasible
-        observation x_j and the smallest kept (``"noisy-ei"``, after Letham et al. 2019: the
-        width is that of f(x) − f(x_j), so no told point gains anything by itself; MT-KB and
-        IT-KB), the same estimated on 128 quasi-random draws of f(x) from the multi-task
-        posterior rather than with the Gaussian bound L_λ ‖Γ_t(x, x)‖^{1/2} on its spread
-        (``"mc-ei"``, as qLogNParEGO; :func:`~manytask.bo.policies.sampled_improvement`),
-        or the scalarised UCB of Algorithms 1–2
-        (the paper's). With constraints either is the u of the ``feasibility`` rule
-        (:mod:`.constraints`). None (default): ``"ei"`` with ``kernel="auto"`` (ours), the
-        paper's ``"ucb"`` with a given kernel and for MOBO. With the priors it beat the
-        previous default (maximum likelihood and the UCB) by +0.013 ± 0.008 of mean HV
-        fraction over the 18 cells of benchmarks/bench_bo_botorch.py (10 seeds) and +0.031 ±
-        0.008 over the 3 problems of benchmarks/bench_bo_constraints.py (20 seeds;
-        benchmarks/RESULTS.md). ``"mc-ei"`` differed from it by −0.002 ± 0.016 over the 24
-        cells of bench_bo_botorch.py (20 seeds; DTLZ2 gains up to 0.15, GMM and BraninCurrin
-        at noise 0.05 lose 0.18 and 0.14), lost on 2 of the 3 constrained problems and takes
-        about 1.5× the time per round, so it is an option, not the default (on DTLZ2-like
-        fronts, inside the box with smooth objectives, it gains; docs/results/bo-braninCurrin).
+        mean at the feasible observations, taking s_λ(f(x)) as Gaussian with its mean and
+        variance under the posterior (``"moment-ei"``; exact for a linear s_λ, Clark's 1961
+        moments of the minimum for the Chebyshev forms, :meth:`.Scalarization.moments`), or
+        with mean s_λ(μ_t(x)) and the bound L_λ ‖Γ_t(x, x)‖^{1/2} as its spread (``"ei"``,
+        ParEGO's linearisation; :func:`~manytask.bo.policies.expected_improvement`), the
+        latter taken jointly with each feasible observation x_j and the smallest kept
+        (``"noisy-ei"``, after Letham et al. 2019: the width is that of f(x) − f(x_j), so no
+        told point gains anything by itself; MT-KB and IT-KB), the improvement averaged over
+        128 quasi-random draws of f(x) from the multi-task posterior (``"mc-ei"``, as
+        qLogNParEGO; :func:`~manytask.bo.policies.sampled_improvement`), or the scalarised
+        UCB of Algorithms 1–2 (the paper's). No regret bound is claimed for the improvements;
+        none is for MOBO. With constraints each is the u of the ``feasibility`` rule
+        (:mod:`.constraints`). None (default): ``"moment-ei"`` with ``kernel="auto"`` (ours;
+        ``"ei"`` for the hypervolume scalarisation, which has no closed-form moments), the
+        paper's ``"ucb"`` with a given kernel and for MOBO. ``"moment-ei"`` against ``"ei"``
+        over the 24 cells of benchmarks/bench_bo_botorch.py (20 seeds): +0.010 ± 0.011 of
+        mean HV fraction, ahead on 16 cells (DTLZ2 up to +0.13, where the bound's width sent
+        the EI to the cube's corners), behind on the multimodal GMM (−0.16 at noise 0.05) and ZDT3
+        (−0.07); within 0.01 of qLogNParEGO or above on 20 cells rather than 19, of
+        qLogNEHVI on 14 of the 21 run rather than 10; the 3 constrained problems +0.003
+        (benchmarks/RESULTS.md). Where several separate regions hold the front (GMM),
+        ``"ei"`` explores more. ``"mc-ei"`` estimates the exact improvement at about 1.5×
+        the time per round.
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
@@ -373,8 +377,9 @@ class MultiTaskBO:
             valid = ", ".join(RADIUS_DRAWS)
             raise ValueError(f"radius_draw must be one of {valid}, got {radius_draw!r}")
         self.radius_draw = radius_draw
-        if acquisition is None:  # EI with a learned kernel, else the paper's UCB
-            acquisition = "ei" if ours else "ucb"
+        if acquisition is None:  # EI of s_λ's moments with a learned kernel, else the UCB
+            moments = self.scalarization.has_moments
+            acquisition = ("moment-ei" if moments else "ei") if ours else "ucb"
         if acquisition not in ACQUISITIONS:
             valid = ", ".join(ACQUISITIONS)
             raise ValueError(f"acquisition must be one of {valid} or None, got {acquisition!r}")
@@ -382,6 +387,11 @@ class MultiTaskBO:
             raise ValueError(
                 f"acquisition={acquisition!r} needs an algorithm other than 'mobo', "
                 f"got {algorithm!r}"
+            )
+        if acquisition == "moment-ei" and not self.scalarization.has_moments:
+            raise ValueError(
+                f"acquisition='moment-ei' needs a scalarization with closed-form moments "
+                f"(linear, chebyshev, augmented-chebyshev), got {self.scalarization.name!r}"
             )
         if acquisition == "noisy-ei" and algorithm.endswith("bkb"):  # no Nyström cross-cov
             raise ValueError(

@@ -52,9 +52,10 @@ __all__ = [
 
 ALGORITHMS = ("mt-kb", "mt-bkb", "it-kb", "it-bkb", "mobo")
 #: ``MultiTaskBO(acquisition=…)``: the scalarised UCB, or the scalarisation's expected
-#: improvement on the incumbent's value ("ei"), jointly with the incumbent ("noisy-ei"), or
-#: estimated on samples of f(x) ("mc-ei").
-ACQUISITIONS = ("ucb", "ei", "noisy-ei", "mc-ei")
+#: improvement on the incumbent's value with a bound on its spread ("ei"), with its moments
+#: ("moment-ei"), jointly with the incumbent ("noisy-ei"), or estimated on samples of f(x)
+#: ("mc-ei").
+ACQUISITIONS = ("ucb", "ei", "moment-ei", "noisy-ei", "mc-ei")
 #: The number of quasi-random base samples of ``acquisition="mc-ei"`` (BoTorch's default).
 MC_SAMPLES = 128
 #: ``MultiTaskBO(radius_draw=…)``: the radius as computed, or times an Exp(1) draw per proposal.
@@ -437,7 +438,7 @@ class Policy:
 
     def acquisition(
         self, X, weights, scalarization, radius=None, feasibility=None, incumbent=None,
-        incumbent_points=None, base_samples=None,
+        incumbent_points=None, base_samples=None, moments=False,
     ):  # fmt: skip
         """u(x) for every row of X (None: the cached candidates), for weights λ.
 
@@ -471,6 +472,10 @@ class Policy:
             Standard normal draws z_k, with ``incumbent`` (a float): the improvement is
             averaged over s_λ(μ_t(x) + Γ_t(x, x)^{1/2} z_k) instead of its Gaussian bound
             (:func:`sampled_improvement`).
+        moments : bool
+            With ``incumbent`` (a float): the improvement of the Gaussian with the mean and
+            variance of s_λ(F), F ~ N(μ_t(x), Γ_t(x, x)) (:meth:`.Scalarization.moments`),
+            instead of N(s_λ(μ_t(x)), L_λ² ‖Γ_t(x, x)‖).
 
         Returns
         -------
@@ -487,35 +492,37 @@ class Policy:
         radius = self.radius() if radius is None else radius
         mean = self.posterior.mean(X)
         n = self.n_objectives
-        if feasibility is not None or incumbent_points is not None or base_samples is not None:
+        if (
+            feasibility is not None
+            or incumbent_points is not None
+            or base_samples is not None
+            or moments
+        ):
             cov = self.posterior.cov(X)
             deviations = np.sqrt(np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0.0))
         if self.algorithm == "mobo":
             if feasibility is None:
                 deviations = np.sqrt(self.posterior.variance(X))
             values = scalarization(mean[:, :n] + radius * deviations[:, :n], weights)
+        elif incumbent_points is not None:  # Cov_t[f(x) − f(x_j)] for every x_j
+            cross = self.posterior.cross_cov(X, incumbent_points)[..., :n, :n]
+            at_incumbents = self.posterior.cov(incumbent_points)[:, :n, :n]
+            joint = cov[:, None, :n, :n] + at_incumbents - cross - np.swapaxes(cross, -1, -2)
+            width = scalarization.lipschitz(weights) * np.sqrt(
+                np.maximum(np.linalg.eigvalsh(joint)[..., -1], 0.0)
+            )
+            gains = expected_improvement(
+                scalarization(mean[:, :n], weights)[:, None], width, np.asarray(incumbent)
+            )
+            values = gains.min(axis=1)
+        elif base_samples is not None:
+            values = sampled_improvement(
+                mean[:, :n], cov[:, :n, :n], scalarization, weights, incumbent, base_samples
+            )
+        elif moments:
+            centre, variance = scalarization.moments(mean[:, :n], cov[:, :n, :n], weights)
+            values = expected_improvement(centre, np.sqrt(variance), incumbent)
         else:
-            if incumbent_points is not None:  # Cov_t[f(x) − f(x_j)] for every x_j
-                cross = self.posterior.cross_cov(X, incumbent_points)[..., :n, :n]
-                at_incumbents = self.posterior.cov(incumbent_points)[:, :n, :n]
-                joint = cov[:, None, :n, :n] + at_incumbents - cross - np.swapaxes(cross, -1, -2)
-                width = scalarization.lipschitz(weights) * np.sqrt(
-                    np.maximum(np.linalg.eigvalsh(joint)[..., -1], 0.0)
-                )
-                gains = expected_improvement(
-                    scalarization(mean[:, :n], weights)[:, None], width, np.asarray(incumbent)
-                )
-                values = gains.min(axis=1)
-                if feasibility is None:
-                    return values
-                return feasibility(values, mean[:, n:], deviations[:, n:], radius)
-            if base_samples is not None:
-                values = sampled_improvement(
-                    mean[:, :n], cov[:, :n, :n], scalarization, weights, incumbent, base_samples
-                )
-                if feasibility is None:
-                    return values
-                return feasibility(values, mean[:, n:], deviations[:, n:], radius)
             if feasibility is None:
                 norms = self.posterior.variance_norm(X)  # ‖Γ_t(x, x)‖
             else:
@@ -537,7 +544,9 @@ def expected_improvement(mean, sd, incumbent):
     In :meth:`Policy.acquisition` S stands for s_λ(f(x)), with m = s_λ(μ_t(x)) and
     w = L_λ ‖Γ_t(x, x)‖^{1/2}, the UCB's width per unit of radius: a bound on the standard
     deviation of the linearised scalarisation, as in ParEGO's expected improvement of a
-    scalarised objective (Knowles 2006), here with the multi-task posterior.
+    scalarised objective (Knowles 2006), here with the multi-task posterior; with
+    ``acquisition="moment-ei"`` m and w² are the mean and variance of s_λ(f(x)) itself
+    (:meth:`.Scalarization.moments`).
 
     Noisy EI (``acquisition="noisy-ei"``): the expected improvement of s_λ(f(x)) on
     max_j s_λ(f(x_j)) over the told points, f drawn jointly at x and at them (Letham, Karrer,

@@ -131,8 +131,10 @@ class MultiTaskPosterior:
         out_mean = mean.transpose(1, 0, 2).reshape(N, -1) @ R.T
         if cov is None:
             return out_mean, None
-        if self.uses_split:
-            out_cov = np.einsum("ib,bN,jb->Nij", R, cov[:, :, 0, 0], R)
+        if self.uses_split:  # Σ_b R_ib R_jb var_b(x), one product with the outer products
+            n = R.shape[0]
+            outer = (R[:, None, :] * R[None, :, :]).reshape(n * n, -1)
+            out_cov = (cov[:, :, 0, 0].T @ outer.T).reshape(N, n, n)
         else:
             out_cov = R @ cov[0] @ R.T
         return out_mean, out_cov
