@@ -25,6 +25,11 @@ and u ↦ uⁿ is n Tⁿ⁻¹-Lipschitz on [0, T]; on the box z ≤ y ≤ z + r,
 t ≤ T = min_i 1/λ_i, L_λ = n Tⁿ⁻¹ max_i 1/(λ_i r_i). With ``reference="observed"`` that
 box is the observed range; outside it the bound does not hold (a larger y only raises s).
 
+For F ~ N(m, Γ), :meth:`Scalarization.moments` gives E s_λ(F) and Var s_λ(F) (the
+expected improvement of ``acquisition="moment-ei"``): exact for ``Linear``; for the minimum
+of the Chebyshev forms Clark's (1961) formulas, exact for two objectives and applied one
+objective at a time beyond; ``Hypervolume`` has none.
+
 Where z and r come from:
 
 - ``reference=None``: z = 0 and r = 1, the raw objectives (the paper's formula with z = 0).
@@ -353,7 +358,7 @@ class Scalarization:
             values = term if values is None else np.minimum(values, term, out=values)
         return values
 
-    #: :meth:`moments` is available (``acquisition="moment-ei"``).
+    # moments() is available (acquisition="moment-ei")
     has_moments = False
 
     def moments(self, mean, cov, weights):
