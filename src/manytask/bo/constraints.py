@@ -48,7 +48,8 @@ s_λ(μ_t) among the observations found feasible; before any, the probability of
 alone, as Gelbart et al. do (:class:`ProbabilityWeighted`). It uses the constraints'
 posterior as Gaussian, which the block model's is; Theorem 2's step does not carry over (the
 argmax of the weighted merit need not have u_t(x_t) ≥ u_t(x*)), so no regret bound is
-claimed for it. With ``acquisition="ei"`` the scalarisation's expected improvement on s*
+claimed for it. With an expected improvement (``acquisition="moment-ei"``, ``"ei"``, …)
+the scalarisation's expected improvement on s*
 (:func:`~manytask.bo.policies.expected_improvement`) takes the UCB's place in either rule:
 maximised over F_t, or weighted as PoF(x) · EI(x), the constrained EI itself; until an
 observation is feasible there is no s*, and both rules act as with the UCB. Which rule is
