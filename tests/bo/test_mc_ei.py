@@ -89,20 +89,24 @@ def observe(x):
     return [np.sin(4 * x[0]), x[1], x.sum()]
 
 
+@pytest.mark.parametrize("acquisition", ["mc-ei", "moment-ei"])
 @pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb", "it-kb"])
 @pytest.mark.parametrize("setting", ["candidates", "box"])
-def test_multitaskbo_proposes_with_mc_ei_and_keeps_it_in_its_state(setting, algorithm):
+def test_multitaskbo_proposes_with_sampled_or_moment_ei_and_resumes_exactly(
+    setting, algorithm, acquisition
+):
     rng = np.random.default_rng(6)
     candidates = rng.random((40, 2))
     where = dict(candidates=candidates) if setting == "candidates" else dict(bounds=[(0, 1)] * 2)
     optimizer = MultiTaskBO(**where, kernel=Separable(RBF(0.3), B), algorithm=algorithm,
-                            acquisition="mc-ei", seed=1)  # fmt: skip
+                            acquisition=acquisition, seed=1)  # fmt: skip
     for x in candidates[:6]:
         optimizer.tell(x, observe(x))
     batch = optimizer.ask(3)
     assert batch.shape == (3, 2) and np.all((0 <= batch) & (batch <= 1))
     restored = MultiTaskBO.from_state_dict(optimizer.state_dict())
-    assert restored.acquisition == "mc-ei"
+    assert restored.acquisition == acquisition
+    np.testing.assert_array_equal(restored.ask(), optimizer.ask())
 
 
 @pytest.mark.parametrize("acquisition", ["mc-ei", "moment-ei"])

@@ -89,27 +89,6 @@ def test_moment_ei_of_a_linear_scalarisation_is_the_exact_improvement():
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
-def observe(x):
-    return [np.sin(4 * x[0]), x[1], x.sum()]
-
-
-@pytest.mark.parametrize("algorithm", ["mt-kb", "mt-bkb"])
-@pytest.mark.parametrize("setting", ["candidates", "box"])
-def test_multitaskbo_proposes_with_moment_ei_and_keeps_it_in_its_state(setting, algorithm):
-    rng = np.random.default_rng(6)
-    candidates = rng.random((40, 2))
-    where = dict(candidates=candidates) if setting == "candidates" else dict(bounds=[(0, 1)] * 2)
-    optimizer = MultiTaskBO(**where, n_tasks=3, kernel="auto", algorithm=algorithm,
-                            acquisition="moment-ei", seed=1)  # fmt: skip
-    for x in candidates[:6]:
-        optimizer.tell(x, observe(x))
-    batch = optimizer.ask(3)
-    assert batch.shape == (3, 2) and np.all((0 <= batch) & (batch <= 1))
-    restored = MultiTaskBO.from_state_dict(optimizer.state_dict())
-    assert restored.acquisition == "moment-ei"
-    np.testing.assert_array_equal(restored.ask(), optimizer.ask())
-
-
 def test_moment_ei_needs_closed_form_moments():
     with pytest.raises(ValueError, match="acquisition='moment-ei' needs a scalarization with"):
         MultiTaskBO(candidates=np.zeros((3, 1)), n_tasks=2, kernel="auto",
