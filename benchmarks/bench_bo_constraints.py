@@ -60,6 +60,17 @@ BASE = dict(
 )
 # manytask's options per row: its defaults, a smaller radius, and the same optimiser told
 # the objectives only (no constraint model: what the objectives' UCB alone evaluates)
+# the constrained options of MultiTaskBO's defaults since 2026-12-05 05:00 (the probability
+# rule, MAP under the priors, a constant mean fitted afresh every 4 observations), under every
+# row named "manytask, probability, prior, …, constant mean, fresh fits, refit_every=4, …"
+PROBABILITY_FRESH_FITS_EVERY_4 = dict(
+    n_constraints=1,
+    feasibility="probability",
+    kernel_prior=True,
+    kernel_mean="constant",
+    kernel_warm_start=False,
+    refit_every=4,
+)
 MANYTASK = {
     # the optimistic feasible set (feasibility="optimistic"), the first default; radius 1
     # (LEARNED_BETA), as every row without beta
@@ -154,23 +165,13 @@ MANYTASK = {
     ),
     # the same with a refit every 4 observations (bench_bo_botorch.py: the best of these)
     "manytask, probability, prior, EI, constant mean, fresh fits, refit_every=4": dict(
-        n_constraints=1,
-        feasibility="probability",
-        kernel_prior=True,
+        PROBABILITY_FRESH_FITS_EVERY_4,
         acquisition="ei",
-        kernel_mean="constant",
-        kernel_warm_start=False,
-        refit_every=4,
     ),
     # the default with noisy EI (the improvement taken jointly with the incumbent)
     "manytask, probability, prior, noisy EI, constant mean, fresh fits, refit_every=4": dict(
-        n_constraints=1,
-        feasibility="probability",
-        kernel_prior=True,
+        PROBABILITY_FRESH_FITS_EVERY_4,
         acquisition="noisy-ei",
-        kernel_mean="constant",
-        kernel_warm_start=False,
-        refit_every=4,
     ),
     # which of the two loses DiscBrake: each alone, with a refit every 4, and neither
     "manytask, probability, prior, EI, refit_every=4": dict(
@@ -199,36 +200,21 @@ MANYTASK = {
     # the default with the told candidates left out of the argmax
     "manytask, probability, prior, EI, constant mean, fresh fits, refit_every=4, avoid told": (
         dict(
-            n_constraints=1,
-            feasibility="probability",
-            kernel_prior=True,
+            PROBABILITY_FRESH_FITS_EVERY_4,
             acquisition="ei",
-            kernel_mean="constant",
-            kernel_warm_start=False,
-            refit_every=4,
             avoid_told=True,
         )
     ),
     # the default's improvement estimated on draws of f(x) (bench_bo_botorch.py), alone and
     # with the told candidates left out of the argmax
     "manytask, probability, prior, MC EI, constant mean, fresh fits, refit_every=4": dict(
-        n_constraints=1,
-        feasibility="probability",
-        kernel_prior=True,
+        PROBABILITY_FRESH_FITS_EVERY_4,
         acquisition="mc-ei",
-        kernel_mean="constant",
-        kernel_warm_start=False,
-        refit_every=4,
     ),
     "manytask, probability, prior, MC EI, constant mean, fresh fits, refit_every=4, avoid told": (
         dict(
-            n_constraints=1,
-            feasibility="probability",
-            kernel_prior=True,
+            PROBABILITY_FRESH_FITS_EVERY_4,
             acquisition="mc-ei",
-            kernel_mean="constant",
-            kernel_warm_start=False,
-            refit_every=4,
             avoid_told=True,
         )
     ),
@@ -236,13 +222,8 @@ MANYTASK = {
     "manytask, probability, prior, EI, constant mean, fresh fits, refit_every=4, avoid told, "
     "augmented": (
         dict(
-            n_constraints=1,
-            feasibility="probability",
-            kernel_prior=True,
+            PROBABILITY_FRESH_FITS_EVERY_4,
             acquisition="ei",
-            kernel_mean="constant",
-            kernel_warm_start=False,
-            refit_every=4,
             avoid_told=True,
             scalarization="augmented-chebyshev",
         )
@@ -251,13 +232,8 @@ MANYTASK = {
     "manytask, probability, prior, moment EI, constant mean, fresh fits, refit_every=4, "
     "avoid told, augmented": (
         dict(
-            n_constraints=1,
-            feasibility="probability",
-            kernel_prior=True,
+            PROBABILITY_FRESH_FITS_EVERY_4,
             acquisition="moment-ei",
-            kernel_mean="constant",
-            kernel_warm_start=False,
-            refit_every=4,
             avoid_told=True,
             scalarization="augmented-chebyshev",
         )
@@ -266,13 +242,8 @@ MANYTASK = {
     "manytask, probability, prior, MC EI, constant mean, fresh fits, refit_every=4, "
     "avoid told, augmented": (
         dict(
-            n_constraints=1,
-            feasibility="probability",
-            kernel_prior=True,
+            PROBABILITY_FRESH_FITS_EVERY_4,
             acquisition="mc-ei",
-            kernel_mean="constant",
-            kernel_warm_start=False,
-            refit_every=4,
             avoid_told=True,
             scalarization="augmented-chebyshev",
         )

@@ -141,6 +141,11 @@ def check_optimal_hypervolumes():
 #: defaults were renamed to the entry that spells them out when it changed); a
 #: single-objective run of "MultiTaskSampler" is stored under the entry holding
 #: SINGLE_OBJECTIVE_OPTIONS (:func:`cache_name`).
+#: MultiTaskBO's model options since 2026-12-05 05:00 (MAP under the priors, a constant mean
+#: fitted afresh every 4 observations), under every ``refit_every=4`` entry below.
+FRESH_FITS_EVERY_4 = dict(
+    kernel_prior=True, refit_every=4, kernel_mean="constant", kernel_warm_start=False
+)
 MT_VARIANTS = {
     # MultiTaskBO's defaults until 2026-12-05 (maximum likelihood, the UCB)
     "MultiTaskSampler(kernel_prior=False, acquisition='ucb')": dict(),
@@ -215,21 +220,15 @@ MT_VARIANTS = {
     # until avoid_told=True became the default with kernel="auto", 07:30)
     "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False)": dict(
-        kernel_prior=True,
+        FRESH_FITS_EVERY_4,
         acquisition="ei",
-        refit_every=4,
-        kernel_mean="constant",
-        kernel_warm_start=False,
     ),
     # MultiTaskBO's defaults of 2026-12-05 07:30 (its rows are those "MultiTaskSampler" had
     # until the augmented Chebyshev became the default scalarisation, 10:30)
     "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True)": dict(
-        kernel_prior=True,
+        FRESH_FITS_EVERY_4,
         acquisition="ei",
-        refit_every=4,
-        kernel_mean="constant",
-        kernel_warm_start=False,
         avoid_told=True,
     ),
     # the sampled EI of the augmented Chebyshev (the default's scalarisation since 10:30) and
@@ -237,11 +236,8 @@ MT_VARIANTS = {
     "MultiTaskSampler(kernel_prior=True, acquisition='mc-ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True, "
     "scalarization='augmented-chebyshev')": dict(
-        kernel_prior=True,
+        FRESH_FITS_EVERY_4,
         acquisition="mc-ei",
-        refit_every=4,
-        kernel_mean="constant",
-        kernel_warm_start=False,
         avoid_told=True,
         scalarization="augmented-chebyshev",
     ),
@@ -250,21 +246,15 @@ MT_VARIANTS = {
     "MultiTaskSampler(kernel_prior=True, acquisition='ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True, "
     "scalarization='augmented-chebyshev')": dict(
-        kernel_prior=True,
+        FRESH_FITS_EVERY_4,
         acquisition="ei",
-        refit_every=4,
-        kernel_mean="constant",
-        kernel_warm_start=False,
         avoid_told=True,
         scalarization="augmented-chebyshev",
     ),
     "MultiTaskSampler(kernel_prior=True, acquisition='mc-ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True)": dict(
-        kernel_prior=True,
+        FRESH_FITS_EVERY_4,
         acquisition="mc-ei",
-        refit_every=4,
-        kernel_mean="constant",
-        kernel_warm_start=False,
         avoid_told=True,
     ),
 }
