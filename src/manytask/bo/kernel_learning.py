@@ -24,7 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg.lapack import dpotrf, dpotri, dsyevd
+from scipy.linalg.blas import dsyrk
+from scipy.linalg.lapack import dpotrf, dsyevd, dtrtri
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 
@@ -106,9 +107,10 @@ def _pair_sum(P, D):
 
 def _shifted_inverses(K, xi, noise):
     """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of M_i = ξ_i K + ηI for every ξ_i: from a
-    Cholesky factor of each (at t ≈ 30 a factor and an inverse take ~10 µs, an
-    eigendecomposition of K ~80 µs); if one fails (K off PSD by round-off beside a tiny η),
-    from K = Q diag(a) Qᵀ with a clipped at 0: M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
+    Cholesky factor L of each, M_i⁻¹ = L⁻ᵀL⁻¹ (at t ≈ 30 the factor, L⁻¹ and the product take
+    ~10 µs, half LAPACK's dpotri, an eigendecomposition of K ~80 µs); if one fails (K off PSD
+    by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at 0:
+    M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
     t, n = len(K), len(xi)
     M = xi[:, None, None] * K  # every M_i in one allocation, overwritten by its factor
     M.reshape(n, t * t)[:, :: t + 1] += noise
@@ -117,10 +119,11 @@ def _shifted_inverses(K, xi, noise):
         # M_i is symmetric, so its transpose is the Fortran-ordered array LAPACK works in
         factor, info = dpotrf(M[i].T, lower=1, overwrite_a=1)  # the upper triangle zeroed
         if info == 0:
-            diagonals[i] = np.diagonal(factor)
-            lower, info = dpotri(factor, lower=1, overwrite_c=1)  # M_i⁻¹'s lower triangle
+            diagonals[i] = factor.diagonal()
+            factor, info = dtrtri(factor, lower=1, overwrite_c=1)  # L⁻¹, upper triangle 0
         if info != 0:
             break
+        lower = dsyrk(1.0, factor, trans=1, lower=1)  # the lower triangle of L⁻ᵀL⁻¹, upper 0
         np.add(lower, lower.T, out=inverses[i])
     else:
         inverses.reshape(n, t * t)[:, :: t + 1] *= 0.5  # the diagonal was counted twice
@@ -136,7 +139,8 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient, mean
     means c (n,): zero, or with ``mean="constant"`` those that maximise log p)."""
     t, n = Y.shape
     K, F, Z = _gram_and_lengthscale_factor(X, lengthscales, kernel)
-    B = W @ W.T + np.diag(task_diagonal)
+    B = W @ W.T
+    B.flat[:: n + 1] += task_diagonal
     xi, U, _ = dsyevd(B, compute_v=1, lower=1)  # np.linalg.eigh's LAPACK call, 1/10 the time
     xi = np.maximum(xi, 0.0)  # B is PSD; clip round-off so that every ξ_i K + ηI ⪰ ηI
     inverses, log_dets = _shifted_inverses(K, xi, noise)  # M_i = ξ_i K + ηI
@@ -144,11 +148,11 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient, mean
     means = np.zeros(n)
     if mean == "constant":  # Y − 1cᵀ rotates to Ỹ − 1c̃ᵀ, c̃ = Uᵀc: one GLS mean per problem
         ones = inverses.sum(axis=2)  # M_i⁻¹1 (M_i⁻¹ is symmetric)
-        rotated_means = np.einsum("it,ti->i", ones, Y_rotated) / ones.sum(axis=1)
+        rotated_means = np.sum(ones * Y_rotated.T, axis=1) / ones.sum(axis=1)
         Y_rotated = Y_rotated - rotated_means
         means = U @ rotated_means
     alpha = np.matmul(inverses, Y_rotated.T[:, :, None])[:, :, 0].T  # α_i = M_i⁻¹ỹ_i
-    lml = -0.5 * (np.sum(Y_rotated * alpha) + np.sum(log_dets) + n * t * _LOG_2PI)
+    lml = -0.5 * (np.vdot(Y_rotated, alpha) + log_dets.sum() + n * t * _LOG_2PI)
     if not gradient:
         return lml, None, means
     A = alpha @ U.T  # unvec of C⁻¹ vec(Y)
@@ -163,7 +167,7 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient, mean
     # Σ_jj' P_jj' (z_jk − z_j'k)² = 2 (Σ_j (P1)_j z_jk² − z_kᵀ P z_k), P symmetric
     with np.errstate(over="ignore", invalid="ignore"):
         grad_log_lengthscales = 2.0 * (row_sums @ Z**2 - np.sum(Z * (P @ Z), axis=0))
-        if not np.all(np.isfinite(grad_log_lengthscales)):
+        if not np.isfinite(grad_log_lengthscales).all():
             # points so far apart that z² overflows, where P is 0: sum the pairs instead
             grad_log_lengthscales = np.array(
                 [_pair_sum(P, np.subtract.outer(z, z) ** 2) for z in Z.T]
@@ -171,8 +175,8 @@ def _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, gradient, mean
     grads = {
         "log_lengthscales": grad_log_lengthscales,
         "W": (grad_B + grad_B.T) @ W,
-        "log_task_diagonal": np.diag(grad_B) * task_diagonal,
-        "log_noise": 0.5 * noise * (np.sum(A**2) - flat[:, :: t + 1].sum()),
+        "log_task_diagonal": grad_B.diagonal() * task_diagonal,
+        "log_noise": 0.5 * noise * (np.vdot(A, A) - flat[:, :: t + 1].sum()),
     }
     return lml, grads, means
 
