@@ -107,9 +107,9 @@ def _pair_sum(P, D):
 
 def _shifted_inverses(K, xi, noise):
     """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of M_i = ξ_i K + ηI for every ξ_i: from a
-    Cholesky factor L of each, M_i⁻¹ = L⁻ᵀL⁻¹ (at t ≈ 30 the factor, L⁻¹ and the product take
-    ~10 µs, half LAPACK's dpotri, an eigendecomposition of K ~80 µs); if one fails (K off PSD
-    by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at 0:
+    Cholesky factor L of each, M_i⁻¹ = L⁻ᵀL⁻¹ (at t = 34 the factor, L⁻¹ and the product take
+    ~12 µs, the factor and LAPACK's dpotri ~19 µs, an eigendecomposition of K ~80 µs); if one
+    fails (K off PSD by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at 0:
     M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
     t, n = len(K), len(xi)
     M = xi[:, None, None] * K  # every M_i in one allocation, overwritten by its factor
