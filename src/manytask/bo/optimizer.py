@@ -206,8 +206,8 @@ class MultiTaskBO:
         the EI to the cube's corners), behind on the multimodal GMM (−0.16 at noise 0.05) and ZDT3
         (−0.07); within 0.01 of qLogNParEGO or above on 20 cells rather than 19, of
         qLogNEHVI on 14 of the 21 run rather than 10; the 3 constrained problems +0.003;
-        on seven problems held out from that choice +0.022 ± 0.012, within 0.01 of
-        qLogNParEGO on 11 of their 14 cells (benchmarks/RESULTS.md). Where several
+        on seven problems held out from that choice +0.027 ± 0.011 (20 seeds), within 0.01
+        of qLogNParEGO on 11 of their 14 cells (benchmarks/RESULTS.md). Where several
         separate regions hold the front (GMM), ``"ei"`` explores more. ``"mc-ei"``
         estimates the exact improvement at about 1.5× the time per round.
     objective_model : {"icm", "independent"}
