@@ -196,6 +196,7 @@ def test_independent_objectives_and_constraints_are_each_their_own_dense_gp(kern
     learned, posterior = optimizer._learned, optimizer._policy.posterior
     fit = learned.fit_
     assert fit.blocks == [[0], [1], [2], [3]]
+    assert posterior.uses_split  # one scalar problem per block (SumOfSeparable.decompose)
     X_new = rng.uniform(size=(7, 2))
     mean, cov = posterior.mean(X_new), posterior.cov(X_new)
     outputs = np.c_[Y, C]
@@ -430,6 +431,7 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     scale = learned.scale_
     c_hat = (c - c.mean()) / c.std()  # the standardisation before the rescaling
     fit_objectives, fit_c = fit.fits  # the blocks: the objectives' ICM, the constraint
+    assert posterior.uses_split  # split by B's eigenvectors in each block, not one 3-task GP
     expected_mean, expected_sd = dense_gp(
         X, c_hat, RBF(fit_c.lengthscales), fit_c.B[0, 0], fit_c.noise, X_new
     )

@@ -38,13 +38,20 @@ def make_kernel(name):
         return SumOfSeparable(
             [(RBF(0.3), random_task_matrix(rng)), (Matern(0.8, nu=2.5), random_task_matrix(rng))]
         )
+    if name == "block_sum_of_separable":  # tasks {0, 2} and {1}: a learned block model
+        B0, B1 = np.zeros((N_TASKS, N_TASKS)), np.zeros((N_TASKS, N_TASKS))
+        B0[np.ix_([0, 2], [0, 2])] = random_task_matrix(rng, 2)
+        B1[1, 1] = 0.7
+        return SumOfSeparable([(RBF(0.3), B0), (Matern(0.8, nu=2.5), B1)])
     raise KeyError(name)
 
 
-# Every (kernel, solver) pair the API accepts; "split" needs a Separable or Diagonal kernel.
+# Every (kernel, solver) pair the API accepts; "split" needs a Separable or Diagonal kernel,
+# or a SumOfSeparable whose task matrices act on disjoint tasks.
+SPLIT_KERNELS = ["separable", "separable_rank1", "diagonal", "block_sum_of_separable"]
 KERNEL_SOLVERS = [
     (kernel, solver)
-    for kernel in ("separable", "separable_rank1", "diagonal", "sum_of_separable")
+    for kernel in SPLIT_KERNELS + ["sum_of_separable"]
     for solver in ("auto", "split", "full")
     if not (kernel == "sum_of_separable" and solver == "split")
 ]
@@ -121,7 +128,7 @@ def test_prior_before_any_observation():
 
 
 # ---- Appendix A: the eigen-split path equals the general path -----------------------------
-@pytest.mark.parametrize("kernel_name", ["separable", "separable_rank1", "diagonal"])
+@pytest.mark.parametrize("kernel_name", SPLIT_KERNELS)
 def test_split_solver_equals_full_solver(kernel_name):
     kernel = make_kernel(kernel_name)
     X, Y, queries = random_problem(seed=5, n_observations=20)
@@ -134,7 +141,7 @@ def test_split_solver_equals_full_solver(kernel_name):
     assert split.log_det() == pytest.approx(full.log_det(), rel=1e-8)
 
 
-@pytest.mark.parametrize("kernel_name", ["separable", "separable_rank1", "diagonal"])
+@pytest.mark.parametrize("kernel_name", SPLIT_KERNELS)
 def test_auto_solver_splits_separable_and_diagonal_kernels(kernel_name):
     assert ExactPosterior(make_kernel(kernel_name), NOISE).uses_split
 
@@ -271,7 +278,9 @@ def test_log_det_matches_dense_slogdet(kernel_name, solver):
     assert posterior.log_det() == pytest.approx(dense_log_det(kernel, NOISE, X), rel=1e-10)
 
 
-@pytest.mark.parametrize("kernel_name", ["separable", "diagonal", "sum_of_separable"])
+@pytest.mark.parametrize(
+    "kernel_name", ["separable", "diagonal", "sum_of_separable", "block_sum_of_separable"]
+)
 def test_log_det_is_sum_of_one_step_information_gains(kernel_name):
     # Lemma 4: log det(I + G_t/η) = Σ_s log det(Iₙ + η⁻¹Γ_{s−1}(x_s, x_s)).
     kernel = make_kernel(kernel_name)

@@ -7,7 +7,8 @@ not split. Gram matrices are sample-major: rows i·n … i·n + n − 1 belong t
 Each kernel also says how a posterior can be computed as independent problems
 (:class:`Decomposition`): for Separable, rotate the outputs by the eigenvectors of B and
 solve one scalar problem per eigenvalue (``multitask-bayesian-optimization.txt``,
-Appendix A); for Diagonal, one scalar problem per task; otherwise one problem with n
+Appendix A); for Diagonal, one scalar problem per task; for a SumOfSeparable whose B_j act
+on disjoint sets of tasks, the Separable split of every term; otherwise one problem with n
 outputs per point. The posterior formulas themselves live in :mod:`manytask.posterior`.
 """
 
@@ -579,6 +580,59 @@ class SumOfSeparable(OperatorKernel):
         (3, 2, 2)
         """
         return sum(term.diag_blocks(X) for term in self.terms)
+
+    def decompose(self):
+        """One scalar problem per positive eigenvalue of every B_j when the B_j act on
+        disjoint sets of tasks (each task in the rows of one B_j at most: blocks of tasks,
+        each with its own kernel, as a learned kernel's block model); otherwise the full
+        problem. With disjoint supports Γ = Σ_j k_j U_j diag(ξ_j) U_jᵀ, and the eigenvectors
+        of different B_j, zero outside their own tasks, are orthogonal: the split of
+        :meth:`Separable.decompose` for every term, side by side.
+
+        Returns
+        -------
+        Decomposition
+            ``rotation`` the eigenvectors of every B_j (restricted to its tasks, exactly zero
+            elsewhere) with eigenvalue > 1e-12 times B_j's largest, ``groups`` the term of
+            every problem (terms with B_j = 0 left out), ``block == 1``; or
+            :meth:`full_decomposition`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from manytask.kernels import RBF
+        >>> blocks = [(RBF(0.1), np.diag([1.0, 0.0])), (RBF(1.0), np.diag([0.0, 2.0]))]
+        >>> d = SumOfSeparable(blocks).decompose()
+        >>> d.block, d.groups, d.scales
+        (1, array([0, 1]), array([1., 2.]))
+        >>> SumOfSeparable([(RBF(0.1), np.eye(2)), (RBF(1.0), np.eye(2))]).decompose().block
+        2
+        """
+        supports = [np.flatnonzero(np.any(term.B != 0, axis=1)) for term in self.terms]
+        covered = np.concatenate(supports)
+        if len(np.unique(covered)) != len(covered):  # a task shared by two terms
+            return self.full_decomposition()
+        columns, kernels, groups, scales = [], [], [], []
+        for term, tasks in zip(self.terms, supports):
+            if len(tasks) == 0:  # B_j = 0: no problem
+                continue
+            values, vectors = np.linalg.eigh(term.B[np.ix_(tasks, tasks)])
+            active = values > 1e-12 * values[-1]
+            embedded = np.zeros((self.n_tasks, int(active.sum())))
+            embedded[tasks] = vectors[:, active]
+            columns.append(embedded)
+            groups += [len(kernels)] * int(active.sum())
+            kernels.append(term.kernel)
+            scales.append(values[active])
+        if not kernels:  # Γ = 0
+            return self.full_decomposition()
+        return Decomposition(
+            rotation=np.hstack(columns),
+            kernels=tuple(kernels),
+            groups=np.array(groups, dtype=int),
+            scales=np.concatenate(scales),
+            block=1,
+        )
 
 
 def diagonal_part(kernel: OperatorKernel) -> OperatorKernel:

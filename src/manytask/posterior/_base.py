@@ -49,7 +49,8 @@ class MultiTaskPosterior:
             self.decomposition = kernel.decompose()
             if solver == "split" and self.decomposition.block != 1:
                 raise ValueError(
-                    f"solver='split' needs a Separable or Diagonal kernel, got {kernel!r}"
+                    f"solver='split' needs a Separable or Diagonal kernel, or a SumOfSeparable "
+                    f"whose task matrices act on disjoint tasks, got {kernel!r}"
                 )
         self.candidates_ = None
         self.n_features_in_ = None
