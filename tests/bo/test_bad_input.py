@@ -110,7 +110,7 @@ def test_box_batch_larger_than_the_sobol_sample_is_refused():
             "acquisition must be one of ucb, ei, moment-ei, noisy-ei, mc-ei or None, got 'pi'",
         ),
         (dict(acquisition="ei", algorithm="mobo"), "acquisition='ei' needs an algorithm"),
-        (dict(objective_model="lmc"), "objective_model must be one of icm, independent"),
+        (dict(objective_model="lmc"), "objective_model must be one of icm, independent, auto"),
         (dict(seed=-5), "seed must be an int >= 0, got -5"),
         (dict(seed=True), "seed must be an int >= 0, got True"),
         (dict(beta=np.inf), "beta must be None, a finite number"),

@@ -280,8 +280,8 @@ INDEPENDENT_EI = dict(objective_model="independent", kernel_prior=True, acquisit
 @pytest.mark.parametrize("feasibility", ["optimistic", "probability"])
 @pytest.mark.parametrize(
     "kernel, options",
-    [(KERNEL3, {}), ("auto", {}), ("auto", INDEPENDENT_EI)],
-    ids=["given", "auto", "auto-independent-ei"],
+    [(KERNEL3, {}), ("auto", {}), ("auto", INDEPENDENT_EI), ("auto", {"objective_model": "auto"})],
+    ids=["given", "auto", "auto-independent-ei", "auto-model"],
 )
 def test_checkpoint_carries_the_constraints_and_resumes_exactly(kernel, options, feasibility):
     optimizer = MultiTaskBO(

@@ -138,3 +138,58 @@ def test_refit_without_warm_start_does_not_depend_on_the_previous_fit(objective_
         results.append(np.concatenate([np.r_[f.lengthscales, f.B.ravel(), f.noise] for f in fits]))
         assert all(len(f.start_values) == 1 for f in fits)  # the data-driven start only
     np.testing.assert_array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize("n_constraints", [0, 1])
+def test_auto_keeps_the_model_of_higher_objective_likelihood(n_constraints):
+    # objective_model="auto": both models are fitted with the same seed, so each equals the
+    # fit of its own setting, and the one kept is the one whose objectives have the higher
+    # log marginal likelihood (the sum over the blocks for one GP per objective; the
+    # constraints' block, the same model in both, is left out). Two data sets, one of each:
+    # two noisy copies of one function (the ICM explains them with one correlated kernel)
+    # and two functions of different inputs at different scales of variation
+    from manytask.bo.learned import LearnedKernel
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(24, 2))
+    shared = np.sin(6 * X[:, 0]) + X[:, 1]
+    data = {
+        "icm": np.c_[shared, -2.0 * shared + 3.0],
+        "independent": np.c_[np.sin(9 * X[:, 0]), X[:, 1] ** 2],
+    }
+    settings = dict(n_features=2, box=[[0, 1], [0, 1]], seed=0, refit_every=1, prior=True,
+                    n_tasks=2 + n_constraints, n_constraints=n_constraints)  # fmt: skip
+    for expected, Y in data.items():
+        Y = Y + 0.02 * rng.normal(size=Y.shape)
+        if n_constraints:
+            Y = np.c_[Y, X[:, 0] - 0.5 + 0.02 * rng.normal(size=24)]
+        refits = {
+            model: LearnedKernel(**settings, objective_model=model).refit(X, Y)
+            for model in ("icm", "independent", "auto")
+        }
+        objective_lml = {}
+        for model in ("icm", "independent"):
+            fit = refits[model].fit
+            fits = fit.fits if hasattr(fit, "fits") else [fit]
+            blocks = fit.blocks if hasattr(fit, "blocks") else [[0, 1]]
+            objective_lml[model] = sum(
+                f.log_marginal_likelihood for f, tasks in zip(fits, blocks) if tasks[0] < 2
+            )
+        assert objective_lml[expected] > max(objective_lml.values()) - 1e-12
+        assert abs(objective_lml["icm"] - objective_lml["independent"]) > 1.0  # not a tie
+        chosen = refits["auto"]
+        assert chosen.model == expected
+        assert_allclose(chosen.mean, refits[expected].mean, rtol=0, atol=0)
+        assert_allclose(chosen.scale, refits[expected].scale, rtol=0, atol=0)
+        assert chosen.noise == refits[expected].noise
+
+
+def test_auto_with_one_objective_fits_one_gp():
+    from manytask.bo.learned import LearnedKernel
+
+    X = np.linspace(0, 1, 8)[:, None]
+    learned = LearnedKernel(
+        n_features=1, n_tasks=1, box=[[0, 1]], seed=0, refit_every=1, objective_model="auto"
+    )
+    refit = learned.refit(X, np.sin(4 * X))
+    assert refit.model == "icm" and len(refit.fit.start_values) == 3

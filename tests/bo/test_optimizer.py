@@ -232,6 +232,7 @@ def test_box_domain_with_a_known_kernel_stays_in_bounds():
         dict(kernel_mean="constant"),
         dict(kernel_mean="constant", objective_model="independent"),
         dict(kernel_warm_start=False),
+        dict(objective_model="auto"),
     ],
 )
 def test_auto_kernel_learns_and_resumes_identically(fit):

@@ -9,7 +9,7 @@ constraints (their ICM, or with ``objective_model="independent"`` one GP per obj
 itself a block each), and every constraint with its own ARD input kernel k_j, variance b_j
 and noise η_j (a linear model of coregionalisation whose latent kernels each drive one
 block), fitted by MAP under BoTorch's priors; every block is fitted alone
-(:func:`~manytask.bo.kernel_learning.fit_block_kernels`). One ICM over all n + m tasks would
+(:func:`~manytask.bo.block_model.fit_block_kernels`). One ICM over all n + m tasks would
 give a constraint the objectives' lengthscales and noise and tie it to them by a single
 correlation: on C2-DTLZ2 its posterior covered 59 % of held-out constraint values at ±2σ
 (the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Per-block noise

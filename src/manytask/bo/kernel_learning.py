@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -36,9 +35,7 @@ from .transforms import as_output_matrix
 
 __all__ = [
     "ICMFit",
-    "BlockFit",
     "fit_icm_kernel",
-    "fit_block_kernels",
     "icm_log_marginal_likelihood",
     "KERNELS",
     "MEANS",
@@ -105,15 +102,12 @@ def _pair_sum(P, D):
     return float(np.sum(np.where(P != 0, P * D, 0.0)))
 
 
-def _shifted_inverses(K, xi, noise):
-    """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of M_i = ξ_i K + ηI for every ξ_i: from a
-    Cholesky factor L of each, M_i⁻¹ = L⁻ᵀL⁻¹ (at t = 34 the factor, L⁻¹ and the product take
-    ~12 µs, the factor and LAPACK's dpotri ~19 µs, an eigendecomposition of K ~80 µs); if one
-    fails (K off PSD by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at 0:
-    M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
-    t, n = len(K), len(xi)
-    M = xi[:, None, None] * K  # every M_i in one allocation, overwritten by its factor
-    M.reshape(n, t * t)[:, :: t + 1] += noise
+def _spd_inverses(M):
+    """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of a stack of SPD matrices, or None if one
+    is not numerically PD: from a Cholesky factor L of each, M_i⁻¹ = L⁻ᵀL⁻¹ (at t = 34 the
+    factor, L⁻¹ and the product take ~12 µs, the factor and LAPACK's dpotri ~19 µs, NumPy's
+    stacked cholesky and inv ~30 µs). M is overwritten."""
+    n, t = M.shape[0], M.shape[1]
     inverses, diagonals = np.empty_like(M), np.empty((n, t))
     for i in range(n):
         # M_i is symmetric, so its transpose is the Fortran-ordered array LAPACK works in
@@ -122,12 +116,24 @@ def _shifted_inverses(K, xi, noise):
             diagonals[i] = factor.diagonal()
             factor, info = dtrtri(factor, lower=1, overwrite_c=1)  # L⁻¹, upper triangle 0
         if info != 0:
-            break
+            return None
         lower = dsyrk(1.0, factor, trans=1, lower=1)  # the lower triangle of L⁻ᵀL⁻¹, upper 0
         np.add(lower, lower.T, out=inverses[i])
-    else:
-        inverses.reshape(n, t * t)[:, :: t + 1] *= 0.5  # the diagonal was counted twice
-        return inverses, 2.0 * np.log(diagonals).sum(axis=1)
+    inverses.reshape(n, t * t)[:, :: t + 1] *= 0.5  # the diagonal was counted twice
+    return inverses, 2.0 * np.log(diagonals).sum(axis=1)
+
+
+def _shifted_inverses(K, xi, noise):
+    """M_i⁻¹ (stacked, (n, t, t)) and log det M_i of M_i = ξ_i K + ηI for every ξ_i
+    (:func:`_spd_inverses`, an eigendecomposition of K ~80 µs at t = 34); if one fails (K off
+    PSD by round-off beside a tiny η), from K = Q diag(a) Qᵀ with a clipped at 0:
+    M_i⁻¹ = Q diag(1/(ξ_i a + η)) Qᵀ."""
+    t, n = len(K), len(xi)
+    M = xi[:, None, None] * K  # every M_i in one allocation, overwritten by its factor
+    M.reshape(n, t * t)[:, :: t + 1] += noise
+    result = _spd_inverses(M)
+    if result is not None:
+        return result
     a, Q = _symmetric_eigh(K)
     S = np.outer(np.maximum(a, 0.0), xi) + noise  # S[j, i] = ξ_i a_j + η
     inverses = np.einsum("jk,ki,lk->ijl", Q, 1.0 / S, Q)
@@ -442,11 +448,11 @@ class _Packing:
         Nardi 2024) and of η (μ = −4, σ = 1), evaluated at the values as GPyTorch does:
         log p(e^θ) = −θ − (θ − μ)²/2σ², whose mode is θ = μ − σ² (l = 0.5 for d = 6,
         η = e⁻⁵); W and v are left flat."""
-        at = theta[self._prior_at]
+        at = theta[..., self._prior_at]  # θ of shape (size,), or (k, size): k tasks at once
         z = (at - self._prior_mean) / self._prior_sd
-        gradient = np.zeros(self.size)
-        gradient[self._prior_at] = -1.0 - z / self._prior_sd
-        return float(np.sum(-at - 0.5 * z**2)), gradient
+        gradient = np.zeros_like(theta)
+        gradient[..., self._prior_at] = -1.0 - z / self._prior_sd
+        return np.sum(-at - 0.5 * z**2, axis=-1), gradient
 
 
 def _default_start(Y, packing):
@@ -624,149 +630,3 @@ def fit_icm_kernel(
         start_values=values,
         mean=means if mean == "constant" else None,
     )
-
-
-class BlockFit(NamedTuple):
-    """Blocks of tasks fitted alone (each an ICM, one task a single GP), as one multi-task
-    kernel Γ = Σ_b k_b ⊗ B̃_b for the outputs rescaled to one noise variance η.
-
-    Parameters
-    ----------
-    blocks : list of list of int
-        The tasks (columns of Y) of every block.
-    fits : list of ICMFit
-        Every block's fit: ARD lengthscales of k_b, task matrix B_b and noise η_b.
-    noise : float
-        η, the noise variance of every rescaled output (the first block's η).
-    rescale : ndarray of shape (n,)
-        a_i = √(η/η_b) for task i of block b: the kernel models a_i ŷ_i, whose noise is η.
-
-    Examples
-    --------
-    >>> X = np.linspace(0, 1, 12)[:, None]
-    >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0], np.cos(3 * X[:, 0])]
-    >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[0, 1], [2]], n_restarts=1)
-    >>> [B.shape for _, B in fit.terms], float(fit.rescale[0])
-    ([(3, 3), (3, 3)], 1.0)
-    """
-
-    blocks: list
-    fits: list
-    noise: float
-    rescale: np.ndarray
-
-    @property
-    def terms(self) -> list:
-        """[(lengthscales, B̃_b)]: B̃_b is a aᵀ ∘ B_b = (η/η_b) B_b on block b's tasks, 0
-        elsewhere.
-
-        Examples
-        --------
-        >>> X = np.linspace(0, 1, 12)[:, None]
-        >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
-        >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[1], [0]], n_restarts=1)
-        >>> B = fit.terms[1][1]
-        >>> bool(B[1, 1] == 0 and B[0, 0] == fit.fits[1].B[0, 0] * fit.rescale[0] ** 2)
-        True
-        """
-        terms = []
-        for tasks, fit in zip(self.blocks, self.fits):
-            B = np.zeros((len(self.rescale), len(self.rescale)))
-            a = self.rescale[tasks]
-            B[np.ix_(tasks, tasks)] = fit.B * np.outer(a, a)
-            terms.append((fit.lengthscales, B))
-        return terms
-
-    @property
-    def mean(self) -> np.ndarray:
-        """The constant mean c_i of every task (before the rescaling; 0 for a block fitted
-        with a zero mean).
-
-        Examples
-        --------
-        >>> X = np.linspace(0, 1, 12)[:, None]
-        >>> Y = np.c_[np.sin(4 * X[:, 0]), X[:, 0]]
-        >>> fit_block_kernels(X, Y - Y.mean(0), [[0], [1]], n_restarts=1).mean
-        array([0., 0.])
-        """
-        means = np.zeros(len(self.rescale))
-        for tasks, fit in zip(self.blocks, self.fits):
-            if fit.mean is not None:
-                means[tasks] = fit.mean
-        return means
-
-
-def fit_block_kernels(
-    X, Y, blocks, n_restarts=3, random_state=None, init=None, prior=False, mean="zero"
-):
-    """Fit every block of tasks (columns of Y) alone by :func:`fit_icm_kernel`: its own
-    lengthscales, task matrix and noise.
-
-    The blocks are independent, so the joint log marginal likelihood is the sum of theirs
-    and each is maximised alone. One noise η for the posterior comes from rescaling every
-    standardised output of block b by a = √(η/η_b), which scales its block of the Gram
-    matrix and its noise by η/η_b: the posterior of the rescaled outputs, divided by a, is
-    block b's own posterior, and a > 0 leaves the sign of every output unchanged.
-
-    Parameters
-    ----------
-    X : array-like of shape (t, d)
-        Inputs, normalised to the unit cube.
-    Y : array-like of shape (t, n)
-        Observations, standardised per task.
-    blocks : list of list of int
-        A partition of the n tasks; the fits run in this order from one random stream.
-    n_restarts : int
-        Starts of every block's fit (:func:`fit_icm_kernel`).
-    random_state : None, int or numpy Generator
-        Seeds the random starts.
-    init : BlockFit, optional
-        A previous fit with the same blocks: every block warm-starts from its own.
-    prior : bool or sequence of bool
-        MAP under BoTorch's priors instead of maximum likelihood (:func:`fit_icm_kernel`),
-        for every block or per block.
-    mean : {"zero", "constant"}
-        Every block's mean (:func:`fit_icm_kernel`).
-
-    Returns
-    -------
-    BlockFit
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(size=(30, 2))
-    >>> Y = np.c_[np.sin(6 * X[:, 0]), np.cos(6 * X[:, 1])] + 0.05 * rng.normal(size=(30, 2))
-    >>> fit = fit_block_kernels(X, (Y - Y.mean(0)) / Y.std(0), [[0], [1]], random_state=0)
-    >>> [bool(f.lengthscales[i] < f.lengthscales[1 - i]) for i, f in enumerate(fit.fits)]
-    [True, True]
-    """
-    X, Y = _check_data(X, Y)
-    blocks = [list(tasks) for tasks in blocks]
-    flat = sorted(i for tasks in blocks for i in tasks)
-    if flat != list(range(Y.shape[1])) or not all(blocks):
-        raise ValueError(
-            f"blocks must split the {Y.shape[1]} tasks 0, …, {Y.shape[1] - 1} into non-empty "
-            f"lists, each task in one, got {blocks!r}"
-        )
-    priors = [prior] * len(blocks) if isinstance(prior, bool) else list(prior)
-    if len(priors) != len(blocks):
-        raise ValueError(f"prior must be a bool or one per block ({len(blocks)}), got {prior!r}")
-    rng = check_random_state(random_state)
-    fits = [
-        fit_icm_kernel(
-            X,
-            Y[:, tasks],
-            n_restarts=n_restarts,
-            random_state=rng,
-            init=None if init is None else init.fits[b],
-            prior=priors[b],
-            mean=mean,
-        )  # fmt: skip
-        for b, tasks in enumerate(blocks)
-    ]
-    noise = fits[0].noise
-    rescale = np.empty(Y.shape[1])
-    for tasks, fit in zip(blocks, fits):
-        rescale[tasks] = np.sqrt(noise / fit.noise)
-    return BlockFit(blocks, fits, noise, rescale)

@@ -20,15 +20,18 @@ from typing import NamedTuple
 import numpy as np
 
 from ..kernels import RBF, Separable, SumOfSeparable
-from .kernel_learning import fit_block_kernels, fit_icm_kernel
+from .block_model import BlockFit, fit_block_kernels
+from .kernel_learning import fit_icm_kernel
 from .transforms import OutputWarping, normalize_inputs, standardize_outputs
 
-__all__ = ["LearnedKernel", "LEARNED_BETA"]
+__all__ = ["LearnedKernel", "LEARNED_BETA", "OBJECTIVE_MODELS"]
 
 #: The radius β of every policy with ``kernel="auto"`` and no user ``beta``: a constant 1
 #: beat Kandasamy et al. (2017)'s practical β_t = √(0.2 d log(2t)) (1.3–3 at d = 2–10 over
 #: 46 rounds) on the suite of benchmarks/bench_bo_botorch.py (benchmarks/RESULTS.md).
 LEARNED_BETA = 1.0
+#: The objectives' models of ``LearnedKernel(objective_model=...)``.
+OBJECTIVE_MODELS = ("icm", "independent", "auto")
 
 
 class Refit(NamedTuple):
@@ -41,6 +44,7 @@ class Refit(NamedTuple):
     scale: np.ndarray
     n_observations: int
     warping: OutputWarping | None = None
+    model: str = "icm"  # the objectives' model: "icm" or "independent"
 
 
 class LearnedKernel:
@@ -77,10 +81,12 @@ class LearnedKernel:
         The increasing map of every objective fitted at every refit, before the
         standardisation (:class:`~manytask.bo.transforms.OutputWarping`); constraints are
         only standardised.
-    objective_model : {"icm", "independent"}
+    objective_model : {"icm", "independent", "auto"}
         The objectives' model: the ICM (one ARD kernel, task matrix B) or one GP per
         objective; beside constraints, and for ``"independent"``, every block is fitted alone
-        (:func:`~manytask.bo.kernel_learning.fit_block_kernels`).
+        (:func:`~manytask.bo.block_model.fit_block_kernels`). ``"auto"`` fits both at
+        every refit (the same seeds) and keeps the one whose objectives have the higher
+        log marginal likelihood (without the priors).
     mean : {"zero", "constant"}
         The model's mean on the standardised outputs: zero, or a constant per task fitted
         with the kernel (:func:`~manytask.bo.kernel_learning.fit_icm_kernel`), which then
@@ -117,7 +123,7 @@ class LearnedKernel:
         self.warping, self.warping_ = warping, None
         self.objective_model, self.mean = objective_model, mean
         self.warm_start = bool(warm_start)
-        self.fit_ = None
+        self.fit_, self.model_ = None, None
         self._fitted_at = 0
         self.mean_, self.scale_ = np.zeros(n_tasks), np.ones(n_tasks)
 
@@ -183,11 +189,25 @@ class LearnedKernel:
         Y_standard, mean, scale = standardize_outputs(Y)
         seed = np.random.SeedSequence([self.seed, 2, t])
         restarts = 3 if self.fit_ is None else self.refit_restarts
-        init = self.fit_ if self.warm_start else None
+        models = [self.objective_model]
+        if self.objective_model == "auto":  # one objective: the two models are one GP
+            models = ["icm", "independent"] if self.n_objectives > 1 else ["icm"]
+        refits = [
+            self._fit_model(model, X_unit, Y_standard, mean, scale, seed, restarts, warping)
+            for model in models
+        ]
+        # "auto": the model of higher marginal likelihood of the objectives (both fitted with
+        # the same starts' seed; the constraints' blocks are the same model in both)
+        return max(refits, key=lambda refit: _objectives_lml(refit.fit, self.n_objectives))
+
+    def _fit_model(self, model, X_unit, Y_standard, mean, scale, seed, restarts, warping):
+        """The objectives' ``model`` ("icm" or "independent") fitted beside the constraints."""
+        t = len(X_unit)
+        init = self.fit_ if self.warm_start and self.model_ == model else None
         width = self.box[:, 1] - self.box[:, 0]
         rng = np.random.default_rng(seed)
         n, m = self.n_objectives, self.n_tasks - self.n_objectives
-        if self.objective_model == "icm" and m == 0:
+        if model == "icm" and m == 0:
             fit = fit_icm_kernel(
                 X_unit, Y_standard, n_restarts=restarts, random_state=rng, init=init,
                 prior=self.prior, mean=self.mean,
@@ -195,16 +215,16 @@ class LearnedKernel:
             kernel = Separable(RBF(fit.lengthscales * width), fit.B)
             if fit.mean is not None:  # (y − m)/s − c = (y − (m + s c))/s
                 mean = mean + scale * fit.mean
-            return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping)
-        # blocks fitted alone (.kernel_learning.fit_block_kernels): the objectives' ICM or one
+            return Refit(kernel, float(fit.noise), fit, mean, scale, t, warping, model)
+        # blocks fitted alone (.block_model.fit_block_kernels): the objectives' ICM or one
         # GP per objective, then every constraint by MAP (the block model of .constraints)
-        blocks = [list(range(n))] if self.objective_model == "icm" else [[i] for i in range(n)]
+        blocks = [list(range(n))] if model == "icm" else [[i] for i in range(n)]
         blocks += [[n + j] for j in range(m)]
         priors = [self.prior] * (len(blocks) - m) + [True] * m
         fit = fit_block_kernels(X_unit, Y_standard, blocks, restarts, rng, init, priors, self.mean)
         kernel = SumOfSeparable([(RBF(ls * width), B) for ls, B in fit.terms])
         mean = mean + scale * fit.mean  # the rescaled outputs a_i ((y − m)/s − c)_i
-        return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping)
+        return Refit(kernel, float(fit.noise), fit, mean, scale / fit.rescale, t, warping, model)
 
     def accept(self, refit: Refit):
         """Use ``refit``'s fit and standardisation from now on.
@@ -225,6 +245,7 @@ class LearnedKernel:
         (False, True)
         """
         self.fit_, self.mean_, self.scale_ = refit.fit, refit.mean, refit.scale
+        self.model_ = refit.model
         self.warping_ = refit.warping
         self._fitted_at = refit.n_observations
 
@@ -317,3 +338,14 @@ class LearnedKernel:
         array([-0.5])
         """
         return self.standardize(np.zeros(self.n_tasks))[self.n_objectives :]
+
+
+def _objectives_lml(fit, n_objectives) -> float:
+    """log p of the objectives under a fit: the ICM's, or the sum of their blocks'."""
+    if not isinstance(fit, BlockFit):
+        return fit.log_marginal_likelihood
+    return sum(
+        block_fit.log_marginal_likelihood
+        for tasks, block_fit in zip(fit.blocks, fit.fits)
+        if tasks[0] < n_objectives
+    )

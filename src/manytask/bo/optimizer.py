@@ -41,7 +41,7 @@ from ..simplex import weight_sampler
 from . import batch, checkpoint, metrics, search
 from .constraints import FEASIBILITY_RULES
 from .kernel_learning import MEANS
-from .learned import LEARNED_BETA, LearnedKernel
+from .learned import LEARNED_BETA, OBJECTIVE_MODELS, LearnedKernel
 from .observations import OUTPUT_LIMIT, check_observation
 from .policies import ACQUISITIONS, ALGORITHMS, RADIUS_DRAWS, Policy, check_beta
 from .scalarization import make_scalarization, value_range
@@ -213,7 +213,7 @@ class MultiTaskBO:
     objective_model : {"icm", "independent"}
         ``kernel="auto"``: the objectives' ICM, or one GP per objective with its own
         lengthscales, variance and noise; every constraint is a GP of its own either way
-        (:func:`~manytask.bo.kernel_learning.fit_block_kernels`). The default is ours: with
+        (:func:`~manytask.bo.block_model.fit_block_kernels`). The default is ours: with
         the priors and the expected improvement the ICM had the higher mean HV fraction on
         both suites (0.768 against 0.767 over the 18 cells of bench_bo_botorch, 10 seeds;
         0.814 against 0.794 over the 3 constrained problems, 20 seeds; benchmarks/RESULTS.md).
@@ -402,9 +402,10 @@ class MultiTaskBO:
                 f"algorithm={algorithm!r}"
             )
         self.acquisition = acquisition
-        if objective_model not in ("icm", "independent"):
+        if objective_model not in OBJECTIVE_MODELS:
             raise ValueError(
-                f"objective_model must be one of icm, independent, got {objective_model!r}"
+                f"objective_model must be one of {', '.join(OBJECTIVE_MODELS)}, got "
+                f"{objective_model!r}"
             )
         self.objective_model = objective_model
         if kernel_mean not in MEANS:
