@@ -303,12 +303,31 @@ VARIANTS = {
         reference="ideal",
         scalarization="augmented-chebyshev",
     ),
-    # the improvement of the Gaussian with s_λ(f(x))'s moments (the default since 12:45)
+    # the improvement of the Gaussian with s_λ(f(x))'s moments (the default 12:45–17:00)
     "mt refit_every=4, prior, moment EI, constant mean, fresh fits, avoid told, augmented": dict(
         FRESH_FITS_EVERY_4,
         acquisition="moment-ei",
         avoid_told=True,
         scalarization="augmented-chebyshev",
+    ),
+    # and the objectives' model chosen by its likelihood at every refit (the ICM or one GP
+    # per objective; the default since 2026-12-05 17:00)
+    "mt refit_every=4, prior, moment EI, constant mean, fresh fits, avoid told, augmented, "
+    "auto model": dict(
+        FRESH_FITS_EVERY_4,
+        acquisition="moment-ei",
+        avoid_told=True,
+        scalarization="augmented-chebyshev",
+        objective_model="auto",
+    ),
+    # one GP per objective (fitted together since 17:00)
+    "mt refit_every=4, prior, moment EI, constant mean, fresh fits, avoid told, augmented, "
+    "independent GPs": dict(
+        FRESH_FITS_EVERY_4,
+        acquisition="moment-ei",
+        avoid_told=True,
+        scalarization="augmented-chebyshev",
+        objective_model="independent",
     ),
     "mt refit_every=4, prior, MC EI, constant mean, fresh fits, avoid told, augmented": dict(
         FRESH_FITS_EVERY_4,

@@ -420,8 +420,14 @@ def test_learned_constraint_posterior_is_its_own_dense_gp_in_user_units():
     Y = np.c_[np.sin(3 * X[:, 0]), np.cos(3 * X[:, 0])] + 0.05 * rng.normal(size=(14, 2))
     c = 20 * np.cos(7 * X[:, 1]) + 3 + rng.normal(size=14)  # its own axis, scale and noise
     optimizer = MultiTaskBO(
-        bounds=[[0, 1], [0, 1]], n_constraints=1, refit_every=1, kernel_mean="zero", seed=0
-    )  # the dense GP below has a zero mean (the fitted constant: test_optimizer.py)
+        bounds=[[0, 1], [0, 1]],
+        n_constraints=1,
+        refit_every=1,
+        kernel_mean="zero",
+        seed=0,
+        objective_model="icm",
+    )  # the dense GP below has a zero mean (the fitted constant: test_optimizer.py); one GP
+    # per objective beside constraints: test_independent_objectives_and_constraints_…
     for x, y, cj in zip(X, Y, c):
         optimizer.tell(x, y, constraints=[cj])
     learned, posterior = optimizer._learned, optimizer._policy.posterior

@@ -19,8 +19,10 @@ def _objectives(X):
 def test_posterior_is_the_dense_gp_of_the_last_fitted_kernel(refit_every, n_told):
     # fits at t = 3 (n_initial), then every refit_every: (2, 10) and (3, 10) end one and
     # two incremental updates after the last fit, the others at a fit. Checked against
-    # μ = (K_CX ⊗ B) G⁻¹ vec(Y) and diag Γ = diag B − diag((K_CX ⊗ B) G⁻¹ (K_XC ⊗ B)) with
-    # G = K_XX ⊗ B + ηI (dense solve), Y standardised as at the last fit
+    # μ = Γ_CX G⁻¹ vec(Y) and diag Γ_t = diag Γ(c, c) − diag(Γ_CX G⁻¹ Γ_XC) with
+    # G = Γ_XX + ηI (dense solve, sample-major Gram matrices of the kernel in use: the ICM
+    # K ⊗ B, or one GP per objective, whichever objective_model="auto" kept), Y
+    # standardised as at the last fit
     rng = np.random.default_rng(0)
     candidates = rng.uniform(size=(60, 2))
     optimizer = MultiTaskBO(candidates=candidates, kernel="auto", seed=0, refit_every=refit_every)
@@ -30,15 +32,15 @@ def test_posterior_is_the_dense_gp_of_the_last_fitted_kernel(refit_every, n_told
     learned, posterior = optimizer._learned, optimizer._policy.posterior
     assert learned._fitted_at == n_told - (n_told - 3) % refit_every
     kernel = posterior.kernel
-    B, K = np.asarray(kernel.B), kernel.kernel
     X, Y = optimizer.X_, learned.standardize(optimizer.Y_)
     n, t = Y.shape[1], len(X)
-    G = np.kron(K(X, X), B) + posterior.noise * np.eye(n * t)  # sample-major
-    cross = np.kron(K(candidates, X), B)  # (N·n, t·n)
+    G = kernel.gram(X, X) + posterior.noise * np.eye(n * t)  # sample-major
+    cross = kernel.gram(candidates, X)  # (N·n, t·n)
     mean = (cross @ np.linalg.solve(G, Y.ravel())).reshape(-1, n)
-    variance = np.diag(B)[None, :] - np.einsum(
-        "ij,ji->i", cross, np.linalg.solve(G, cross.T)
-    ).reshape(-1, n)
+    prior_variance = np.diagonal(kernel.diag_blocks(candidates), axis1=1, axis2=2)
+    variance = prior_variance - np.einsum("ij,ji->i", cross, np.linalg.solve(G, cross.T)).reshape(
+        -1, n
+    )
     # both sides are backward-stable solves: errors of order cond(G) · machine epsilon
     tolerance = 1e-12 * np.linalg.cond(G)
     assert_allclose(posterior.mean(), mean, atol=tolerance)
