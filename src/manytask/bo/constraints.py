@@ -5,11 +5,11 @@ Model. The m constraints are tasks n + 1, …, n + m of the same multi-task kern
 n objectives; with a given kernel the posterior of a constraint borrows from the objectives
 (and back) through the task covariance. A learned kernel (``kernel="auto"``) is the block
 model Γ = k₀ B₀ ⊕ b₁ k₁ ⊕ … ⊕ b_m k_m: the objectives' model k₀ B₀, fitted as without
-constraints (their ICM, or with ``objective_model="independent"`` one GP per objective,
-itself a block each), and every constraint with its own ARD input kernel k_j, variance b_j
-and noise η_j (a linear model of coregionalisation whose latent kernels each drive one
-block), fitted by MAP under BoTorch's priors; every block is fitted alone
-(:func:`~manytask.bo.block_model.fit_block_kernels`). One ICM over all n + m tasks would
+constraints (their ICM or one GP per objective, itself a block each, as ``objective_model``
+says: by default the one of higher likelihood), and every constraint with its own ARD input
+kernel k_j, variance b_j and noise η_j (a linear model of coregionalisation whose latent
+kernels each drive one block), fitted by MAP under BoTorch's priors; every block is fitted
+alone (:func:`~manytask.bo.block_model.fit_block_kernels`). One ICM over all n + m tasks would
 give a constraint the objectives' lengthscales and noise and tie it to them by a single
 correlation: on C2-DTLZ2 its posterior covered 59 % of held-out constraint values at ±2σ
 (the block model's 93 %, as BoTorch's own GP of c; benchmarks/RESULTS.md). Per-block noise

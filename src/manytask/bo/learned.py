@@ -37,7 +37,7 @@ OBJECTIVE_MODELS = ("icm", "independent", "auto")
 class Refit(NamedTuple):
     """A fitted kernel with the output standardisation it was fitted in, not yet in use."""
 
-    kernel: Separable
+    kernel: Separable | SumOfSeparable
     noise: float
     fit: object
     mean: np.ndarray
