@@ -614,7 +614,12 @@ def fit_icm_kernel(
         run(packing.clip(_default_start(Y, packing)))
     if best is None:
         raise RuntimeError(f"every start of the ICM fit failed: {messages}")
-    lengthscales, W, task_diagonal, noise = packing.unpack(best.x)
+    return _fit_at(X, Y, best.x, packing, kernel, mean, messages, values)
+
+
+def _fit_at(X, Y, theta, packing, kernel, mean, messages, values) -> ICMFit:
+    """The ICMFit of parameters θ: B, the log marginal likelihood and the means at θ."""
+    lengthscales, W, task_diagonal, noise = packing.unpack(theta)
     B = W @ W.T + np.diag(task_diagonal)
     lml, _, means = _icm_lml(X, Y, lengthscales, W, task_diagonal, noise, kernel, False, mean)
     return ICMFit(

@@ -15,14 +15,12 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .._validation import check_int, check_random_state
-from ..kernels.operator import Separable
-from ..kernels.scalar import RBF
 from .kernel_learning import (
-    ICMFit,
     _check_data,
     _check_mean,
     _collapsed,
     _default_start,
+    _fit_at,
     _icm_lml,
     _init_start,
     _Packing,
@@ -231,25 +229,7 @@ def fit_one_task_gps(
             run(task_starts("default"))
     if not np.isfinite(best).all():
         raise RuntimeError(f"every start of a one-task fit failed: {messages}")
-    fits = []
-    for i in range(n):
-        lengthscales, W, task_diagonal, noise = packing.unpack(best_theta[i])
-        B = W @ W.T + np.diag(task_diagonal)
-        lml, _, c = _icm_lml(X, Y[:, [i]], lengthscales, W, task_diagonal, noise, "rbf", False,
-                             mean)  # fmt: skip
-        fits.append(
-            ICMFit(
-                kernel=Separable(RBF(lengthscales), B),
-                noise=noise,
-                B=B,
-                W=W.copy(),
-                task_diagonal=task_diagonal,
-                lengthscales=lengthscales,
-                log_marginal_likelihood=float(lml),
-                kernel_name="rbf",
-                messages=messages[i],
-                start_values=values[i],
-                mean=c if mean == "constant" else None,
-            )
-        )
-    return fits
+    return [
+        _fit_at(X, Y[:, [i]], best_theta[i], packing, "rbf", mean, messages[i], values[i])
+        for i in range(n)
+    ]
