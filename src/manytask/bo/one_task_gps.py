@@ -16,6 +16,7 @@ from scipy.optimize import minimize
 
 from .._validation import check_int, check_random_state
 from .kernel_learning import (
+    _LOG_2PI,
     _check_data,
     _check_mean,
     _collapsed,
@@ -29,8 +30,6 @@ from .kernel_learning import (
 )
 
 __all__ = ["fit_one_task_gps", "one_task_log_marginal_likelihoods"]
-
-_LOG_2PI = np.log(2.0 * np.pi)
 
 
 def _squared_differences(X):
@@ -166,8 +165,7 @@ def fit_one_task_gps(
     [True, True]
     """
     X, Y = _check_data(X, Y)
-    t, d = X.shape
-    n = Y.shape[1]
+    d, n = X.shape[1], Y.shape[1]
     mean = _check_mean(mean)
     check_int(n_restarts, "n_restarts")
     rng = check_random_state(random_state)
