@@ -64,6 +64,24 @@ def test_gradient_matches_central_differences():
             assert gradient[i, k] == pytest.approx(difference[i], rel=1e-5, abs=1e-6)
 
 
+def test_points_whose_squared_distance_overflows_give_finite_values_and_gradients():
+    # a point 1e200 away: (Δx)² overflows, the kernel is 0 at its pairs; the ICM code (its
+    # pair-by-pair sum where z² overflows) is the reference
+    X, Y = _data(seed=6, t=12, n=2)
+    X[3, 1] = 1e200
+    theta = _theta(np.random.default_rng(7), 2, 3)
+    packing = _Packing(3, 1, 1)
+    with np.errstate(all="raise"):
+        lml, gradient, _ = one_task_log_marginal_likelihoods(X, Y, theta, "constant")
+    assert np.isfinite(lml).all() and np.isfinite(gradient).all()
+    for i in range(2):
+        value, grads = icm_log_marginal_likelihood(
+            X, Y[:, [i]], *packing.unpack(theta[i]), return_gradient=True, mean="constant"
+        )
+        assert lml[i] == pytest.approx(value, rel=1e-10)
+        np.testing.assert_allclose(gradient[i], packing.pack_gradient(grads), rtol=1e-8, atol=1e-10)
+
+
 def test_task_by_task_fallback_gives_the_same_values():
     X, Y = _data(seed=4)
     theta = _theta(np.random.default_rng(5), 3, 3)

@@ -33,8 +33,12 @@ __all__ = ["fit_one_task_gps", "one_task_log_marginal_likelihoods"]
 
 
 def _squared_differences(X):
-    """D[k, j, j'] = (x_jk − x_j'k)², the (d, t, t) stack shared by every evaluation."""
-    return (X.T[:, :, None] - X.T[:, None, :]) ** 2
+    """D[k, j, j'] = (x_jk − x_j'k)², the (d, t, t) stack shared by every evaluation. A square
+    that overflows is kept at the largest float: the kernel is 0 at such a pair, so every
+    product with D there is 0 rather than 0 · inf."""
+    with np.errstate(over="ignore"):
+        D = (X.T[:, :, None] - X.T[:, None, :]) ** 2
+    return np.minimum(D, np.finfo(float).max, out=D)
 
 
 def one_task_log_marginal_likelihoods(X, Y, theta, mean="zero"):
@@ -81,7 +85,8 @@ def _lmls(D, Y, theta, mean):
     t, n = Y.shape
     d = D.shape[0]
     inverse_squares = np.exp(-2.0 * theta[:, :d])  # 1/l_ik²
-    S = inverse_squares @ D.reshape(d, t * t)  # Σ_k D_k / l_ik², (n, t·t)
+    with np.errstate(over="ignore"):  # inf at pairs too far apart, where K is 0
+        S = inverse_squares @ D.reshape(d, t * t)  # Σ_k D_k / l_ik², (n, t·t)
     K = np.exp(-0.5 * S).reshape(n, t, t)
     w, v, noise = theta[:, d], np.exp(theta[:, d + 1]), np.exp(theta[:, d + 2])
     b = w**2 + v
