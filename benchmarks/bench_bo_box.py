@@ -32,12 +32,13 @@ N_INITIAL = 6
 # acquisition and scalarisation): the expected improvement of the Gaussian bound, of the
 # Gaussian with s_λ's moments, and sampled, with the objectives' ICM (objective_model pinned
 # when "auto" became the default, so that the cached runs keep their meaning); and the
-# moments' EI with the objectives' model chosen at every refit
+# moments' EI with the objectives' model chosen at every refit, and with one GP per objective
 CONFIGS = {
     "ei": dict(acquisition="ei", objective_model="icm"),
     "moment-ei": dict(acquisition="moment-ei", objective_model="icm"),
     "mc-ei": dict(acquisition="mc-ei", objective_model="icm"),
     "moment-ei, auto model": dict(acquisition="moment-ei", objective_model="auto"),
+    "moment-ei, independent GPs": dict(acquisition="moment-ei", objective_model="independent"),
 }
 
 

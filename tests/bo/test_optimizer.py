@@ -320,7 +320,8 @@ def test_auto_kernel_takes_n_tasks_from_the_first_tell():
     for _ in range(4):
         x = optimizer.ask()
         optimizer.tell(x, [np.sin(x[0]), np.cos(x[0]), x[0]] + 0.01 * rng.normal(size=3))
-    assert optimizer._learned.fit_ is not None and optimizer._learned.fit_.B.shape == (3, 3)
+    fits = optimizer._learned.fit_.fits  # the default: one GP per objective
+    assert [fit.B.shape for fit in fits] == [(1, 1)] * 3
     with pytest.raises(ValueError, match="3 values"):
         optimizer.tell([0.5], [1.0, 2.0])
 
