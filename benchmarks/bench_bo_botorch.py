@@ -447,12 +447,12 @@ HELD_OUT_2 = (
     "DTLZ5 (3 obj.)",
     "ZDT2 (d = 6)",
 )
-# a third held-out set, fixed at 2026-12-05 18:50 by a rule before any run on it, to check
+# a third held-out set, fixed at 2026-12-05 18:20 by a rule before any run on it, to check
 # the default of 17:00 (objective_model="auto") on problems no choice has seen: every
 # unconstrained, static, continuous multi-objective problem of pymoo 0.6.2 whose family is
 # not in BoTorch's module (pymoo's options where they have them, WFG at d = 6 with 2
 # objectives; ZCAT, a 2023 suite of 20, left out). Scored against the nadir reference. By a
-# rule fixed at 18:45, before its runs, it then chose between the auto model and one GP per
+# rule fixed at 18:38, before its runs, it then chose between the auto model and one GP per
 # objective (docs/results/bo-braninCurrin/results.md, section 10)
 HELD_OUT_3 = (
     *(f"WFG{i} (d = 6)" for i in range(1, 10)),
@@ -791,12 +791,12 @@ maximised): {problem_list()}; the last three held out (added after the default
 of 2026-12-05 01:00 was chosen, used since only to check candidates, never to tune them).
 A second held-out set, fixed at 2026-12-05 14:40 by a rule before any run on it (every
 unconstrained problem of the module with d ≥ 2 not above), run by name with `--problems`
-after the default of 12:45 was chosen: {problem_list(HELD_OUT_2)}. A third, fixed at 18:50
+after the default of 12:45 was chosen: {problem_list(HELD_OUT_2)}. A third, fixed at 18:20
 by a rule before any run on it (every unconstrained, static, continuous multi-objective
 problem of pymoo 0.6.2 whose family is not in BoTorch's module, ZCAT left out; pymoo's
 options, WFG at d = 6 with 2 objectives), run after the default of 17:00 was chosen, at
 noise 0.05 only, which by a rule fixed before its runs chose between that default and one GP
-per objective (the default since 20:00): {problem_list(HELD_OUT_3)}. Reference point:
+per objective (the default since 19:50): {problem_list(HELD_OUT_3)}. Reference point:
 BoTorch's, except {", ".join(NADIR_REFERENCE)}: the nadir of the candidates' Pareto front
 − 0.1 × its range. N = {N_CANDIDATES} fixed scrambled Sobol
 candidates; {N_INITIAL} initial random candidates (the same for every method of a seed) +

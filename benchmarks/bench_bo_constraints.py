@@ -272,14 +272,14 @@ MANYTASK = {
         )
     ),
 }
-# MultiTaskBO's defaults since 2026-12-05 20:00 (its 01:00 defaults: "manytask, probability,
+# MultiTaskBO's defaults since 2026-12-05 19:50 (its 01:00 defaults: "manytask, probability,
 # prior, EI"; 05:00: the same with a constant mean and fresh fits every 4; 07:30: and avoid
 # told; 10:30: and the augmented Chebyshev; 12:45: the moments' EI; 17:00: the auto model)
 DEFAULT = (
     "manytask, probability, prior, moment EI, constant mean, fresh fits, refit_every=4, "
     "avoid told, augmented, independent GPs"
 )
-NOTES = """The defaults since 2026-12-05 20:00 fit one GP per objective (`objective_model=
+NOTES = """The defaults since 2026-12-05 19:50 fit one GP per objective (`objective_model=
 "independent"`; chosen with bench_bo_botorch's 38 cells over 20 seeds, where it ties with the
 17:00 defaults' auto model, +0.000 ± 0.003, within 0.01 of qLogNParEGO on 36 cells rather
 than 35, and with a third held-out set of 17 pymoo problems, +0.007 ± 0.006 there; one fit
@@ -289,7 +289,7 @@ ConstrainedBraninCurrin +0.010 ± 0.020, DiscBrake −0.015 ± 0.008 (mean +0.01
 qLogNParEGO (its 10 seeds): C2-DTLZ2 −0.072, ConstrainedBraninCurrin +0.037, DiscBrake
 +0.035: ≥ ParEGO − 0.01 on 2 of the 3, as before.
 
-The defaults of 2026-12-05 17:00–20:00 chose the objectives' model at every refit: the
+The defaults of 2026-12-05 17:00–19:50 chose the objectives' model at every refit: the
 ICM and one GP per objective are both fitted (the constraints' GPs beside either) and the one
 whose objectives have the higher log marginal likelihood is kept (`objective_model="auto"`;
 chosen with bench_bo_botorch's 38 cells over 20 seeds, +0.007 ± 0.006 there and

@@ -268,7 +268,7 @@ MT_VARIANTS = {
         scalarization="augmented-chebyshev",
     ),
     # MultiTaskBO's defaults of 2026-12-05 17:00 (its rows are those "MultiTaskSampler" had
-    # until one GP per objective became the default, 20:00)
+    # until one GP per objective became the default, 19:50)
     "MultiTaskSampler(kernel_prior=True, acquisition='moment-ei', refit_every=4, "
     "kernel_mean='constant', kernel_warm_start=False, avoid_told=True, "
     "scalarization='augmented-chebyshev', objective_model='auto')": dict(
